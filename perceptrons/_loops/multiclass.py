@@ -1,0 +1,101 @@
+"""Multiclass perceptron with one prototype per class, one pass per call.
+
+Prediction is ``argmax_r <w^r, x> - θ_r``; on an update the true class's
+prototype gains ``η x`` and the best other class's loses it (Crammer & Singer's
+multiclass perceptron, Shalev-Shwartz & Singer 2005, Eq. 18), with the
+thresholds, margin τ, λ-trick and α-bound of Khardon & Wachman (2007) Figure 2
+carried over: the binary rule is the two-class case with ``w^1 = -w^0``.
+"""
+
+import numpy as np
+from numba import njit
+
+from ._common import best_other, row_axpy, row_dot
+from .perceptron import HYPOTHESIS_AVERAGED, HYPOTHESIS_LONGEST, HYPOTHESIS_VOTED
+
+
+@njit(cache=True)
+def prototype_perceptron_epoch(
+    X_data, X_indices, X_indptr, n_features, is_dense,
+    targets, order, sq_norms,
+    W, theta,
+    eta, threshold_step, margin, lam, alpha_bound,
+    alpha_counts,
+    hypothesis, t_start,
+    W_avg_acc, theta_avg_acc,
+    W_ls, theta_ls, tally, best_tally, ls_current,
+    current_vote, vote_log, update_log, other_log, n_logged,
+    n_updates, scores,
+):
+    """One pass of the prototype rule over ``order``.
+
+    Arguments are those of
+    :func:`perceptrons._loops.perceptron.threshold_perceptron_epoch`, with
+    one problem: ``W`` has one row per class, ``alpha_counts``, ``tally``,
+    ``best_tally``, ``ls_current``, ``current_vote``, ``n_logged`` and
+    ``n_updates`` have shape (1, ...) or (1,), and ``other_log`` records the
+    class whose prototype each update decreased.
+
+    The update condition is
+    ``<w^y, x> - θ_y + I_i λ‖x‖² - max_{r≠y} (<w^r, x> - θ_r) <= τ``
+    with the maximiser ỹ of lowest index; then ``w^y += η x``,
+    ``w^ỹ -= η x``, ``θ_y -= η C``, ``θ_ỹ += η C``.
+
+    Returns
+    -------
+    n_mistakes : int
+        Steps whose true class did not score strictly above all others.
+    """
+    n_classes = W.shape[0]
+    n_mistakes = 0
+    for step in range(order.shape[0]):
+        i = order[step]
+        t_global = t_start + step + 1
+        y = targets[i]
+        for r in range(n_classes):
+            scores[r] = row_dot(W[r], X_data, X_indices, X_indptr,
+                                n_features, is_dense, i) - theta[r]
+        other = best_other(scores, y)
+        gap = scores[y] - scores[other]
+        if gap <= 0.0:
+            n_mistakes += 1
+        if lam != 0.0 and alpha_counts[0, i] != 0:
+            gap += lam * sq_norms[i]
+        if gap <= margin:
+            if alpha_bound < 0 or alpha_counts[0, i] < alpha_bound:
+                if hypothesis == HYPOTHESIS_VOTED:
+                    n = n_logged[0]
+                    vote_log[0, n] = current_vote[0]
+                    update_log[0, n] = i
+                    other_log[n] = other
+                    n_logged[0] = n + 1
+                    current_vote[0] = 0
+                row_axpy(W[y], eta, X_data, X_indices, X_indptr,
+                         n_features, is_dense, i)
+                row_axpy(W[other], -eta, X_data, X_indices, X_indptr,
+                         n_features, is_dense, i)
+                theta[y] -= eta * threshold_step
+                theta[other] += eta * threshold_step
+                if hypothesis == HYPOTHESIS_AVERAGED:
+                    c = float(t_global - 1)
+                    row_axpy(W_avg_acc[y], c * eta, X_data, X_indices,
+                             X_indptr, n_features, is_dense, i)
+                    row_axpy(W_avg_acc[other], -c * eta, X_data, X_indices,
+                             X_indptr, n_features, is_dense, i)
+                    theta_avg_acc[y] -= c * eta * threshold_step
+                    theta_avg_acc[other] += c * eta * threshold_step
+                alpha_counts[0, i] += 1
+                n_updates[0] += 1
+                tally[0] = 0
+                ls_current[0] = 0
+        else:
+            current_vote[0] += 1
+            if hypothesis == HYPOTHESIS_LONGEST:
+                tally[0] += 1
+                if tally[0] > best_tally[0]:
+                    best_tally[0] = tally[0]
+                    if ls_current[0] == 0:
+                        W_ls[:, :] = W
+                        theta_ls[:] = theta
+                        ls_current[0] = 1
+    return n_mistakes

@@ -1,0 +1,154 @@
+"""The perceptron family of Khardon & Wachman (2007), Figure 2, one pass per call.
+
+One loop trains ``n_problems`` binary threshold perceptrons in parallel over a
+single read of X: one problem for binary data, one per class for one-vs-rest
+(K&W Sec. 2.7). Margin τ (PAM), the λ-trick (Eq. 1) and the α-bound act in any
+combination, and the bookkeeping of every final hypothesis (last, longest
+survivor, voted, averaged) is kept alongside.
+
+References
+----------
+R. Khardon and G. Wachman. Noise tolerant variants of the perceptron
+algorithm. JMLR 8:227-248, 2007.
+"""
+
+import numpy as np
+from numba import njit
+
+from ._common import row_axpy, row_dot
+
+HYPOTHESIS_LAST = 0
+HYPOTHESIS_LONGEST = 1
+HYPOTHESIS_VOTED = 2
+HYPOTHESIS_AVERAGED = 3
+
+
+@njit(cache=True)
+def threshold_perceptron_epoch(
+    X_data, X_indices, X_indptr, n_features, is_dense,
+    targets, order, sq_norms,
+    W, theta,
+    eta, threshold_step, margin, lam, alpha_bound,
+    alpha_counts,
+    hypothesis, t_start,
+    W_avg_acc, theta_avg_acc,
+    W_ls, theta_ls, tally, best_tally, ls_current,
+    current_vote, vote_log, update_log, n_logged,
+    n_updates, scores,
+):
+    """One pass of K&W Figure 2 over ``order``, for one or more binary problems.
+
+    Parameters
+    ----------
+    X_data, X_indices, X_indptr, n_features, is_dense
+        The data matrix (see :mod:`perceptrons._loops`).
+    targets : ndarray of shape (n_samples,), int64
+        Class index of each row. With one problem, 1 is the positive class
+        and 0 the negative; with K problems, problem k's label is +1 where
+        ``targets == k`` and -1 elsewhere (one-vs-rest).
+    order : ndarray of shape (n_steps,), int64
+        Rows to present, in order.
+    sq_norms : ndarray of shape (n_samples,), float64
+        ``<x_i, x_i>``, read only when ``lam != 0``.
+    W : ndarray of shape (n_problems, n_features), float64
+        Weight vectors w, updated in place.
+    theta : ndarray of shape (n_problems,), float64
+        Thresholds θ, updated in place.
+    eta, threshold_step, margin, lam : float
+        η, C, τ (absolute) and λ of Figure 2.
+    alpha_bound : int
+        Updates allowed per example and problem; negative means unbounded.
+    alpha_counts : ndarray of shape (n_problems, n_samples), int64
+        α_i of Figure 2 (updates made on example i), updated in place.
+    hypothesis : int
+        One of the ``HYPOTHESIS_*`` constants: which bookkeeping to keep.
+    t_start : int
+        Examples presented before this pass (for the running average).
+    W_avg_acc, theta_avg_acc : ndarray, float64
+        Σ (s-1)·Δw_s and Σ (s-1)·Δθ_s over updates at global step s (averaged
+        hypothesis only); the average after T steps is ``W - W_avg_acc / T``.
+    W_ls, theta_ls : ndarray, float64
+        Longest-survivor hypothesis (longest only).
+    tally, best_tally : ndarray of shape (n_problems,), int64
+        Current and best run of correct predictions (longest only).
+    ls_current : ndarray of shape (n_problems,), int64
+        1 when ``W_ls`` already holds the current w (spares repeated copies).
+    current_vote : ndarray of shape (n_problems,), int64
+        Vote of the current hypothesis (voted only).
+    vote_log, update_log : ndarray of shape (n_problems, n_steps), int64
+        For each update made in this pass: the vote of the hypothesis it
+        retired and the row that caused it (voted only).
+    n_logged : ndarray of shape (n_problems,), int64
+        Entries written to the logs in this pass.
+    n_updates : ndarray of shape (n_problems,), int64
+        Updates made, incremented in place.
+    scores : ndarray of shape (n_problems,), float64
+        Work space.
+
+    Returns
+    -------
+    n_mistakes : int
+        Online prediction mistakes of the current hypothesis, before its
+        update: ``y(<w,x> - θ) <= 0`` for one problem; for one-vs-rest, the
+        true class's score not strictly above every other class's.
+    """
+    n_problems = W.shape[0]
+    n_mistakes = 0
+    for step in range(order.shape[0]):
+        i = order[step]
+        t_global = t_start + step + 1
+        target = targets[i]
+        for k in range(n_problems):
+            scores[k] = row_dot(W[k], X_data, X_indices, X_indptr,
+                                n_features, is_dense, i) - theta[k]
+        # Online prediction mistake, ties counted as mistakes.
+        if n_problems == 1:
+            if (1.0 if target == 1 else -1.0) * scores[0] <= 0.0:
+                n_mistakes += 1
+        else:
+            for r in range(n_problems):
+                if r != target and scores[r] >= scores[target]:
+                    n_mistakes += 1
+                    break
+        for k in range(n_problems):
+            positive = target == 1 if n_problems == 1 else target == k
+            y = 1.0 if positive else -1.0
+            # SUM - θ of Figure 2, with the λ-trick term of Eq. (1).
+            s = scores[k]
+            if lam != 0.0 and alpha_counts[k, i] != 0:
+                s += y * lam * sq_norms[i]
+            if y * s <= margin:
+                # ŷ ≠ y: Figure 2's ŷ is 0 inside the margin band.
+                if alpha_bound < 0 or alpha_counts[k, i] < alpha_bound:
+                    if hypothesis == HYPOTHESIS_VOTED:
+                        n = n_logged[k]
+                        vote_log[k, n] = current_vote[k]
+                        update_log[k, n] = i
+                        n_logged[k] = n + 1
+                        current_vote[k] = 0
+                    a = eta * y
+                    row_axpy(W[k], a, X_data, X_indices, X_indptr,
+                             n_features, is_dense, i)
+                    # θ moves against w (Cristianini & Shawe-Taylor).
+                    theta[k] -= a * threshold_step
+                    if hypothesis == HYPOTHESIS_AVERAGED:
+                        c = float(t_global - 1)
+                        row_axpy(W_avg_acc[k], c * a, X_data, X_indices,
+                                 X_indptr, n_features, is_dense, i)
+                        theta_avg_acc[k] -= c * a * threshold_step
+                    alpha_counts[k, i] += 1
+                    n_updates[k] += 1
+                    tally[k] = 0
+                    ls_current[k] = 0
+            else:
+                # ŷ = y: the current hypothesis survives one more example.
+                current_vote[k] += 1
+                if hypothesis == HYPOTHESIS_LONGEST:
+                    tally[k] += 1
+                    if tally[k] > best_tally[k]:
+                        best_tally[k] = tally[k]
+                        if ls_current[k] == 0:
+                            W_ls[k, :] = W[k]
+                            ls_current[k] = 1
+                        theta_ls[k] = theta[k]
+    return n_mistakes

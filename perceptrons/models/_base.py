@@ -1,0 +1,228 @@
+"""What every online perceptron estimator shares.
+
+:class:`BaseOnlinePerceptron` validates input, encodes labels, runs the epoch
+loop in Python (one compiled call per pass over the data, STYLE habit 3),
+checks the weights stay finite, and handles ``fit``/``partial_fit``/
+``predict``. A model class supplies its docstring, ``_parameter_constraints``,
+``__init__`` and four hooks: ``_allocate``, ``_run_epoch``, ``_end_call`` and
+``_decision``.
+"""
+
+from abc import abstractmethod
+from numbers import Integral
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..utils._param_validation import Interval
+from ..utils.random import epoch_orders
+from ..utils.validation import as_loop_arrays
+
+
+class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
+    """Shared machinery of the online perceptron estimators (not public)."""
+
+    _parameter_constraints = {
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
+    # ----------------------------------------------------------- hooks
+    @abstractmethod
+    def _allocate(self, X, n_classes):
+        """Create the fitted state for a fresh start on X."""
+
+    @abstractmethod
+    def _run_epoch(self, X, loop_arrays, targets, order):
+        """Run one compiled pass; return (n_mistakes, n_updates)."""
+
+    def _begin_call(self, X):
+        """Prepare per-call state (per-example counters live for one call)."""
+
+    def _end_call(self, X, targets):
+        """Derive public attributes once a fit/partial_fit call is done."""
+
+    @abstractmethod
+    def _decision(self, X):
+        """Raw scores, shape (n_samples, n_problems)."""
+
+    # ----------------------------------------------------------- input
+    def _validate_input(self, X, y, reset):
+        X, y = validate_data(
+            self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
+            reset=reset, y_numeric=False,
+        )
+        check_classification_targets(y)
+        if sp.issparse(X):
+            X.sum_duplicates()
+        return X, y
+
+    def _encode(self, y):
+        """Map labels to indices into ``classes_``; reject unseen labels."""
+        targets = np.searchsorted(self.classes_, y)
+        targets = np.clip(targets, 0, len(self.classes_) - 1)
+        unseen = self.classes_[targets] != y
+        if np.any(unseen):
+            raise ValueError(
+                f"labels {np.unique(y[unseen]).tolist()!r} are not in "
+                f"classes_ {self.classes_.tolist()!r}; pass every class to "
+                "the first partial_fit call with classes="
+            )
+        return targets.astype(np.int64)
+
+    # ----------------------------------------------------------- training
+    def fit(self, X, y):
+        """Train from scratch for ``max_iter`` passes over (X, y).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training instances; CSR input is used without densifying.
+        y : array-like of shape (n_samples,)
+            Labels; at least two classes.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        self._validate_params()
+        X, y = self._validate_input(X, y, reset=True)
+        classes = np.unique(y)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"the training data has a single class ({classes[0]!r}); "
+                "a classifier needs at least two"
+            )
+        self.classes_ = classes
+        self._start(X)
+        orders = epoch_orders(self.random_state, X.shape[0], self.max_iter,
+                              self.shuffle)
+        self._train(X, self._encode(y), orders)
+        return self
+
+    def partial_fit(self, X, y, classes=None):
+        """One pass over (X, y) in the given order, continuing the state.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (n_classes,), default=None
+            Every class; required on the first call.
+
+        Returns
+        -------
+        self : object
+        """
+        first = not hasattr(self, "classes_")
+        if first:
+            self._validate_params()
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed to the first call to partial_fit"
+                )
+            classes = np.unique(np.asarray(classes))
+            if classes.shape[0] < 2:
+                raise ValueError("classes must contain at least two labels")
+        elif classes is not None and not np.array_equal(
+            np.unique(np.asarray(classes)), self.classes_
+        ):
+            raise ValueError(
+                f"classes={np.unique(classes).tolist()!r} differs from the "
+                f"classes of the first partial_fit call {self.classes_.tolist()!r}"
+            )
+        X, y = self._validate_input(X, y, reset=first)
+        if first:
+            self.classes_ = classes
+            self._start(X)
+        targets = self._encode(y)
+        order = np.arange(X.shape[0], dtype=np.int64)
+        self._train(X, targets, [order])
+        return self
+
+    def _start(self, X):
+        if X.shape[0] == 0:
+            raise ValueError("cannot fit on zero samples")
+        self._allocate(X, len(self.classes_))
+        self.t_ = 0
+        self.n_iter_ = 0
+        self.n_mistakes_ = 0
+        self.n_updates_ = 0
+        self.mistakes_per_epoch_ = np.zeros(0, dtype=np.int64)
+        self.updates_per_epoch_ = np.zeros(0, dtype=np.int64)
+
+    def _train(self, X, targets, orders):
+        loop_arrays = as_loop_arrays(X)
+        self._begin_call(X)
+        mistakes, updates = [], []
+        for order in orders:
+            n_mistakes, n_updates = self._run_epoch(X, loop_arrays, targets,
+                                                    order)
+            self.t_ += order.shape[0]
+            self.n_iter_ += 1
+            mistakes.append(n_mistakes)
+            updates.append(n_updates)
+            if not self._state_is_finite():
+                raise ValueError(
+                    f"floating-point overflow at epoch {self.n_iter_}: the "
+                    "weights are no longer finite; scale the input (e.g. "
+                    "StandardScaler) or lower eta"
+                )
+        self.n_mistakes_ += int(np.sum(mistakes))
+        self.n_updates_ += int(np.sum(updates))
+        self.mistakes_per_epoch_ = np.concatenate(
+            [self.mistakes_per_epoch_, np.asarray(mistakes, dtype=np.int64)])
+        self.updates_per_epoch_ = np.concatenate(
+            [self.updates_per_epoch_, np.asarray(updates, dtype=np.int64)])
+        self._end_call(X, targets)
+
+    def _state_is_finite(self):
+        return True
+
+    # ----------------------------------------------------------- prediction
+    def decision_function(self, X):
+        """Raw scores; the predicted class has the largest.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes (positive favours
+        ``classes_[1]``), else (n_samples, n_classes).
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64,
+                          order="C", reset=False)
+        scores = self._decision(X)
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Predicted labels.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            For two classes, ``classes_[1]`` where the score is strictly
+            positive, else ``classes_[0]``; otherwise the class of largest
+            score (lowest index among equals).
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags

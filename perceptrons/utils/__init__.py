@@ -1,0 +1,1 @@
+"""Bottom of the import graph: parameter validation, input coercion, seeds."""
