@@ -95,7 +95,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         classes = np.unique(y)
         if classes.shape[0] < 2:
             raise ValueError(
-                f"the training data has a single class ({classes[0]!r}); "
+                f"the training data has only one class ({classes[0]!r}); "
                 "a classifier needs at least two"
             )
         self.classes_ = classes

@@ -197,11 +197,29 @@ class Perceptron(BaseOnlinePerceptron):
         self.shuffle = shuffle
         self.random_state = random_state
 
+    @classmethod
+    def _test_params(cls):
+        """Parameter sets the common estimator checks run with."""
+        return [
+            {},
+            {"hypothesis": "voted"},
+            {"hypothesis": "averaged", "multiclass": "prototype"},
+            {"hypothesis": "longest", "margin": 1.0, "lam": 0.5,
+             "alpha_bound": 3},
+            {"hypothesis": "voted", "multiclass": "prototype",
+             "eta": 1.0, "theta_init": 0.0, "threshold_step": 0.0},
+        ]
+
     # ----------------------------------------------------------- state
     def _allocate(self, X, n_classes):
         avg = None
         if self.theta_init == "auto" or self.threshold_step == "auto":
             avg = mean_sq_norm(X)
+            if not np.isfinite(avg):
+                raise ValueError(
+                    "the average squared norm of the rows overflows float64 "
+                    "(needed for theta_init/threshold_step='auto'); scale "
+                    "the input")
         self.theta_init_ = avg if self.theta_init == "auto" else float(
             self.theta_init)
         self.threshold_step_ = avg if self.threshold_step == "auto" else float(

@@ -1,0 +1,237 @@
+"""Behaviour of perceptrons.Perceptron beyond the reference agreement."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_breast_cancer, load_digits, make_classification
+
+from perceptrons import Perceptron
+
+HYPOTHESES = ["last", "longest", "voted", "averaged"]
+
+
+@pytest.fixture(scope="module")
+def binary():
+    X, y = make_classification(n_samples=200, n_features=8, n_informative=5,
+                               random_state=0)
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def multiclass():
+    X, y = make_classification(n_samples=240, n_features=10, n_informative=6,
+                               n_classes=4, n_clusters_per_class=1,
+                               random_state=1)
+    return X, y
+
+
+# ------------------------------------------------------------- bad input
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_X_rejected(binary, bad):
+    X, y = binary
+    X = X.copy()
+    X[3, 2] = bad
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        Perceptron().fit(X, y)
+    clf = Perceptron().fit(*binary)
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        clf.predict(X)
+
+
+def test_non_finite_sparse_rejected(binary):
+    X, y = binary
+    Xs = sp.csr_matrix(X)
+    Xs.data[5] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        Perceptron().fit(Xs, y)
+
+
+def test_wrong_shapes_rejected(binary):
+    X, y = binary
+    with pytest.raises(ValueError, match="2D"):
+        Perceptron().fit(X[:, 0], y)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        Perceptron().fit(X, y[:-1])
+
+
+def test_single_class_rejected(binary):
+    X, _ = binary
+    with pytest.raises(ValueError, match="only one class"):
+        Perceptron().fit(X, np.ones(X.shape[0]))
+
+
+def test_empty_data_rejected():
+    with pytest.raises(ValueError, match="0 sample"):
+        Perceptron().fit(np.zeros((0, 3)), np.zeros(0))
+
+
+def test_continuous_labels_rejected(binary):
+    X, _ = binary
+    with pytest.raises(ValueError, match="Unknown label type"):
+        Perceptron().fit(X, np.linspace(0, 1, X.shape[0]))
+
+
+def test_feature_count_mismatch_at_predict(binary):
+    X, y = binary
+    clf = Perceptron().fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(X[:, :-1])
+
+
+def test_partial_fit_needs_classes_then_rejects_unseen(binary):
+    X, y = binary
+    with pytest.raises(ValueError, match="classes must be passed"):
+        Perceptron().partial_fit(X, y)
+    clf = Perceptron().partial_fit(X, y, classes=[0, 1])
+    with pytest.raises(ValueError, match=r"labels \[7\] are not in classes_"):
+        clf.partial_fit(X[:3], np.array([0, 7, 1]))
+    with pytest.raises(ValueError, match="differs from the classes"):
+        clf.partial_fit(X, y, classes=[0, 1, 2])
+
+
+def test_overflow_is_reported_with_epoch():
+    X = np.array([[1e10, 1.0], [-1e10, 2.0], [1e10, -1.0]])
+    y = np.array([0, 1, 1])
+    with pytest.raises(ValueError, match="overflow at epoch 1"):
+        Perceptron(eta=1e300, theta_init=0.0, threshold_step=0.0,
+                   max_iter=50, shuffle=False).fit(X, y)
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"eta": 0.0}, "eta"),
+    ({"margin": -1.0}, "margin"),
+    ({"hypothesis": "best"}, "hypothesis"),
+    ({"alpha_bound": 0}, "alpha_bound"),
+    ({"max_iter": 0}, "max_iter"),
+    ({"multiclass": "ovo"}, "multiclass"),
+])
+def test_bad_parameters_named(binary, params, match):
+    with pytest.raises(ValueError, match=match):
+        Perceptron(**params).fit(*binary)
+
+
+# ------------------------------------------------------------- determinism
+@pytest.mark.parametrize("hypothesis", HYPOTHESES)
+def test_same_seed_same_model_bit_for_bit(multiclass, hypothesis):
+    X, y = multiclass
+    a = Perceptron(hypothesis=hypothesis, random_state=3).fit(X, y)
+    b = Perceptron(hypothesis=hypothesis, random_state=3).fit(X, y)
+    c = Perceptron(hypothesis=hypothesis, random_state=4).fit(X, y)
+    assert np.array_equal(a.coef_, b.coef_)
+    assert np.array_equal(a.intercept_, b.intercept_)
+    assert np.array_equal(a.decision_function(X), b.decision_function(X))
+    assert a.n_mistakes_ == b.n_mistakes_
+    assert not np.array_equal(a.coef_, c.coef_)
+
+
+@pytest.mark.parametrize("hypothesis", HYPOTHESES)
+@pytest.mark.parametrize("multiclass_mode", ["ovr", "prototype"])
+def test_sparse_equals_dense(multiclass, hypothesis, multiclass_mode):
+    X, y = multiclass
+    X = X.copy()
+    X[np.abs(X) < 0.7] = 0.0  # genuinely sparse rows
+    params = dict(hypothesis=hypothesis, multiclass=multiclass_mode,
+                  margin=0.5, lam=0.25, random_state=0, max_iter=3)
+    dense = Perceptron(**params).fit(X, y)
+    sparse = Perceptron(**params).fit(sp.csr_matrix(X), y)
+    assert dense.n_mistakes_ == sparse.n_mistakes_
+    assert dense.n_updates_ == sparse.n_updates_
+    np.testing.assert_allclose(dense.coef_, sparse.coef_, rtol=1e-12,
+                               atol=1e-12)
+    np.testing.assert_array_equal(dense.predict(X),
+                                  sparse.predict(sp.csr_matrix(X)))
+
+
+def test_int64_indexed_csr_accepted(binary):
+    X, y = binary
+    Xs = sp.csr_matrix(X)
+    Xs.indices = Xs.indices.astype(np.int64)
+    Xs.indptr = Xs.indptr.astype(np.int64)
+    a = Perceptron(shuffle=False).fit(Xs, y)
+    b = Perceptron(shuffle=False).fit(X, y)
+    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-12)
+
+
+# ------------------------------------------------------------- behaviour
+def test_separable_data_is_learned_exactly():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 5))
+    u = rng.normal(size=5)
+    score = X @ u - 0.3
+    keep = np.abs(score) > 0.2
+    X, y = X[keep], np.where(score[keep] > 0, 1, -1)
+    # K&W defaults (threshold learned with theta_init = C = avg <x,x>).
+    clf = Perceptron(max_iter=200, random_state=0).fit(X, y)
+    assert clf.score(X, y) == 1.0
+    assert clf.mistakes_per_epoch_[-1] == 0
+    # An epoch with no mistake and no margin makes no update.
+    assert clf.updates_per_epoch_[-1] == 0
+
+
+def test_counters_are_consistent(multiclass):
+    X, y = multiclass
+    clf = Perceptron(max_iter=4, random_state=0).fit(X, y)
+    assert clf.n_iter_ == 4
+    assert clf.t_ == 4 * X.shape[0]
+    assert clf.n_mistakes_ == clf.mistakes_per_epoch_.sum()
+    assert clf.n_updates_ == clf.updates_per_epoch_.sum()
+    # One-vs-rest: one row per class, and updates count every problem.
+    assert clf.coef_.shape == (4, X.shape[1])
+    assert clf.n_updates_ >= clf.n_mistakes_
+
+
+def test_margin_makes_more_updates(binary):
+    X, y = binary
+    plain = Perceptron(random_state=0).fit(X, y)
+    wide = Perceptron(margin=2.0 * plain.theta_init_, random_state=0).fit(X, y)
+    assert wide.n_updates_ > plain.n_updates_
+
+
+def test_alpha_bound_caps_updates_per_example(binary):
+    X, y = binary
+    y = y.copy()
+    y[::5] = 1 - y[::5]  # label noise: some examples keep causing updates
+    clf = Perceptron(alpha_bound=2, max_iter=20, random_state=0).fit(X, y)
+    assert clf._alpha_counts.max() <= 2
+    assert clf.n_updates_ <= 2 * X.shape[0]
+
+
+def test_prototype_two_classes_is_binary_with_double_step(binary):
+    # With θ_Init = 0 the prototypes' difference follows the binary rule with
+    # step 2η (Eq. 18 adds x to one prototype and subtracts it from the other).
+    X, y = binary
+    proto = Perceptron(multiclass="prototype", theta_init=0.0, eta=0.5,
+                       shuffle=False, max_iter=3).fit(X, y)
+    binary_clf = Perceptron(theta_init=0.0, eta=1.0, shuffle=False,
+                            max_iter=3).fit(X, y)
+    assert proto.n_mistakes_ == binary_clf.n_mistakes_
+    assert proto.n_updates_ == binary_clf.n_updates_
+    np.testing.assert_allclose(proto.coef_[1] - proto.coef_[0],
+                               binary_clf.coef_[0], rtol=1e-12)
+    np.testing.assert_allclose(proto.decision_function(X),
+                               binary_clf.decision_function(X), rtol=1e-10,
+                               atol=1e-10)
+
+
+@pytest.mark.parametrize("hypothesis", HYPOTHESES)
+def test_real_data_accuracy(hypothesis):
+    X, y = load_digits(return_X_y=True)
+    clf = Perceptron(hypothesis=hypothesis, random_state=0).fit(X[:1500],
+                                                                y[:1500])
+    assert clf.score(X[1500:], y[1500:]) > 0.85
+
+
+def test_voted_beats_last_on_noisy_data():
+    X, y = load_breast_cancer(return_X_y=True)
+    X = (X - X.mean(0)) / X.std(0)
+    rng = np.random.default_rng(0)
+    y = np.where(rng.random(y.shape[0]) < 0.15, 1 - y, y)
+    last, voted = [], []
+    for seed in range(5):
+        tr = rng.permutation(X.shape[0])
+        a, b = tr[:400], tr[400:]
+        last.append(Perceptron(random_state=seed).fit(X[a], y[a])
+                    .score(X[b], y[b]))
+        voted.append(Perceptron(hypothesis="voted", random_state=seed)
+                     .fit(X[a], y[a]).score(X[b], y[b]))
+    assert np.mean(voted) > np.mean(last)
