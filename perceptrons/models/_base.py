@@ -17,9 +17,41 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._loops._common import row_sq_norms
 from ..utils._param_validation import Interval
 from ..utils.random import epoch_orders
 from ..utils.validation import as_loop_arrays
+
+
+def checked_sq_norms(X):
+    """``<x_i, x_i>`` for every row of X, rejecting non-finite input.
+
+    Parameters
+    ----------
+    X : ndarray or CSR matrix of float64
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+
+    Raises
+    ------
+    ValueError
+        If X holds NaN or infinity, or a row's squared norm overflows.
+    """
+    loop_arrays = as_loop_arrays(X)
+    sq_norms = row_sq_norms(*loop_arrays, X.shape[0])
+    if not np.isfinite(sq_norms).all():
+        data = loop_arrays[0]
+        if np.isnan(data).any():
+            raise ValueError("Input X contains NaN.")
+        if not np.isfinite(data).all():
+            raise ValueError("Input X contains infinity.")
+        row = int(np.flatnonzero(~np.isfinite(sq_norms))[0])
+        raise ValueError(
+            f"the squared norm of row {row} overflows float64; scale the "
+            "input (e.g. StandardScaler)")
+    return sq_norms
 
 
 class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
@@ -52,13 +84,16 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
 
     # ----------------------------------------------------------- input
     def _validate_input(self, X, y, reset):
+        # Finiteness is checked by the squared-norm pass below instead of
+        # scikit-learn's own scan: one read of X serves both.
         X, y = validate_data(
             self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
-            reset=reset, y_numeric=False,
+            reset=reset, y_numeric=False, ensure_all_finite=False,
         )
         check_classification_targets(y)
         if sp.issparse(X):
             X.sum_duplicates()
+        self._call_sq_norms = checked_sq_norms(X)
         return X, y
 
     def _encode(self, y):

@@ -14,9 +14,7 @@ from .._loops.perceptron import (
     HYPOTHESIS_VOTED,
     threshold_perceptron_epoch,
 )
-from .._loops._common import row_sq_norms
 from ..utils._param_validation import Interval, StrOptions
-from ..utils.validation import mean_sq_norm
 from ._base import BaseOnlinePerceptron
 from ._voted import VotedLog, voted_binary_scores, voted_prototype_scores
 
@@ -214,7 +212,7 @@ class Perceptron(BaseOnlinePerceptron):
     def _allocate(self, X, n_classes):
         avg = None
         if self.theta_init == "auto" or self.threshold_step == "auto":
-            avg = mean_sq_norm(X)
+            avg = float(np.mean(self._call_sq_norms))
             if not np.isfinite(avg):
                 raise ValueError(
                     "the average squared norm of the rows overflows float64 "
@@ -251,10 +249,6 @@ class Perceptron(BaseOnlinePerceptron):
     def _begin_call(self, X):
         n_counters = self._tally.shape[0]
         self._alpha_counts = np.zeros((n_counters, X.shape[0]), dtype=np.int64)
-        self._sq_norms = (
-            row_sq_norms(*_loop_arrays_of(X), X.shape[0]) if self.lam != 0
-            else np.zeros(0)
-        )
         voted = self.hypothesis == "voted"
         n_log = X.shape[0] if voted else 0
         self._vote_log = np.zeros((n_counters, n_log), dtype=np.int64)
@@ -268,7 +262,7 @@ class Perceptron(BaseOnlinePerceptron):
         before = int(self._n_updates_per_problem.sum())
         common = (
             *loop_arrays, targets, order,
-            self._sq_norms if self.lam != 0 else _EMPTY_FLOAT,
+            self._call_sq_norms,
             self._W, self._theta,
             float(self.eta), float(self.threshold_step_), float(self.margin),
             float(self.lam),
@@ -361,11 +355,3 @@ class Perceptron(BaseOnlinePerceptron):
             self._voted.binary_arrays(self._current_vote),
             float(self.eta), float(self.threshold_step_), theta_start)
 
-
-_EMPTY_FLOAT = np.zeros(0)
-
-
-def _loop_arrays_of(X):
-    from ..utils.validation import as_loop_arrays
-
-    return as_loop_arrays(X)
