@@ -1,0 +1,69 @@
+"""Checks on the repository itself: the import graph and the quick start."""
+
+import ast
+import pathlib
+import re
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "perceptrons"
+
+# What each part of the package may import (STYLE.md: utils <- _loops <-
+# models <- experiments <- cli; datasets imports utils only).
+ALLOWED = {
+    "utils": {"utils"},
+    "_loops": {"_loops", "utils"},
+    "datasets": {"datasets", "utils"},
+    "bounds": {"bounds", "utils", "_loops"},
+    "models": {"models", "_loops", "utils"},
+}
+
+
+def _internal_imports(path):
+    tree = ast.parse(path.read_text())
+    rel = path.relative_to(PACKAGE).parts
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = list(rel[:-1])[: len(rel) - node.level]
+                mod = (node.module or "").split(".")
+                parts = base + [p for p in mod if p]
+                yield parts[0] if parts else None
+            elif node.module and node.module.startswith("perceptrons."):
+                yield node.module.split(".")[1]
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("perceptrons."):
+                    yield alias.name.split(".")[1]
+
+
+def test_import_direction():
+    bad = []
+    for part, allowed in ALLOWED.items():
+        folder = PACKAGE / part
+        for path in folder.rglob("*.py"):
+            for target in _internal_imports(path):
+                if target is not None and target not in allowed:
+                    bad.append(f"{path.relative_to(ROOT)} imports {target}")
+    assert not bad, "\n".join(bad)
+
+
+def test_loops_import_no_sklearn():
+    for path in (PACKAGE / "_loops").rglob("*.py"):
+        assert "sklearn" not in path.read_text(), path
+
+
+def _readme_commands():
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"## Quick start.*?```bash\n(.*?)```", text, re.S).group(1)
+    return [line for line in block.splitlines()
+            if line.strip() and not line.startswith("#")]
+
+
+def test_quick_start_has_two_commands_and_ci_runs_the_test_one():
+    commands = _readme_commands()
+    assert len(commands) == 2
+    install_and_run, install_and_test = commands
+    assert "perceptrons demo" in install_and_run
+    assert "pytest" in install_and_test
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert install_and_test in ci.splitlines()
