@@ -2,10 +2,10 @@
 
 Pure numpy/scipy: the quantities of a sequence (radius R, hinge losses,
 D1, D2, the margin of a comparator) and the bounds of the papers as plain
-functions of those scalars. See :mod:`perceptrons.bounds.mistake_bounds`.
+functions of those scalars. See :mod:`perceptrons.bounds._mistake_bounds`.
 """
 
-from .mistake_bounds import (
+from ._mistake_bounds import (
     MistakeBounds,
     augment,
     comparator_margin,
