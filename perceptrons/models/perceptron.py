@@ -49,20 +49,27 @@ class Perceptron(BaseOnlinePerceptron):
         C of Figure 2: an update on label y moves θ by ``-η y C``. "auto"
         is the average ⟨x, x⟩, as ``theta_init``.
     margin : float, default=0.0
-        τ of Sec. 2.4, absolute: update when ``y(SUM - θ) <= margin``. K&W
-        state τ in units of θ_Init; pass ``tau * theta_init`` to follow them.
+        τ of Sec. 2.4, absolute: update when ``y(SUM - θ) <= margin``
+        (Figure 2's band ``θ-τ <= SUM <= θ+τ`` predicts ŷ = 0, hence ``<=``;
+        the text of Sec. 2.4 writes ``<``). K&W state τ in units of θ_Init;
+        pass ``tau * theta_init`` to follow them.
     lam : float, default=0.0
-        λ of the λ-trick, Eq. (1): examples that already caused an update
-        get ``y λ ‖x‖²`` added to SUM when training.
+        λ of the λ-trick, Eq. (1): while training, examples that already
+        caused an update (Figure 2's indicator ``α_i ≠ 0``, which counts
+        margin updates too) get ``y λ ‖x‖²`` added to SUM.
     alpha_bound : int or None, default=None
         α-bound of Sec. 2.3: the most updates one example may cause (None:
-        unbounded).
+        unbounded). As in Figure 2 an example is updated only while
+        ``α_i < alpha_bound``, α_i counting its updates.
     hypothesis : {"last", "longest", "voted", "averaged"}, default="last"
         Final hypothesis (Sec. 2.5): the last (w, θ); the longest survivor
-        (most consecutive correct training predictions); the voted
-        perceptron, each hypothesis voting ``sign(<w_k, x> - θ_k)`` with as
-        many votes as examples it predicted correctly; or w and θ averaged
-        over every example presented, each taken after that example's step.
+        (the hypothesis with the longest run of training steps where Figure
+        2's ŷ equalled y, i.e. outside the τ band, λ term included); the
+        voted perceptron, each hypothesis voting ``sign(<w_k, x> - θ_k)``
+        with as many votes as such steps; or w and θ averaged over every
+        example presented, each taken after that example's step. A step
+        whose update the α-bound blocks neither adds a vote nor ends a run
+        (Figure 2).
     multiclass : {"ovr", "prototype"}, default="ovr"
         With more than two classes (or "prototype" with two): one-vs-rest,
         all classes trained in one pass (Sec. 2.7), predicting the largest
@@ -120,6 +127,13 @@ class Perceptron(BaseOnlinePerceptron):
         w \leftarrow w + \eta y_i x_i,\;
         \theta \leftarrow \theta - \eta y_i C,\;
         \alpha_i \leftarrow \alpha_i + 1.
+
+    ``decision_function`` returns ``<w, x> - θ`` per problem (one column
+    for two classes under "ovr"); for "voted", the vote totals; for
+    "prototype" with two classes, the score of ``classes_[1]`` minus that of
+    ``classes_[0]``. A score of exactly 0 predicts ``classes_[0]``, and among
+    equal scores the lowest class index wins (the paper leaves sign(0)
+    open).
 
     Per-example state (α_i and the λ-trick's indicator) lives for one
     ``fit`` call, across its epochs; a ``partial_fit`` call cannot tell
