@@ -1,0 +1,519 @@
+"""The perceptron family of Khardon & Wachman (2007), Figure 2, in dual form."""
+
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._loops.dual import (
+    dual_prototype_perceptron_epoch,
+    dual_threshold_perceptron_epoch,
+)
+from .._loops.mercer import (
+    KERNEL_LINEAR,
+    KERNELS,
+    gram_block,
+    kernel_diag,
+)
+from ..utils._param_validation import Interval, StrOptions
+from ._base import BaseOnlinePerceptron
+from ._voted import (
+    _BLOCK_ROWS,
+    VotedLog,
+    voted_binary_scores,
+    voted_prototype_scores,
+)
+from .perceptron import _HYPOTHESES, Perceptron
+
+_EMPTY_FLOAT = np.zeros(0)
+_MB = 2 ** 20
+
+
+class KernelPerceptron(BaseOnlinePerceptron):
+    r"""Kernel perceptron with margin, λ-trick, α-bound and voting (dual form).
+
+    The algorithm family of :class:`~perceptrons.Perceptron` (Khardon &
+    Wachman [1]_, Figure 2) run in the dual form of Sec. 2.1: the weight
+    vector of each problem is kept as ``w = Σ_j η y_j α_j φ(x_j)`` over the
+    training examples that caused an update, and inner products are replaced
+    by a Mercer kernel ``k(x, z) = <φ(x), φ(z)>``. Every option of
+    ``Perceptron`` means the same here, in feature space; with
+    ``kernel="linear"`` the two estimators make the same mistakes and
+    predictions. The voted hypothesis is predicted incrementally from kernel
+    values as in Freund & Schapire [2]_ (K&W Sec. 2.5).
+
+    Parameters
+    ----------
+    kernel : {"linear", "poly", "rbf"}, default="poly"
+        The Mercer kernel: ``<x, z>``; ``(γ <x, z> + coef0)^degree``; or
+        ``exp(-γ ‖x - z‖²)``. The default follows [1]_ (Table 7: degree-4
+        polynomial kernels on USPS and MNIST) and [2]_ (polynomial kernels).
+    degree : int, default=3
+        Degree of the "poly" kernel.
+    gamma : float or None, default=None
+        γ of the "poly" and "rbf" kernels; None means ``1 / n_features``
+        (as :func:`sklearn.metrics.pairwise.polynomial_kernel`).
+    coef0 : float, default=1.0
+        Additive constant of the "poly" kernel (≥ 0 keeps it a Mercer
+        kernel; 1 includes every monomial up to ``degree``).
+    eta : float, default=0.1
+        Learning rate η of Figure 2 (K&W Sec. 3.2 use 0.1).
+    theta_init : float or "auto", default="auto"
+        Initial threshold θ_Init; "auto" is the average
+        ``k(x, x) = ‖φ(x)‖²`` over the training set of the first
+        ``fit``/``partial_fit`` call (the average ⟨x, x⟩ of ``Perceptron``
+        for the linear kernel).
+    threshold_step : float or "auto", default="auto"
+        C of Figure 2: an update on label y moves θ by ``-η y C``. "auto"
+        is the average ``k(x, x)``, as ``theta_init``.
+    margin : float, default=0.0
+        τ of Sec. 2.4, absolute: update when ``y(SUM - θ) <= margin``.
+    lam : float, default=0.0
+        λ of the λ-trick, Eq. (1), with ``‖x‖²`` read in feature space:
+        examples that already caused an update get ``y λ k(x, x)`` added
+        to SUM when training.
+    alpha_bound : int or None, default=None
+        α-bound of Sec. 2.3: the most updates one example may cause (None:
+        unbounded).
+    hypothesis : {"last", "longest", "voted", "averaged"}, default="last"
+        Final hypothesis (Sec. 2.5), as in ``Perceptron``.
+    multiclass : {"ovr", "prototype"}, default="ovr"
+        One-vs-rest, all problems trained in one pass and sharing each
+        kernel evaluation (Sec. 2.7), or one prototype per class (dual
+        coefficients per class), as in ``Perceptron``.
+    max_iter : int, default=10
+        Passes over the training data in ``fit``.
+    shuffle : bool, default=True
+        Present the rows in a fresh random order each pass.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the shuffling; the same seed gives the same model bit for bit.
+    cache_size : float, default=200
+        Memory (MB) for the kernel cache kept across the epochs of one
+        call: up to ``cache_size / (8 n_samples)`` kernel values per
+        training row, for the first support vectors; the others are
+        recomputed when needed. The cache changes speed only, never a
+        result. 0 disables it.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    support_ : ndarray of shape (n_support,), int64
+        Training rows with a non-zero dual coefficient in the final
+        hypothesis; for ``"voted"``, every row that ever caused an update.
+        Indices into X for ``fit``; for ``partial_fit``, into the
+        concatenation of the batches of all calls since the first.
+    support_vectors_ : {ndarray, sparse matrix} of shape (n_support, n_features)
+        Those rows (CSR when the training data was).
+    dual_coef_ : ndarray of shape (n_problems, n_support)
+        Coefficients ``η y α`` of the final hypothesis per problem (one row
+        for two classes, one per class otherwise or with "prototype"):
+        the last, longest-survivor or averaged ones; for ``"voted"``, the
+        last hypothesis (prediction uses the vote).
+    intercept_ : ndarray of shape (n_problems,)
+        ``-θ`` of the final hypothesis.
+    coef_ : ndarray of shape (n_problems, n_features)
+        ``dual_coef_ @ support_vectors_``, for ``kernel="linear"`` only.
+    gamma_ : float
+        γ used, None resolved.
+    theta_init_, threshold_step_ : float
+        The θ_Init and C used, "auto" resolved.
+    n_mistakes_ : int
+        Online prediction mistakes during training, ties counted as
+        mistakes (as in ``Perceptron``).
+    n_updates_ : int
+        Updates made, summed over the one-vs-rest problems.
+    mistakes_per_epoch_, updates_per_epoch_ : ndarray of shape (n_iter_,)
+    n_iter_ : int
+        Passes made (``partial_fit`` adds one per call).
+    t_ : int
+        Examples presented.
+    n_features_in_ : int
+
+    See Also
+    --------
+    Perceptron : the same family in primal form.
+    sklearn.svm.SVC : the attribute names ``support_``, ``dual_coef_``.
+
+    Notes
+    -----
+    One step on example (x_i, y_i) of Figure 2 in dual form, for each
+    binary problem, with S the examples that caused an update:
+
+    .. math::
+
+        \mathrm{SUM} = \sum_{j \in S} c_j\, k(x_j, x_i)
+            + I_{\alpha_i \neq 0}\, y_i \lambda\, k(x_i, x_i), \qquad
+        \text{if } y_i(\mathrm{SUM} - \theta) \le \tau
+        \text{ and } \alpha_i < \alpha\text{-bound}:\quad
+        c_i \leftarrow c_i + \eta y_i,\;
+        \theta \leftarrow \theta - \eta y_i C,\;
+        \alpha_i \leftarrow \alpha_i + 1,
+
+    so that ``c_j = η y_j α_j`` (Sec. 2.1). A training step costs one kernel
+    evaluation per support vector, shared by all one-vs-rest problems, and
+    the values are cached across epochs within ``cache_size``. The averaged
+    hypothesis is kept lazily (``c - Σ (s-1) Δc_s / T``) and the longest
+    survivor is a copy of the coefficients, taken once per new best run.
+    Per-example state (α_i and the λ-trick's indicator) lives for one
+    ``fit`` call; a ``partial_fit`` call starts its rows at zero and adds
+    the rows that caused an update to the support vectors.
+
+    ``KernelPerceptron(kernel="linear")`` is ``Perceptron`` with the same
+    parameters (equal up to rounding in the order of summation).
+
+    .. warning::
+       As ``Perceptron``, we update the threshold by ``θ ← θ - η y C``,
+       not ``θ ← θ + η y C`` as printed in Figures 1 and 2 of [1]_; see the
+       first warning of :class:`~perceptrons.Perceptron` for why.
+
+    .. warning::
+       The vote includes the initial hypothesis (w = 0, θ = θ_Init) with
+       its votes, as Freund & Schapire [2]_ do (Figure 2 of [1]_ loops over
+       ``1..k``).
+
+    References
+    ----------
+    .. [1] R. Khardon and G. Wachman. Noise tolerant variants of the
+       perceptron algorithm. JMLR 8:227-248, 2007.
+       https://www.jmlr.org/papers/v8/khardon07a.html
+    .. [2] Y. Freund and R. E. Schapire. Large margin classification using
+       the perceptron algorithm. Machine Learning 37(3):277-296, 1999.
+       https://doi.org/10.1023/A:1007662407062
+    .. [3] N. Cristianini and J. Shawe-Taylor. An Introduction to Support
+       Vector Machines. Cambridge University Press, 2000 (Sec. 2.1.1, the
+       dual perceptron).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_circles
+    >>> from perceptrons import KernelPerceptron
+    >>> X, y = make_circles(n_samples=200, factor=0.3, noise=0.05,
+    ...                     random_state=0)
+    >>> clf = KernelPerceptron(kernel="rbf", gamma=2.0, random_state=0)
+    >>> clf.fit(X, y).score(X, y) > 0.95
+    True
+    >>> clf.dual_coef_.shape == (1, clf.support_.shape[0])
+    True
+    """
+
+    _parameter_constraints = {
+        **Perceptron._parameter_constraints,
+        "kernel": [StrOptions(set(KERNELS))],
+        "degree": [Interval(Integral, 1, None, closed="left")],
+        "gamma": [Interval(Real, 0, None, closed="neither"), None],
+        "coef0": [Interval(Real, 0, None, closed="left")],
+        "cache_size": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(self, *, kernel="poly", degree=3, gamma=None, coef0=1.0,
+                 eta=0.1, theta_init="auto", threshold_step="auto",
+                 margin=0.0, lam=0.0, alpha_bound=None, hypothesis="last",
+                 multiclass="ovr", max_iter=10, shuffle=True,
+                 random_state=None, cache_size=200):
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.eta = eta
+        self.theta_init = theta_init
+        self.threshold_step = threshold_step
+        self.margin = margin
+        self.lam = lam
+        self.alpha_bound = alpha_bound
+        self.hypothesis = hypothesis
+        self.multiclass = multiclass
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.cache_size = cache_size
+
+    @classmethod
+    def _test_params(cls):
+        """Parameter sets the common estimator checks run with."""
+        return [
+            {},
+            {"kernel": "rbf", "hypothesis": "voted"},
+            {"kernel": "linear", "hypothesis": "averaged",
+             "multiclass": "prototype"},
+            {"kernel": "rbf", "hypothesis": "longest", "margin": 0.5,
+             "lam": 0.5, "alpha_bound": 3, "cache_size": 0},
+            {"hypothesis": "voted", "multiclass": "prototype", "eta": 1.0,
+             "theta_init": 0.0, "threshold_step": 0.0},
+        ]
+
+    # ----------------------------------------------------------- kernel
+    def _kernel_args(self):
+        return (self._kernel_code, int(self.degree), float(self.gamma_),
+                float(self.coef0))
+
+    def _gram(self, A, B, sq_b):
+        return gram_block(A, B, *self._kernel_args(), sq_b=sq_b)
+
+    def _diag(self, sq_norms):
+        """``k(x_i, x_i)`` from the squared norms ``<x_i, x_i>``."""
+        return kernel_diag(sq_norms, *self._kernel_args())
+
+    # ----------------------------------------------------------- state
+    def _allocate(self, X, n_classes):
+        self._kernel_code = KERNELS[self.kernel]
+        self.gamma_ = (1.0 / X.shape[1] if self.gamma is None
+                       else float(self.gamma))
+        avg = None
+        if self.theta_init == "auto" or self.threshold_step == "auto":
+            # The base class left <x_i, x_i> of this call's rows (checked
+            # finite) in _call_sq_norms; for the linear kernel the average
+            # is bit for bit Perceptron's.
+            sq = self._call_sq_norms
+            avg = float(np.mean(sq if self._kernel_code == KERNEL_LINEAR
+                                else self._diag(sq)))
+            if not np.isfinite(avg):
+                raise ValueError(
+                    "the average k(x, x) of the rows overflows float64 "
+                    "(needed for theta_init/threshold_step='auto'); scale "
+                    "the input or lower degree/gamma")
+        self.theta_init_ = avg if self.theta_init == "auto" else float(
+            self.theta_init)
+        self.threshold_step_ = avg if self.threshold_step == "auto" else float(
+            self.threshold_step)
+        self._prototype = self.multiclass == "prototype"
+        n_rows = n_classes if (self._prototype or n_classes > 2) else 1
+        n_counters = 1 if self._prototype else n_rows
+        self._hypothesis_code = _HYPOTHESES[self.hypothesis]
+        self._theta = np.full(n_rows, self.theta_init_)
+        self._theta_avg_acc = np.zeros(n_rows)
+        self._theta_ls = np.full(n_rows, self.theta_init_)
+        self._tally = np.zeros(n_counters, dtype=np.int64)
+        self._best_tally = np.zeros(n_counters, dtype=np.int64)
+        self._ls_current = np.zeros(n_counters, dtype=np.int64)
+        self._current_vote = np.zeros(n_counters, dtype=np.int64)
+        self._n_updates_per_problem = np.zeros(n_counters, dtype=np.int64)
+        self._scores = np.zeros(n_rows)
+        # The pool: every row that caused an update in an earlier call,
+        # with its raw, accumulated and longest-survivor coefficients.
+        self._pool_X = None
+        self._pool_sq = np.zeros(0)
+        self._pool_index = np.zeros(0, dtype=np.int64)
+        self._pool_coef = np.zeros((n_rows, 0))
+        self._pool_acc = np.zeros((n_rows, 0))
+        self._pool_ls = np.zeros((n_rows, 0))
+        self._n_rows_seen = 0
+        if self.hypothesis == "voted":
+            self._voted = VotedLog(n_counters)
+
+    def _begin_call(self, X):
+        n = X.shape[0]
+        n_rows = self._theta.shape[0]
+        n_counters = self._tally.shape[0]
+        self._sq = self._call_sq_norms
+        self._kdiag = self._diag(self._sq)
+        if not np.isfinite(self._kdiag).all():
+            # |k(x, z)| <= sqrt(k(x, x) k(z, z)) for a Mercer kernel, so
+            # finite diagonal values keep every kernel value finite.
+            raise ValueError(
+                "k(x, x) overflows float64 for some rows; scale the input "
+                "or lower degree/gamma")
+        self._coef = np.zeros((n_rows, n))
+        averaged = self.hypothesis == "averaged"
+        longest = self.hypothesis == "longest"
+        self._coef_avg_acc = np.zeros((n_rows, n) if averaged else (n_rows, 0))
+        self._coef_ls = np.zeros((n_rows, n) if longest else (n_rows, 0))
+        self._support = np.zeros(n, dtype=np.int64)
+        self._position = np.full(n, -1, dtype=np.int64)
+        self._n_support = np.zeros(1, dtype=np.int64)
+        capacity = min(n, int(float(self.cache_size) * _MB // (8 * n)))
+        self._cache = np.empty((n, capacity))  # pages are touched lazily
+        self._cache_filled = np.zeros(n, dtype=np.int64)
+        self._kernel_work = np.empty(n)
+        self._dense_work = np.zeros(X.shape[1] if sp.issparse(X) else 0)
+        self._base_scores = self._pool_scores(X)
+        self._best_tally_start = self._best_tally.copy()
+        self._alpha_counts = np.zeros((n_counters, n), dtype=np.int64)
+        voted = self.hypothesis == "voted"
+        n_log = n if voted else 0
+        self._vote_log = np.zeros((n_counters, n_log), dtype=np.int64)
+        self._update_log = np.zeros((n_counters, n_log), dtype=np.int64)
+        self._other_log = np.zeros(n_log if self._prototype else 0,
+                                   dtype=np.int64)
+        self._call_log = []
+
+    def _pool_scores(self, X):
+        """Score contributions of the earlier calls' support vectors."""
+        n_rows = self._theta.shape[0]
+        if self._pool_index.shape[0] == 0:
+            return np.zeros((0, n_rows))
+        out = np.empty((X.shape[0], n_rows))
+        for lo in range(0, X.shape[0], _BLOCK_ROWS):
+            hi = min(lo + _BLOCK_ROWS, X.shape[0])
+            G = self._gram(X[lo:hi], self._pool_X, self._pool_sq)
+            out[lo:hi] = G @ self._pool_coef.T
+        return out
+
+    def _run_epoch(self, X, loop_arrays, targets, order):
+        n_logged = np.zeros(self._tally.shape[0], dtype=np.int64)
+        before = int(self._n_updates_per_problem.sum())
+        common = (
+            *loop_arrays, *self._kernel_args(), self._sq,
+            self._kdiag if self.lam != 0 else _EMPTY_FLOAT,
+            targets, order, self._base_scores,
+            self._coef, self._theta, self._support, self._position,
+            self._n_support, self._cache, self._cache_filled,
+            self._kernel_work, self._dense_work,
+            float(self.eta), float(self.threshold_step_), float(self.margin),
+            float(self.lam),
+            -1 if self.alpha_bound is None else int(self.alpha_bound),
+            self._alpha_counts, self._hypothesis_code, self.t_,
+            self._coef_avg_acc, self._theta_avg_acc,
+            self._coef_ls, self._theta_ls, self._tally, self._best_tally,
+            self._ls_current, self._current_vote, self._vote_log,
+            self._update_log,
+        )
+        if self._prototype:
+            n_mistakes = dual_prototype_perceptron_epoch(
+                *common, self._other_log, n_logged,
+                self._n_updates_per_problem, self._scores)
+        else:
+            n_mistakes = dual_threshold_perceptron_epoch(
+                *common, n_logged, self._n_updates_per_problem, self._scores)
+        if self.hypothesis == "voted":
+            self._call_log.append(
+                [(self._update_log[k, :n].copy(), self._vote_log[k, :n].copy(),
+                  self._other_log[:n].copy() if self._prototype else None)
+                 for k, n in enumerate(n_logged)])
+        return n_mistakes, int(self._n_updates_per_problem.sum()) - before
+
+    def _state_is_finite(self):
+        m = int(self._n_support[0])
+        return bool(np.isfinite(self._coef[:, :m]).all()
+                    and np.isfinite(self._theta).all())
+
+    def _end_call(self, X, targets):
+        m = int(self._n_support[0])
+        slots = self._support[:m]
+        perm = np.argsort(slots, kind="stable")
+        used = slots[perm]  # this call's new support vectors, by row index
+        n_old = self._pool_index.shape[0]
+        if self.hypothesis == "longest" and n_old:
+            # A snapshot retaken during this call holds the old support
+            # vectors' coefficients as they were (fixed during the call).
+            renewed = self._best_tally > self._best_tally_start
+            if self._prototype:
+                rows = np.arange(self._theta.shape[0] if renewed[0] else 0)
+            else:
+                rows = np.flatnonzero(renewed)
+            self._pool_ls[rows] = self._pool_coef[rows]
+        if m:
+            new_X = X[used]
+            if self._pool_X is None:
+                self._pool_X = new_X
+            elif sp.issparse(new_X):
+                self._pool_X = sp.vstack([self._pool_X, new_X], format="csr")
+            else:
+                self._pool_X = np.vstack([self._pool_X, new_X])
+            self._pool_sq = np.concatenate([self._pool_sq, self._sq[used]])
+            self._pool_index = np.concatenate(
+                [self._pool_index, self._n_rows_seen + used])
+            self._pool_coef = np.hstack([self._pool_coef,
+                                         self._coef[:, :m][:, perm]])
+            if self.hypothesis == "averaged":
+                self._pool_acc = np.hstack(
+                    [self._pool_acc, self._coef_avg_acc[:, :m][:, perm]])
+            if self.hypothesis == "longest":
+                self._pool_ls = np.hstack([self._pool_ls,
+                                           self._coef_ls[:, :m][:, perm]])
+        if self.hypothesis == "voted":
+            self._store_voted(used, n_old, targets)
+        self._n_rows_seen += X.shape[0]
+        for name in ("_sq", "_kdiag", "_coef", "_coef_avg_acc", "_coef_ls",
+                     "_support", "_position", "_n_support", "_cache",
+                     "_cache_filled", "_kernel_work", "_dense_work",
+                     "_base_scores", "_alpha_counts", "_vote_log",
+                     "_update_log", "_other_log", "_best_tally_start"):
+            delattr(self, name)
+        self._set_public()
+
+    def _store_voted(self, used, offset, targets):
+        """Log each update against its pool slot (``offset`` + rank in ``used``)."""
+        for epoch in self._call_log:
+            for k, (upd_rows, votes, other) in enumerate(epoch):
+                support = offset + np.searchsorted(used, upd_rows)
+                if self._prototype:
+                    label = targets[upd_rows]
+                elif self._tally.shape[0] == 1:
+                    label = np.where(targets[upd_rows] == 1, 1, -1)
+                else:
+                    label = np.where(targets[upd_rows] == k, 1, -1)
+                self._voted.extend(k, support, label, votes, other)
+        self._call_log = []
+
+    def _set_public(self):
+        hypothesis = self.hypothesis
+        if hypothesis == "averaged":
+            coef = self._pool_coef - self._pool_acc / self.t_
+            theta = self._theta - self._theta_avg_acc / self.t_
+        elif hypothesis == "longest":
+            coef = self._pool_ls
+            theta = self._theta_ls.copy()
+        else:
+            coef = self._pool_coef
+            theta = self._theta.copy()
+        if hypothesis == "voted":
+            keep = np.ones(coef.shape[1], dtype=bool)
+        else:
+            keep = np.any(coef != 0.0, axis=0)
+        self.intercept_ = -theta
+        self.support_ = self._pool_index[keep]
+        self.dual_coef_ = np.ascontiguousarray(coef[:, keep])
+        self._support_sq = self._pool_sq[keep]
+        if self._pool_X is None:
+            self.support_vectors_ = np.zeros((0, self.n_features_in_))
+        elif keep.all():
+            self.support_vectors_ = self._pool_X
+        else:
+            self.support_vectors_ = self._pool_X[np.flatnonzero(keep)]
+
+    @property
+    def coef_(self):
+        """Primal weights ``dual_coef_ @ support_vectors_`` (linear kernel only)."""
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available when kernel='linear'")
+        if not hasattr(self, "dual_coef_"):
+            raise AttributeError("coef_ is set by fit or partial_fit")
+        sv = self.support_vectors_
+        if sp.issparse(sv):
+            return np.asarray((sv.T @ self.dual_coef_.T).T)
+        return self.dual_coef_ @ sv
+
+    # ----------------------------------------------------------- prediction
+    def _decision(self, X):
+        if self.hypothesis == "voted":
+            scores = self._voted_decision(X)
+        else:
+            scores = np.empty((X.shape[0], self.dual_coef_.shape[0]))
+            if self.support_.shape[0] == 0:
+                scores[:] = 0.0
+            else:
+                for lo in range(0, X.shape[0], _BLOCK_ROWS):
+                    hi = min(lo + _BLOCK_ROWS, X.shape[0])
+                    G = self._gram(X[lo:hi], self.support_vectors_,
+                                   self._support_sq)
+                    scores[lo:hi] = G @ self.dual_coef_.T
+            scores += self.intercept_
+        if self._prototype and scores.shape[1] == 2:
+            return (scores[:, 1] - scores[:, 0])[:, None]
+        return scores
+
+    def _voted_decision(self, X):
+        def gram(block):
+            return self._gram(block, self._pool_X, self._pool_sq)
+
+        n_support = self._pool_index.shape[0]
+        theta_start = np.full(self._theta.shape[0], self.theta_init_)
+        if self._prototype:
+            return voted_prototype_scores(
+                gram, X, n_support,
+                self._voted.prototype_arrays(self._current_vote),
+                float(self.eta), float(self.threshold_step_), theta_start)
+        return voted_binary_scores(
+            gram, X, n_support,
+            self._voted.binary_arrays(self._current_vote),
+            float(self.eta), float(self.threshold_step_), theta_start)

@@ -1,0 +1,131 @@
+"""Mercer kernel values of ``perceptrons._loops.mercer`` on dense and CSR rows.
+
+The compiled kernel rows and the Python Gram blocks must agree with each
+other, between dense and CSR storage (CSR is never densified), and with
+scikit-learn's ``linear_kernel``, ``polynomial_kernel`` and ``rbf_kernel``.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
+
+from perceptrons._loops.mercer import (
+    KERNEL_LINEAR,
+    KERNEL_POLY,
+    KERNEL_RBF,
+    gram_block,
+    kernel_diag,
+    kernel_row,
+    row_sq_norms_of,
+)
+from perceptrons._loops._common import row_sq_norms
+from perceptrons.utils.validation import as_loop_arrays
+
+KERNELS = [
+    ("linear", KERNEL_LINEAR, 3, 0.2, 1.0),
+    ("poly", KERNEL_POLY, 3, 0.2, 1.0),
+    ("poly", KERNEL_POLY, 2, 0.5, 0.0),
+    ("rbf", KERNEL_RBF, 3, 0.3, 1.0),
+]
+
+
+def sklearn_gram(name, A, B, degree, gamma, coef0):
+    if name == "linear":
+        return linear_kernel(A, B)
+    if name == "poly":
+        return polynomial_kernel(A, B, degree=degree, gamma=gamma,
+                                 coef0=coef0)
+    return rbf_kernel(A, B, gamma=gamma)
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((23, 9))
+    X[rng.random(X.shape) < 0.5] = 0.0
+    X[4] = 0.0  # an all-zero row
+    X[7] = X[2]  # a duplicate: rbf distance exactly 0
+    return X
+
+
+def storages(X):
+    return [("dense", np.ascontiguousarray(X)), ("csr", sp.csr_matrix(X))]
+
+
+@pytest.mark.parametrize("name,code,degree,gamma,coef0", KERNELS)
+def test_kernel_row_dense_csr_and_sklearn(data, name, code, degree, gamma,
+                                          coef0):
+    expected = sklearn_gram(name, data, data, degree, gamma, coef0)
+    rows = np.array([5, 0, 22, 4, 7, 2, 2], dtype=np.int64)
+    got = {}
+    for storage, X in storages(data):
+        arrays = as_loop_arrays(X)
+        sq = row_sq_norms(*arrays, X.shape[0])
+        out = np.empty((X.shape[0], rows.shape[0]))
+        for i in range(X.shape[0]):
+            kernel_row(*arrays, sq, code, degree, gamma, coef0, i, rows,
+                       out[i])
+        assert_allclose(out, expected[:, rows], rtol=1e-12, atol=1e-12)
+        got[storage] = out
+    assert_allclose(got["dense"], got["csr"], rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("name,code,degree,gamma,coef0", KERNELS)
+@pytest.mark.parametrize("a_storage", ["dense", "csr"])
+@pytest.mark.parametrize("b_storage", ["dense", "csr"])
+def test_gram_block_all_storages(data, name, code, degree, gamma, coef0,
+                                 a_storage, b_storage):
+    A, B = data[:11], data[6:]
+    expected = sklearn_gram(name, A, B, degree, gamma, coef0)
+    A_ = sp.csr_matrix(A) if a_storage == "csr" else A
+    B_ = sp.csr_matrix(B) if b_storage == "csr" else B
+    G = gram_block(A_, B_, code, degree, gamma, coef0)
+    assert isinstance(G, np.ndarray) and G.flags.c_contiguous
+    assert_allclose(G, expected, rtol=1e-12, atol=1e-12)
+    if name == "rbf":
+        # precomputed norms give the same block
+        G2 = gram_block(A_, B_, code, degree, gamma, coef0,
+                        sq_a=row_sq_norms_of(A_), sq_b=row_sq_norms_of(B_))
+        assert_array_equal(G, G2)
+
+
+@pytest.mark.parametrize("name,code,degree,gamma,coef0", KERNELS)
+def test_diag_and_row_sq_norms(data, name, code, degree, gamma, coef0):
+    for _, X in storages(data):
+        sq = row_sq_norms(*as_loop_arrays(X), X.shape[0])
+        assert_allclose(sq, np.einsum("ij,ij->i", data, data), rtol=1e-13)
+        assert_array_equal(sq, row_sq_norms_of(X))
+        diag = kernel_diag(sq, code, degree, gamma, coef0)
+        expected = np.diag(sklearn_gram(name, data, data, degree, gamma,
+                                        coef0))
+        assert_allclose(diag, expected, rtol=1e-12, atol=1e-12)
+    if name == "rbf":
+        assert_array_equal(diag, 1.0)
+
+
+def test_rbf_duplicate_rows_distance_zero(data):
+    """A row and its duplicate are at distance 0 (clipped, never negative)."""
+    X = sp.csr_matrix(data)
+    arrays = as_loop_arrays(X)
+    sq = row_sq_norms(*arrays, X.shape[0])
+    out = np.empty(2)
+    kernel_row(*arrays, sq, KERNEL_RBF, 3, 5.0, 1.0, 2,
+               np.array([7, 2], dtype=np.int64), out)
+    assert_allclose(out, 1.0, rtol=0, atol=1e-14)
+    assert np.all(out <= 1.0)
+
+
+def test_csr_int64_indices(data):
+    X = sp.csr_matrix(data)
+    X.indices = X.indices.astype(np.int64)
+    X.indptr = X.indptr.astype(np.int64)
+    arrays = as_loop_arrays(X)
+    sq = row_sq_norms(*arrays, X.shape[0])
+    rows = np.arange(X.shape[0], dtype=np.int64)
+    out = np.empty(X.shape[0])
+    kernel_row(*arrays, sq, KERNEL_POLY, 3, 0.2, 1.0, 3, rows, out)
+    assert_allclose(out, polynomial_kernel(data[3:4], data, degree=3,
+                                           gamma=0.2, coef0=1.0)[0],
+                    rtol=1e-12)

@@ -1,0 +1,126 @@
+"""Cross-validation and the T-confidence interval of K&W footnote 5."""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy import stats
+
+from perceptrons import Perceptron
+from perceptrons.experiments.evaluation import (
+    cross_validate,
+    online_mistake_rate,
+    t_confidence_interval,
+)
+
+
+def test_interval_matches_hand_computation():
+    acc = [0.90, 0.95, 0.85, 0.92, 0.88, 0.91, 0.97, 0.89, 0.93, 0.90]
+    k = len(acc)
+    mean = sum(acc) / k
+    ss = sum((a - mean) ** 2 for a in acc)
+    # footnote 5: t_{k-1,0.975} * sqrt(sum (y_i - ybar)^2 / (k (k-1)))
+    half = stats.t.ppf(0.975, k - 1) * math.sqrt(ss / (k * (k - 1)))
+    got_mean, got_half = t_confidence_interval(acc)
+    assert got_mean == pytest.approx(mean, abs=1e-15)
+    assert got_half == pytest.approx(half, rel=1e-12)
+    # the same as t * s / sqrt(k) with the unbiased standard deviation
+    s = np.std(acc, ddof=1)
+    assert got_half == pytest.approx(stats.t.ppf(0.975, 9) * s / math.sqrt(k))
+    # K&W: "since t_{9,0.975} = 2.262 and k = 10 the confidence interval is
+    # 0.754 of the standard deviation" (the ML estimate, ddof=0)
+    assert stats.t.ppf(0.975, 9) == pytest.approx(2.262, abs=5e-4)
+    assert got_half / np.std(acc, ddof=0) == pytest.approx(0.754, abs=5e-4)
+
+
+def test_interval_other_confidence_and_degenerate():
+    acc = [0.5, 0.7, 0.6]
+    _, half = t_confidence_interval(acc, confidence=0.9)
+    assert half == pytest.approx(stats.t.ppf(0.95, 2) * np.std(acc, ddof=1)
+                                 / math.sqrt(3))
+    mean, half = t_confidence_interval([0.8])
+    assert mean == 0.8 and math.isnan(half)
+    mean, half = t_confidence_interval([0.8, 0.8, 0.8])
+    assert mean == pytest.approx(0.8) and half == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(ValueError):
+        t_confidence_interval([])
+    with pytest.raises(ValueError):
+        t_confidence_interval([0.1, 0.2], confidence=1.0)
+
+
+def _blobs(n=120, d=5, n_classes=2, seed=0):
+    rng = np.random.RandomState(seed)
+    y = rng.randint(n_classes, size=n)
+    X = rng.randn(n, d) + 2.0 * rng.randn(n_classes, d)[y]
+    return X, y
+
+
+def test_cross_validate_dense_sparse_and_mistake_rate():
+    X, y = _blobs()
+    est = Perceptron(max_iter=3, random_state=0)
+    res = cross_validate(est, X, y, n_splits=5, random_state=0)
+    assert len(res.accuracies) == 5 == res.n_splits
+    assert res.mean == pytest.approx(np.mean(res.accuracies))
+    mean, half = t_confidence_interval(res.accuracies)
+    assert (res.ci_half_width, res.ci_low, res.ci_high) == pytest.approx(
+        (half, mean - half, mean + half))
+    assert all(0 <= r <= 1 for r in res.mistake_rates)
+    assert res.mean_mistake_rate == pytest.approx(np.mean(res.mistake_rates))
+    assert all(isinstance(u, int) for u in res.n_updates)
+    # the same folds and the same model on CSR input
+    res_sp = cross_validate(est, sp.csr_matrix(X), y, n_splits=5,
+                            random_state=0)
+    assert res_sp.accuracies == pytest.approx(res.accuracies)
+    assert res_sp.mistake_rates == pytest.approx(res.mistake_rates)
+    # the folds are stratified and depend on random_state only
+    again = cross_validate(est, X, y, n_splits=5, random_state=0)
+    assert again.accuracies == res.accuracies
+    assert "T-interval" in str(res)
+
+
+def test_mistake_rate_is_fold_training_run():
+    X, y = _blobs()
+    est = Perceptron(max_iter=2, random_state=0).fit(X, y)
+    assert online_mistake_rate(est) == est.n_mistakes_ / est.t_
+
+
+def test_cross_validate_other_estimators_and_options():
+    from sklearn.linear_model import Perceptron as SkPerceptron
+
+    X, y = _blobs(n_classes=3)
+    res = cross_validate(SkPerceptron(random_state=0), X, y, n_splits=3)
+    assert math.isnan(res.mean_mistake_rate)
+    assert all(math.isnan(r) for r in res.mistake_rates)
+
+    seen = []
+
+    def fold_params(X_train):
+        seen.append(X_train.shape[0])
+        # scaled data: mean ⟨x,x⟩ equals the number of features
+        assert np.mean(np.sum(X_train ** 2, axis=1)) == pytest.approx(5)
+        return {"margin": 1.0}
+
+    res = cross_validate(Perceptron(max_iter=2, random_state=0), X, y,
+                         n_splits=4, scale=True, fold_params=fold_params)
+    assert len(seen) == 4 and len(res.accuracies) == 4
+
+
+def test_cross_validate_kernel_perceptron_if_available():
+    import perceptrons
+
+    if "KernelPerceptron" not in perceptrons.__all__:
+        pytest.skip("KernelPerceptron not exported yet")
+    X, y = _blobs(n=60)
+    res = cross_validate(perceptrons.KernelPerceptron(max_iter=2,
+                                                      random_state=0),
+                         X, y, n_splits=3)
+    assert len(res.accuracies) == 3 and 0 <= res.mean_mistake_rate <= 1
+
+
+def test_cross_validate_rejects_bad_input():
+    X, y = _blobs()
+    with pytest.raises(ValueError, match="n_splits"):
+        cross_validate(Perceptron(), X, y, n_splits=1)
+    with pytest.raises(ValueError, match="rows"):
+        cross_validate(Perceptron(), X, y[:-1])

@@ -1,0 +1,477 @@
+"""``KernelPerceptron``: primal/dual equivalence, a brute-force dual reference.
+
+STYLE habits 11-12 (lightning's ``KernelPRank(kernel="linear")`` ≡ ``PRank``):
+
+* with ``kernel="linear"`` the dual estimator is ``Perceptron``: the same
+  online mistakes and updates, predictions and decision values (up to the
+  order of summation), for every final hypothesis, multiclass rule and
+  margin/λ/α-bound setting, on dense and CSR input, with ``fit`` and with
+  ``partial_fit`` (support vectors carried across calls);
+* with "poly" and "rbf" kernels it matches :func:`dual_reference`, K&W
+  Figure 2 in dual form written as a plain loop over an explicit Gram
+  matrix from scikit-learn, which also stores every hypothesis so that the
+  voted prediction is checked against a brute-force vote;
+* the Gram-row cache changes nothing (bit for bit) whatever its size.
+"""
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
+from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
+from sklearn.utils._param_validation import InvalidParameterError
+
+from perceptrons import KernelPerceptron, Perceptron
+
+HYPOTHESES = ["last", "longest", "voted", "averaged"]
+MULTICLASS = ["ovr", "prototype"]
+
+
+# ----------------------------------------------------------------- data
+def make_data(n_classes, seed, n=60, d=5, exact=False, zero_row=True):
+    """(X, y, X_test): noisy blobs with an all-zero row and a duplicate."""
+    rng = np.random.default_rng(seed)
+    if exact:
+        X = rng.integers(-2, 3, (n, d)).astype(np.float64)
+        X_test = rng.integers(-2, 3, (20, d)).astype(np.float64)
+    else:
+        X = rng.standard_normal((n, d))
+        X[rng.random((n, d)) < 0.25] = 0.0
+        X_test = rng.standard_normal((20, d))
+    if zero_row:
+        X[3] = 0.0
+    X[9] = X[4]
+    V = rng.standard_normal((d, n_classes))
+    y = np.argmax(X @ V + 0.3 * rng.standard_normal((n, n_classes)), axis=1)
+    y[:n_classes] = np.arange(n_classes)
+    labels = np.array([-1, 1]) if n_classes == 2 else np.array([0, 3, 7])
+    return X, labels[y], X_test
+
+
+SETTINGS = {
+    "plain": {},
+    "margin-lam": {"margin": 1.5, "lam": 0.4},
+    "alpha": {"alpha_bound": 2},
+    "all": {"margin": 0.8, "lam": 0.2, "alpha_bound": 3},
+}
+
+
+def storages(X):
+    return [("dense", X), ("csr", sp.csr_matrix(X))]
+
+
+def assert_same_model(dual, primal, X_test, scale):
+    assert dual.n_mistakes_ == primal.n_mistakes_
+    assert dual.n_updates_ == primal.n_updates_
+    assert_array_equal(dual.mistakes_per_epoch_, primal.mistakes_per_epoch_)
+    assert_array_equal(dual.updates_per_epoch_, primal.updates_per_epoch_)
+    assert dual.t_ == primal.t_ and dual.n_iter_ == primal.n_iter_
+    assert dual.theta_init_ == primal.theta_init_
+    assert dual.threshold_step_ == primal.threshold_step_
+    assert_array_equal(dual.predict(X_test), primal.predict(X_test))
+    assert_allclose(dual.decision_function(X_test),
+                    primal.decision_function(X_test),
+                    rtol=1e-8, atol=1e-8 * scale)
+    assert_allclose(dual.coef_, primal.coef_, rtol=1e-8, atol=1e-8 * scale)
+    assert_allclose(dual.intercept_, primal.intercept_, rtol=1e-8,
+                    atol=1e-8 * scale)
+
+
+# ------------------------------------------------- linear kernel ≡ primal
+@pytest.mark.parametrize("storage", ["dense", "csr"])
+@pytest.mark.parametrize("setting", list(SETTINGS))
+@pytest.mark.parametrize("multiclass", MULTICLASS)
+@pytest.mark.parametrize("hypothesis", HYPOTHESES)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_linear_kernel_is_perceptron(n_classes, hypothesis, multiclass,
+                                     setting, storage):
+    X, y, X_test = make_data(n_classes, seed=n_classes)
+    if storage == "csr":
+        X, X_test = sp.csr_matrix(X), sp.csr_matrix(X_test)
+    params = dict(hypothesis=hypothesis, multiclass=multiclass, max_iter=6,
+                  shuffle=False, **SETTINGS[setting])
+    dual = KernelPerceptron(kernel="linear", **params).fit(X, y)
+    primal = Perceptron(**params).fit(X, y)
+    assert_same_model(dual, primal, X_test, scale=dual.theta_init_)
+
+
+@pytest.mark.parametrize("multiclass", MULTICLASS)
+@pytest.mark.parametrize("hypothesis", HYPOTHESES)
+def test_linear_kernel_is_perceptron_with_exact_ties(hypothesis, multiclass):
+    """Integer data, η = 1: scores are exact and ties (ŷ = 0) really occur."""
+    X, y, X_test = make_data(3, seed=11, exact=True)
+    params = dict(hypothesis=hypothesis, multiclass=multiclass, max_iter=5,
+                  shuffle=False, eta=1.0, theta_init=2.0, threshold_step=1.0,
+                  margin=1.0, lam=0.5, alpha_bound=3)
+    dual = KernelPerceptron(kernel="linear", **params).fit(X, y)
+    primal = Perceptron(**params).fit(X, y)
+    assert_same_model(dual, primal, X_test, scale=10.0)
+    if hypothesis != "averaged":  # the average divides by T: not exact
+        assert_array_equal(dual.decision_function(X_test),
+                           primal.decision_function(X_test))
+
+
+@pytest.mark.parametrize("multiclass", MULTICLASS)
+@pytest.mark.parametrize("hypothesis", HYPOTHESES)
+def test_linear_kernel_shuffled_is_perceptron(hypothesis, multiclass):
+    X, y, X_test = make_data(3, seed=5)
+    params = dict(hypothesis=hypothesis, multiclass=multiclass, max_iter=4,
+                  shuffle=True, random_state=3, margin=0.5)
+    dual = KernelPerceptron(kernel="linear", **params).fit(X, y)
+    primal = Perceptron(**params).fit(X, y)
+    assert_same_model(dual, primal, X_test, scale=dual.theta_init_)
+
+
+@pytest.mark.parametrize("storage", ["dense", "csr"])
+@pytest.mark.parametrize("multiclass", MULTICLASS)
+@pytest.mark.parametrize("hypothesis", HYPOTHESES)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_linear_kernel_partial_fit_is_perceptron(n_classes, hypothesis,
+                                                 multiclass, storage):
+    """Support vectors and coefficients of earlier calls carry over."""
+    X, y, X_test = make_data(n_classes, seed=20 + n_classes, n=90)
+    if storage == "csr":
+        X = sp.csr_matrix(X)
+    params = dict(hypothesis=hypothesis, multiclass=multiclass,
+                  margin=0.7, lam=0.3, alpha_bound=2)
+    dual = KernelPerceptron(kernel="linear", **params)
+    primal = Perceptron(**params)
+    classes = np.unique(y)
+    for lo, hi in [(0, 25), (25, 60), (60, 90), (0, 90), (10, 40)]:
+        dual.partial_fit(X[lo:hi], y[lo:hi], classes=classes)
+        primal.partial_fit(X[lo:hi], y[lo:hi], classes=classes)
+        assert_same_model(dual, primal, X_test, scale=dual.theta_init_)
+    # support_ indexes the concatenation of all batches
+    X_all = sp.vstack([X[0:25], X[25:60], X[60:90], X[0:90], X[10:40]]) \
+        if storage == "csr" else np.vstack(
+            [X[0:25], X[25:60], X[60:90], X[0:90], X[10:40]])
+    sv = dual.support_vectors_
+    expected = X_all[dual.support_]
+    if storage == "csr":
+        assert sp.issparse(sv) and sv.format == "csr"
+        sv, expected = sv.toarray(), expected.toarray()
+    assert_array_equal(sv, expected)
+
+
+# ------------------------------------------------- brute-force dual reference
+def dual_reference(K, targets, n_classes, *, eta, theta_init, C, margin,
+                   lam, alpha_bound, hypothesis, multiclass, epochs):
+    """K&W Figure 2 in dual form over an explicit Gram matrix ``K``.
+
+    Plain Python, one example at a time; every hypothesis (coefficients,
+    θ, vote) is stored. Conventions of ``Perceptron``: θ ← θ - η y C, τ
+    absolute, ties are mistakes, the vote includes the initial hypothesis,
+    "averaged" is the mean over all steps of the state after each step.
+
+    Returns
+    -------
+    dict with n_mistakes, n_updates, and ``score(K_test)``, a function of
+    the (n_test, n) kernel block giving the decision values.
+    """
+    n = K.shape[0]
+    prototype = multiclass == "prototype"
+    P = n_classes if (prototype or n_classes > 2) else 1
+    G = 1 if prototype else P  # independent counters
+    c = np.zeros((P, n))
+    theta = np.full(P, float(theta_init))
+    alpha = np.zeros((G, n), dtype=int)
+    # hypotheses[g] = list of [coef rows, theta rows, vote]
+    rows_of = [list(range(P))] if prototype else [[k] for k in range(P)]
+    hyps = [[[c[r].copy(), theta[r].copy(), 0]] for r in rows_of]
+    tally = [0] * G
+    best = [0] * G
+    ls = [(c[r].copy(), theta[r].copy()) for r in rows_of]
+    c_sum = np.zeros_like(c)
+    theta_sum = np.zeros_like(theta)
+    mistakes = updates = steps = 0
+    for _ in range(epochs):
+        for i in range(n):
+            t = targets[i]
+            scores = [sum(c[k, j] * K[j, i] for j in range(n)) - theta[k]
+                      for k in range(P)]
+            if P == 1:
+                if (1 if t == 1 else -1) * scores[0] <= 0:
+                    mistakes += 1
+            elif any(scores[r] >= scores[t] for r in range(P) if r != t):
+                mistakes += 1
+            for g in range(G):
+                if prototype:
+                    other = max((r for r in range(P) if r != t),
+                                key=lambda r: (scores[r], -r))
+                    s = scores[t] - scores[other]
+                    if lam and alpha[g, i]:
+                        s += lam * K[i, i]
+                    update = s <= margin
+                else:
+                    y = 1.0 if (t == 1 if P == 1 else t == g) else -1.0
+                    s = scores[g]
+                    if lam and alpha[g, i]:
+                        s += y * lam * K[i, i]
+                    update = y * s <= margin
+                if update:
+                    if alpha_bound is None or alpha[g, i] < alpha_bound:
+                        if prototype:
+                            c[t, i] += eta
+                            c[other, i] -= eta
+                            theta[t] -= eta * C
+                            theta[other] += eta * C
+                        else:
+                            c[g, i] += eta * y
+                            theta[g] -= eta * y * C
+                        alpha[g, i] += 1
+                        updates += 1
+                        tally[g] = 0
+                        r = rows_of[g]
+                        hyps[g].append([c[r].copy(), theta[r].copy(), 0])
+                else:
+                    hyps[g][-1][2] += 1
+                    tally[g] += 1
+                    if tally[g] > best[g]:
+                        best[g] = tally[g]
+                        r = rows_of[g]
+                        ls[g] = (c[r].copy(), theta[r].copy())
+            c_sum += c
+            theta_sum += theta
+            steps += 1
+
+    def score(K_test):
+        if hypothesis == "voted":
+            out = np.zeros((K_test.shape[0], P))
+            for g in range(G):
+                for coef, th, vote in hyps[g]:
+                    raw = K_test @ coef.T - th
+                    if prototype:
+                        for m, row in enumerate(raw):
+                            out[m, int(np.argmax(row))] += vote
+                    else:
+                        out[:, g] += vote * np.sign(raw[:, 0])
+        else:
+            if hypothesis == "last":
+                coef, th = c, theta
+            elif hypothesis == "averaged":
+                coef, th = c_sum / steps, theta_sum / steps
+            else:
+                coef = np.vstack([ls[g][0] for g in range(G)])
+                th = np.concatenate([ls[g][1] for g in range(G)])
+            out = K_test @ coef.T - th
+        if prototype and P == 2:
+            return out[:, 1] - out[:, 0]
+        return out[:, 0] if P == 1 else out
+
+    return {"n_mistakes": mistakes, "n_updates": updates, "score": score}
+
+
+def kernel_matrix(kernel, A, B, gamma):
+    if kernel == "poly":
+        return polynomial_kernel(A, B, degree=3, gamma=gamma, coef0=1.0)
+    return rbf_kernel(A, B, gamma=gamma)
+
+
+@pytest.mark.parametrize("setting", ["plain", "all"])
+@pytest.mark.parametrize("multiclass", MULTICLASS)
+@pytest.mark.parametrize("hypothesis", HYPOTHESES)
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("kernel", ["poly", "rbf"])
+def test_matches_dual_reference(kernel, n_classes, hypothesis, multiclass,
+                                setting):
+    # No zero row here: its kernel values are all coef0^degree (or 1), so
+    # class scores can tie exactly in exact arithmetic, and the summation
+    # order then decides the tie differently in the reference.
+    X, y, X_test = make_data(n_classes, seed=40 + n_classes, n=36, d=4,
+                             zero_row=False)
+    gamma = 0.5
+    est = KernelPerceptron(kernel=kernel, gamma=gamma, hypothesis=hypothesis,
+                           multiclass=multiclass, max_iter=4, shuffle=False,
+                           **SETTINGS[setting]).fit(X, y)
+    K = kernel_matrix(kernel, X, X, gamma)
+    ref = dual_reference(
+        K, np.searchsorted(est.classes_, y), n_classes,
+        eta=est.eta, theta_init=est.theta_init_, C=est.threshold_step_,
+        margin=est.margin, lam=est.lam, alpha_bound=est.alpha_bound,
+        hypothesis=hypothesis, multiclass=multiclass, epochs=4)
+    assert_allclose(est.theta_init_, np.mean(np.diag(K)), rtol=1e-12)
+    assert est.n_mistakes_ == ref["n_mistakes"]
+    assert est.n_updates_ == ref["n_updates"]
+    expected = ref["score"](kernel_matrix(kernel, X_test, X, gamma))
+    got = est.decision_function(X_test)
+    if hypothesis == "voted":
+        assert_array_equal(got, expected)  # vote totals are integers
+    else:
+        assert_allclose(got, expected, rtol=1e-9, atol=1e-9)
+    if n_classes == 2:
+        pred = np.where(expected > 0, est.classes_[1], est.classes_[0])
+    else:
+        pred = est.classes_[np.argmax(expected, axis=1)]
+    assert_array_equal(est.predict(X_test), pred)
+
+
+@pytest.mark.parametrize("kernel", ["poly", "rbf"])
+@pytest.mark.parametrize("hypothesis", HYPOTHESES)
+def test_csr_equals_dense(kernel, hypothesis):
+    X, y, X_test = make_data(3, seed=7)
+    params = dict(kernel=kernel, hypothesis=hypothesis, max_iter=5,
+                  random_state=0, margin=0.3, lam=0.2)
+    dense = KernelPerceptron(**params).fit(X, y)
+    csr = KernelPerceptron(**params).fit(sp.csr_matrix(X), y)
+    assert dense.n_mistakes_ == csr.n_mistakes_
+    assert dense.n_updates_ == csr.n_updates_
+    assert_array_equal(dense.support_, csr.support_)
+    assert_allclose(dense.dual_coef_, csr.dual_coef_, rtol=1e-10)
+    for X_pred in (X_test, sp.csr_matrix(X_test)):
+        assert_allclose(csr.decision_function(X_pred),
+                        dense.decision_function(X_test), rtol=1e-9,
+                        atol=1e-9)
+
+
+# ----------------------------------------------------------------- cache
+@pytest.mark.parametrize("multiclass", MULTICLASS)
+@pytest.mark.parametrize("hypothesis", HYPOTHESES)
+def test_cache_size_changes_nothing(hypothesis, multiclass):
+    X, y, X_test = make_data(3, seed=8, n=80)
+    n_bytes = 8 * X.shape[0]
+    fitted = []
+    for cache_size in [0.0, 7 * n_bytes / 2 ** 20, 200]:  # none, 7 rows, all
+        for Xs in (X, sp.csr_matrix(X)):
+            est = KernelPerceptron(kernel="rbf", hypothesis=hypothesis,
+                                   multiclass=multiclass, max_iter=4,
+                                   random_state=1, cache_size=cache_size)
+            fitted.append((est.fit(Xs, y), Xs is X))
+    for est, dense in fitted[1:]:
+        ref = fitted[0][0] if dense else fitted[1][0]
+        assert est.n_mistakes_ == ref.n_mistakes_
+        assert_array_equal(est.support_, ref.support_)
+        assert_array_equal(est.dual_coef_, ref.dual_coef_)
+        assert_array_equal(est.intercept_, ref.intercept_)
+        assert_array_equal(est.decision_function(X_test),
+                           ref.decision_function(X_test))
+
+
+# ----------------------------------------------------------- attributes
+@pytest.mark.parametrize("multiclass", MULTICLASS)
+@pytest.mark.parametrize("hypothesis", HYPOTHESES)
+def test_dual_attributes(hypothesis, multiclass):
+    X, y, X_test = make_data(3, seed=9)
+    est = KernelPerceptron(kernel="poly", gamma=0.3, hypothesis=hypothesis,
+                           multiclass=multiclass, random_state=0).fit(X, y)
+    n_sv = est.support_.shape[0]
+    assert est.dual_coef_.shape == (3, n_sv)
+    assert_array_equal(est.support_vectors_, X[est.support_])
+    assert np.all(np.diff(est.support_) > 0)
+    assert est.gamma_ == 0.3
+    if hypothesis == "voted":
+        assert n_sv > 0  # every row that ever caused an update
+    else:
+        assert np.all(np.any(est.dual_coef_ != 0, axis=0))
+        K = polynomial_kernel(X_test, est.support_vectors_, degree=3,
+                              gamma=0.3, coef0=1.0)
+        assert_allclose(est.decision_function(X_test),
+                        K @ est.dual_coef_.T + est.intercept_, rtol=1e-10)
+    if hypothesis == "last" and multiclass == "ovr":
+        # c = η y α: multiples of η with the sign of the one-vs-rest label
+        alpha = est.dual_coef_ / est.eta
+        assert_allclose(alpha, np.round(alpha), atol=1e-9)
+        labels = np.where(y[est.support_][None, :] == est.classes_[:, None],
+                          1.0, -1.0)
+        nz = est.dual_coef_ != 0
+        assert np.all(np.sign(est.dual_coef_[nz]) == labels[nz])
+
+
+def test_binary_shapes_and_gamma_default():
+    X, y, X_test = make_data(2, seed=1)
+    est = KernelPerceptron(kernel="rbf", random_state=0).fit(X, y)
+    assert est.dual_coef_.shape == (1, est.support_.shape[0])
+    assert est.intercept_.shape == (1,)
+    assert est.decision_function(X_test).shape == (X_test.shape[0],)
+    assert est.gamma_ == 1.0 / X.shape[1]
+    assert est.theta_init_ == 1.0  # average k(x, x) of the rbf kernel
+    with pytest.raises(AttributeError, match="linear"):
+        est.coef_
+
+
+def test_learns_xor_which_no_linear_model_can():
+    X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 5, dtype=float)
+    y = np.array([0, 1, 1, 0] * 5)
+    est = KernelPerceptron(kernel="poly", degree=2, gamma=1.0, eta=1.0,
+                           max_iter=50, shuffle=False).fit(X, y)
+    assert est.score(X, y) == 1.0
+    assert est.mistakes_per_epoch_[-1] == 0
+    assert Perceptron(max_iter=50, shuffle=False).fit(X, y).score(X, y) < 1
+
+
+def test_deterministic_pickle_and_clone():
+    X, y, X_test = make_data(3, seed=2)
+    est = KernelPerceptron(kernel="rbf", hypothesis="voted", random_state=4)
+    a = est.fit(X, y).decision_function(X_test)
+    b = clone(est).fit(X, y).decision_function(X_test)
+    assert_array_equal(a, b)
+    restored = pickle.loads(pickle.dumps(est))
+    assert_array_equal(restored.decision_function(X_test), a)
+    restored.partial_fit(X[:10], y[:10])
+    est.partial_fit(X[:10], y[:10])
+    assert_array_equal(restored.decision_function(X_test),
+                       est.decision_function(X_test))
+
+
+def test_fit_resets_partial_fit_state():
+    X, y, X_test = make_data(3, seed=3)
+    est = KernelPerceptron(max_iter=3, random_state=0)
+    est.partial_fit(X, y, classes=np.unique(y))
+    est.fit(X, y)
+    fresh = KernelPerceptron(max_iter=3, random_state=0).fit(X, y)
+    assert_array_equal(est.support_, fresh.support_)
+    assert_array_equal(est.decision_function(X_test),
+                       fresh.decision_function(X_test))
+
+
+# ------------------------------------------------------------- bad input
+@pytest.mark.parametrize("params", [
+    {"kernel": "sigmoid"}, {"kernel": None}, {"degree": 0}, {"degree": 2.5},
+    {"gamma": 0.0}, {"gamma": -1.0}, {"gamma": "scale"}, {"coef0": -1.0},
+    {"cache_size": -1}, {"hypothesis": "best"}, {"multiclass": "ovo"},
+    {"eta": 0.0}, {"alpha_bound": 0},
+])
+def test_bad_parameters_rejected(params):
+    X, y, _ = make_data(2, seed=0)
+    with pytest.raises(InvalidParameterError):
+        KernelPerceptron(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_X_rejected(bad):
+    X, y, _ = make_data(2, seed=0)
+    X_bad = X.copy()
+    X_bad[2, 1] = bad
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        KernelPerceptron().fit(X_bad, y)
+    est = KernelPerceptron().fit(X, y)
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        est.predict(X_bad)
+    Xs = sp.csr_matrix(X)
+    Xs.data[0] = bad
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        KernelPerceptron().fit(Xs, y)
+
+
+def test_other_bad_input():
+    X, y, _ = make_data(3, seed=0)
+    with pytest.raises(ValueError, match="one class"):
+        KernelPerceptron().fit(X, np.zeros(X.shape[0]))
+    with pytest.raises(ValueError, match="classes must be passed"):
+        KernelPerceptron().partial_fit(X, y)
+    est = KernelPerceptron().fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        est.predict(X[:, :-1])
+    with pytest.raises(ValueError, match="not in classes_"):
+        est.partial_fit(X[:3], np.array([99, 99, 99]))
+
+
+def test_overflow_fails_loudly():
+    X, y, _ = make_data(2, seed=0)
+    with pytest.raises(ValueError, match="overflow"):
+        KernelPerceptron(kernel="poly", degree=40, gamma=1e3).fit(X * 1e3, y)
+    with pytest.raises(ValueError, match="overflow"):
+        KernelPerceptron(kernel="poly", degree=40, gamma=1e3, theta_init=1.0,
+                         threshold_step=1.0).fit(X * 1e3, y)
