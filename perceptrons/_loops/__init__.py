@@ -2,8 +2,10 @@
 
 Loops take only ndarrays and scalars, mutate preallocated state in place and
 return counts. Nothing here imports scikit-learn or performs I/O. A data
-matrix reaches a loop as ``(X_data, X_indices, X_indptr, n_features,
-is_dense)``: for dense input ``X_data`` is the C-contiguous matrix raveled
-(a view, no copy) and the index arrays are empty; for CSR input they are the
-matrix's own arrays (see :func:`perceptrons.utils.validation.as_loop_arrays`).
+matrix reaches a primal loop as ``(X_data, X_indices, X_indptr)``: the 2-D
+matrix and empty index arrays for dense input, the three CSR arrays
+otherwise; the loops are compiled once per layout (see
+:mod:`perceptrons._loops._common`). The dual loops take the flat form
+``(data, indices, indptr, n_features, is_dense)`` of
+:func:`perceptrons.utils.validation.as_flat_loop_arrays`.
 """

@@ -200,12 +200,10 @@ def row_sq_norms_of(A):
     ndarray of shape (n,), float64
     """
     if hasattr(A, "indptr"):
-        return row_sq_norms(A.data, A.indices, A.indptr, A.shape[1], False,
-                            A.shape[0])
+        return row_sq_norms(A.data, A.indices, A.indptr, A.shape[0])
     A = np.ascontiguousarray(A, dtype=np.float64)
     empty = np.empty(0, dtype=np.int32)
-    return row_sq_norms(A.reshape(-1), empty, empty, A.shape[1], True,
-                        A.shape[0])
+    return row_sq_norms(A, empty, empty, A.shape[0])
 
 
 def gram_block(A, B, kernel, degree, gamma, coef0, sq_a=None, sq_b=None):

@@ -10,13 +10,13 @@ carried over: the binary rule is the two-class case with ``w^1 = -w^0``.
 import numpy as np
 from numba import njit
 
-from ._common import FASTMATH, best_other, row_axpy, row_dot
+from ._common import best_other, row_axpy, row_dot
 from .perceptron import HYPOTHESIS_AVERAGED, HYPOTHESIS_LONGEST, HYPOTHESIS_VOTED
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True)
 def prototype_perceptron_epoch(
-    X_data, X_indices, X_indptr, n_features, is_dense,
+    X_data, X_indices, X_indptr,
     targets, order, sq_norms,
     W, theta,
     eta, threshold_step, margin, lam, alpha_bound,
@@ -53,8 +53,7 @@ def prototype_perceptron_epoch(
         t_global = t_start + step + 1
         y = targets[i]
         for r in range(n_classes):
-            scores[r] = row_dot(W[r], X_data, X_indices, X_indptr,
-                                n_features, is_dense, i) - theta[r]
+            scores[r] = row_dot(W[r], X_data, X_indices, X_indptr, i) - theta[r]
         other = best_other(scores, y)
         gap = scores[y] - scores[other]
         if gap <= 0.0:
@@ -70,18 +69,14 @@ def prototype_perceptron_epoch(
                     other_log[n] = other
                     n_logged[0] = n + 1
                     current_vote[0] = 0
-                row_axpy(W[y], eta, X_data, X_indices, X_indptr,
-                         n_features, is_dense, i)
-                row_axpy(W[other], -eta, X_data, X_indices, X_indptr,
-                         n_features, is_dense, i)
+                row_axpy(W[y], eta, X_data, X_indices, X_indptr, i)
+                row_axpy(W[other], -eta, X_data, X_indices, X_indptr, i)
                 theta[y] -= eta * threshold_step
                 theta[other] += eta * threshold_step
                 if hypothesis == HYPOTHESIS_AVERAGED:
                     c = float(t_global - 1)
-                    row_axpy(W_avg_acc[y], c * eta, X_data, X_indices,
-                             X_indptr, n_features, is_dense, i)
-                    row_axpy(W_avg_acc[other], -c * eta, X_data, X_indices,
-                             X_indptr, n_features, is_dense, i)
+                    row_axpy(W_avg_acc[y], c * eta, X_data, X_indices, X_indptr, i)
+                    row_axpy(W_avg_acc[other], -c * eta, X_data, X_indices, X_indptr, i)
                     theta_avg_acc[y] -= c * eta * threshold_step
                     theta_avg_acc[other] += c * eta * threshold_step
                 alpha_counts[0, i] += 1

@@ -15,7 +15,7 @@ algorithm. JMLR 8:227-248, 2007.
 import numpy as np
 from numba import njit
 
-from ._common import FASTMATH, row_axpy, row_dot
+from ._common import row_axpy, row_dot
 
 HYPOTHESIS_LAST = 0
 HYPOTHESIS_LONGEST = 1
@@ -23,9 +23,9 @@ HYPOTHESIS_VOTED = 2
 HYPOTHESIS_AVERAGED = 3
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True)
 def threshold_perceptron_epoch(
-    X_data, X_indices, X_indptr, n_features, is_dense,
+    X_data, X_indices, X_indptr,
     targets, order, sq_norms,
     W, theta,
     eta, threshold_step, margin, lam, alpha_bound,
@@ -40,8 +40,8 @@ def threshold_perceptron_epoch(
 
     Parameters
     ----------
-    X_data, X_indices, X_indptr, n_features, is_dense
-        The data matrix (see :mod:`perceptrons._loops`).
+    X_data, X_indices, X_indptr
+        The data matrix (see :mod:`perceptrons._loops._common`).
     targets : ndarray of shape (n_samples,), int64
         Class index of each row. With one problem, 1 is the positive class
         and 0 the negative; with K problems, problem k's label is +1 where
@@ -99,8 +99,7 @@ def threshold_perceptron_epoch(
         t_global = t_start + step + 1
         target = targets[i]
         for k in range(n_problems):
-            scores[k] = row_dot(W[k], X_data, X_indices, X_indptr,
-                                n_features, is_dense, i) - theta[k]
+            scores[k] = row_dot(W[k], X_data, X_indices, X_indptr, i) - theta[k]
         # Online prediction mistake, ties counted as mistakes.
         if n_problems == 1:
             if (1.0 if target == 1 else -1.0) * scores[0] <= 0.0:
@@ -127,14 +126,12 @@ def threshold_perceptron_epoch(
                         n_logged[k] = n + 1
                         current_vote[k] = 0
                     a = eta * y
-                    row_axpy(W[k], a, X_data, X_indices, X_indptr,
-                             n_features, is_dense, i)
+                    row_axpy(W[k], a, X_data, X_indices, X_indptr, i)
                     # θ moves against w (Cristianini & Shawe-Taylor).
                     theta[k] -= a * threshold_step
                     if hypothesis == HYPOTHESIS_AVERAGED:
                         c = float(t_global - 1)
-                        row_axpy(W_avg_acc[k], c * a, X_data, X_indices,
-                                 X_indptr, n_features, is_dense, i)
+                        row_axpy(W_avg_acc[k], c * a, X_data, X_indices, X_indptr, i)
                         theta_avg_acc[k] -= c * a * threshold_step
                     alpha_counts[k, i] += 1
                     n_updates[k] += 1

@@ -16,6 +16,7 @@ from .._loops.mercer import (
     kernel_diag,
 )
 from ..utils._param_validation import Interval, StrOptions
+from ..utils.validation import as_flat_loop_arrays
 from ._base import BaseOnlinePerceptron
 from ._voted import (
     _BLOCK_ROWS,
@@ -352,7 +353,7 @@ class KernelPerceptron(BaseOnlinePerceptron):
         n_logged = np.zeros(self._tally.shape[0], dtype=np.int64)
         before = int(self._n_updates_per_problem.sum())
         common = (
-            *loop_arrays, *self._kernel_args(), self._sq,
+            *as_flat_loop_arrays(X), *self._kernel_args(), self._sq,
             self._kdiag if self.lam != 0 else _EMPTY_FLOAT,
             targets, order, self._base_scores,
             self._coef, self._theta, self._support, self._position,

@@ -7,22 +7,21 @@ _EMPTY_INDEX = np.empty(0, dtype=np.int32)
 
 
 def as_loop_arrays(X):
-    """Split a validated matrix into the arrays a compiled loop reads.
+    """The arrays a compiled primal loop reads for X.
 
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features) or scipy.sparse CSR matrix
-        Float64 data, already validated (finite, C-contiguous if dense).
+        Float64 data, already validated (C-contiguous if dense).
 
     Returns
     -------
-    data : ndarray, float64
-        ``X.ravel()`` (a view) for dense input, ``X.data`` for CSR.
-    indices, indptr : ndarray
-        The CSR index arrays, or empty int32 arrays for dense input, so that
-        dense and int32-indexed CSR input share one compiled specialisation.
-    n_features : int
-    is_dense : bool
+    X_data : ndarray, float64
+        X itself (2-D) for dense input, ``X.data`` (1-D) for CSR; the loops
+        are specialised on this dimension when compiled.
+    X_indices, X_indptr : ndarray
+        The CSR index arrays (``indptr`` cast to ``indices``' dtype if they
+        differ), or empty int32 arrays for dense input.
     """
     if sp.issparse(X):
         if X.format != "csr":
@@ -33,10 +32,22 @@ def as_loop_arrays(X):
         indptr = X.indptr
         if indptr.dtype != indices.dtype:
             indptr = indptr.astype(indices.dtype)
-        return X.data, indices, indptr, X.shape[1], False
-    if X.dtype != np.float64 or not X.flags.c_contiguous:
-        raise ValueError("expected a C-contiguous float64 array")
-    return X.reshape(-1), _EMPTY_INDEX, _EMPTY_INDEX, X.shape[1], True
+        return X.data, indices, indptr
+    if X.dtype != np.float64 or not X.flags.c_contiguous or X.ndim != 2:
+        raise ValueError("expected a 2-D C-contiguous float64 array")
+    return X, _EMPTY_INDEX, _EMPTY_INDEX
+
+
+def as_flat_loop_arrays(X):
+    """The ``(data, indices, indptr, n_features, is_dense)`` form of X.
+
+    The dual (kernel) loops read dense rows as slices of the raveled matrix
+    and branch on ``is_dense`` at run time.
+    """
+    data, indices, indptr = as_loop_arrays(X)
+    if data.ndim == 2:
+        return data.reshape(-1), indices, indptr, X.shape[1], True
+    return data, indices, indptr, X.shape[1], False
 
 
 def mean_sq_norm(X):

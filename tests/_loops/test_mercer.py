@@ -21,7 +21,7 @@ from perceptrons._loops.mercer import (
     row_sq_norms_of,
 )
 from perceptrons._loops._common import row_sq_norms
-from perceptrons.utils.validation import as_loop_arrays
+from perceptrons.utils.validation import as_flat_loop_arrays, as_loop_arrays
 
 KERNELS = [
     ("linear", KERNEL_LINEAR, 3, 0.2, 1.0),
@@ -61,8 +61,8 @@ def test_kernel_row_dense_csr_and_sklearn(data, name, code, degree, gamma,
     rows = np.array([5, 0, 22, 4, 7, 2, 2], dtype=np.int64)
     got = {}
     for storage, X in storages(data):
-        arrays = as_loop_arrays(X)
-        sq = row_sq_norms(*arrays, X.shape[0])
+        arrays = as_flat_loop_arrays(X)
+        sq = row_sq_norms(*as_loop_arrays(X), X.shape[0])
         out = np.empty((X.shape[0], rows.shape[0]))
         for i in range(X.shape[0]):
             kernel_row(*arrays, sq, code, degree, gamma, coef0, i, rows,
@@ -108,8 +108,8 @@ def test_diag_and_row_sq_norms(data, name, code, degree, gamma, coef0):
 def test_rbf_duplicate_rows_distance_zero(data):
     """A row and its duplicate are at distance 0 (clipped, never negative)."""
     X = sp.csr_matrix(data)
-    arrays = as_loop_arrays(X)
-    sq = row_sq_norms(*arrays, X.shape[0])
+    arrays = as_flat_loop_arrays(X)
+    sq = row_sq_norms(*as_loop_arrays(X), X.shape[0])
     out = np.empty(2)
     kernel_row(*arrays, sq, KERNEL_RBF, 3, 5.0, 1.0, 2,
                np.array([7, 2], dtype=np.int64), out)
@@ -121,8 +121,8 @@ def test_csr_int64_indices(data):
     X = sp.csr_matrix(data)
     X.indices = X.indices.astype(np.int64)
     X.indptr = X.indptr.astype(np.int64)
-    arrays = as_loop_arrays(X)
-    sq = row_sq_norms(*arrays, X.shape[0])
+    arrays = as_flat_loop_arrays(X)
+    sq = row_sq_norms(*as_loop_arrays(X), X.shape[0])
     rows = np.arange(X.shape[0], dtype=np.int64)
     out = np.empty(X.shape[0])
     kernel_row(*arrays, sq, KERNEL_POLY, 3, 0.2, 1.0, 3, rows, out)

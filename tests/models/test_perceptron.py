@@ -235,3 +235,25 @@ def test_voted_beats_last_on_noisy_data():
         voted.append(Perceptron(hypothesis="voted", random_state=seed)
                      .fit(X[a], y[a]).score(X[b], y[b]))
     assert np.mean(voted) > np.mean(last)
+
+
+def test_caller_csr_matrix_is_not_modified():
+    # Unsorted indices with a duplicate: training must not reorder or sum
+    # the caller's arrays in place.
+    X = sp.csr_matrix((np.array([1.0, 2.0, 3.0, -1.0, 4.0]),
+                       np.array([2, 0, 0, 1, 1]),
+                       np.array([0, 3, 5])), shape=(2, 3))
+    before = (X.data.copy(), X.indices.copy(), X.indptr.copy())
+    clf = Perceptron(shuffle=False).fit(X, [0, 1])
+    assert np.array_equal(X.data, before[0])
+    assert np.array_equal(X.indices, before[1])
+    assert np.array_equal(X.indptr, before[2])
+    dense = Perceptron(shuffle=False).fit(X.toarray(), [0, 1])
+    np.testing.assert_array_equal(clf.coef_, dense.coef_)
+
+
+def test_float_labels_with_fractions_rejected_and_integral_accepted(binary):
+    X, y = binary
+    Perceptron().fit(X, y.astype(float))
+    with pytest.raises(ValueError, match="Unknown label type"):
+        Perceptron().fit(X, y + 0.5)
