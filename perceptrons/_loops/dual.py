@@ -32,7 +32,17 @@ from .mercer import (
     fill_kernel_values,
     scatter_row,
 )
-from .perceptron import HYPOTHESIS_AVERAGED, HYPOTHESIS_LONGEST, HYPOTHESIS_VOTED
+from .hypotheses import (
+    HYPOTHESIS_AVERAGED,
+    HYPOTHESIS_LONGEST,
+    HYPOTHESIS_VOTED,
+    count_update,
+    extend_run,
+    is_online_mistake,
+    log_retired_vote,
+    may_update,
+    problem_sign,
+)
 
 
 @njit(cache=True, inline="always")
@@ -177,31 +187,20 @@ def dual_threshold_perceptron_epoch(
                     kernel, degree, gamma, coef0, sq_norms,
                     i, support, n_support, cache, cache_filled, kernel_work,
                     dense_work, coef, theta, base_scores, scores)
-        # Online prediction mistake, ties counted as mistakes.
-        if n_problems == 1:
-            if (1.0 if target == 1 else -1.0) * scores[0] <= 0.0:
-                n_mistakes += 1
-        else:
-            for r in range(n_problems):
-                if r != target and scores[r] >= scores[target]:
-                    n_mistakes += 1
-                    break
+        if is_online_mistake(scores, target, n_problems):
+            n_mistakes += 1
         for k in range(n_problems):
-            positive = target == 1 if n_problems == 1 else target == k
-            y = 1.0 if positive else -1.0
+            y = problem_sign(target, k, n_problems)
             # SUM - θ of Figure 2, with the λ-trick term of Eq. (1) in
             # feature space: ‖φ(x_i)‖² = k(x_i, x_i).
             s = scores[k]
             if lam != 0.0 and alpha_counts[k, i] != 0:
                 s += y * lam * diag[i]
             if y * s <= margin:
-                if alpha_bound < 0 or alpha_counts[k, i] < alpha_bound:
+                if may_update(alpha_counts, k, i, alpha_bound):
                     if hypothesis == HYPOTHESIS_VOTED:
-                        n = n_logged[k]
-                        vote_log[k, n] = current_vote[k]
-                        update_log[k, n] = i
-                        n_logged[k] = n + 1
-                        current_vote[k] = 0
+                        log_retired_vote(k, i, current_vote, vote_log,
+                                         update_log, n_logged)
                     a = eta * y
                     pos = _append_support(i, support, position, n_support)
                     coef[k, pos] += a
@@ -211,22 +210,19 @@ def dual_threshold_perceptron_epoch(
                         c = float(t_global - 1)
                         coef_avg_acc[k, pos] += c * a
                         theta_avg_acc[k] -= c * a * threshold_step
-                    alpha_counts[k, i] += 1
-                    n_updates[k] += 1
-                    tally[k] = 0
-                    ls_current[k] = 0
+                    count_update(k, i, alpha_counts, n_updates, tally,
+                                 ls_current)
             else:
                 current_vote[k] += 1
+                snapshot = 0
                 if hypothesis == HYPOTHESIS_LONGEST:
-                    tally[k] += 1
-                    if tally[k] > best_tally[k]:
-                        best_tally[k] = tally[k]
-                        if ls_current[k] == 0:
-                            # Slots past n_support hold 0 in both arrays.
-                            for p in range(n_support[0]):
-                                coef_ls[k, p] = coef[k, p]
-                            ls_current[k] = 1
-                        theta_ls[k] = theta[k]
+                    snapshot = extend_run(k, tally, best_tally, ls_current)
+                if snapshot == 2:
+                    # Slots past n_support hold 0 in both arrays.
+                    for p in range(n_support[0]):
+                        coef_ls[k, p] = coef[k, p]
+                if snapshot:
+                    theta_ls[k] = theta[k]
     return n_mistakes
 
 
@@ -275,14 +271,11 @@ def dual_prototype_perceptron_epoch(
         if lam != 0.0 and alpha_counts[0, i] != 0:
             gap += lam * diag[i]
         if gap <= margin:
-            if alpha_bound < 0 or alpha_counts[0, i] < alpha_bound:
+            if may_update(alpha_counts, 0, i, alpha_bound):
                 if hypothesis == HYPOTHESIS_VOTED:
-                    n = n_logged[0]
-                    vote_log[0, n] = current_vote[0]
-                    update_log[0, n] = i
+                    n = log_retired_vote(0, i, current_vote, vote_log,
+                                         update_log, n_logged)
                     other_log[n] = other
-                    n_logged[0] = n + 1
-                    current_vote[0] = 0
                 pos = _append_support(i, support, position, n_support)
                 coef[y, pos] += eta
                 coef[other, pos] -= eta
@@ -294,21 +287,17 @@ def dual_prototype_perceptron_epoch(
                     coef_avg_acc[other, pos] -= c * eta
                     theta_avg_acc[y] -= c * eta * threshold_step
                     theta_avg_acc[other] += c * eta * threshold_step
-                alpha_counts[0, i] += 1
-                n_updates[0] += 1
-                tally[0] = 0
-                ls_current[0] = 0
+                count_update(0, i, alpha_counts, n_updates, tally, ls_current)
         else:
             current_vote[0] += 1
+            snapshot = 0
             if hypothesis == HYPOTHESIS_LONGEST:
-                tally[0] += 1
-                if tally[0] > best_tally[0]:
-                    best_tally[0] = tally[0]
-                    if ls_current[0] == 0:
-                        m = n_support[0]
-                        for r in range(n_classes):
-                            for p in range(m):
-                                coef_ls[r, p] = coef[r, p]
-                        theta_ls[:] = theta
-                        ls_current[0] = 1
+                snapshot = extend_run(0, tally, best_tally, ls_current)
+            if snapshot == 2:
+                m = n_support[0]
+                for r in range(n_classes):
+                    for p in range(m):
+                        coef_ls[r, p] = coef[r, p]
+            if snapshot:
+                theta_ls[:] = theta
     return n_mistakes

@@ -11,7 +11,15 @@ import numpy as np
 from numba import njit
 
 from ._common import best_other, row_axpy, row_dot
-from .perceptron import HYPOTHESIS_AVERAGED, HYPOTHESIS_LONGEST, HYPOTHESIS_VOTED
+from .hypotheses import (
+    HYPOTHESIS_AVERAGED,
+    HYPOTHESIS_LONGEST,
+    HYPOTHESIS_VOTED,
+    count_update,
+    extend_run,
+    log_retired_vote,
+    may_update,
+)
 
 
 @njit(cache=True)
@@ -61,36 +69,31 @@ def prototype_perceptron_epoch(
         if lam != 0.0 and alpha_counts[0, i] != 0:
             gap += lam * sq_norms[i]
         if gap <= margin:
-            if alpha_bound < 0 or alpha_counts[0, i] < alpha_bound:
+            if may_update(alpha_counts, 0, i, alpha_bound):
                 if hypothesis == HYPOTHESIS_VOTED:
-                    n = n_logged[0]
-                    vote_log[0, n] = current_vote[0]
-                    update_log[0, n] = i
+                    n = log_retired_vote(0, i, current_vote, vote_log,
+                                         update_log, n_logged)
                     other_log[n] = other
-                    n_logged[0] = n + 1
-                    current_vote[0] = 0
                 row_axpy(W[y], eta, X_data, X_indices, X_indptr, i)
                 row_axpy(W[other], -eta, X_data, X_indices, X_indptr, i)
                 theta[y] -= eta * threshold_step
                 theta[other] += eta * threshold_step
                 if hypothesis == HYPOTHESIS_AVERAGED:
                     c = float(t_global - 1)
-                    row_axpy(W_avg_acc[y], c * eta, X_data, X_indices, X_indptr, i)
-                    row_axpy(W_avg_acc[other], -c * eta, X_data, X_indices, X_indptr, i)
+                    row_axpy(W_avg_acc[y], c * eta, X_data, X_indices,
+                             X_indptr, i)
+                    row_axpy(W_avg_acc[other], -c * eta, X_data, X_indices,
+                             X_indptr, i)
                     theta_avg_acc[y] -= c * eta * threshold_step
                     theta_avg_acc[other] += c * eta * threshold_step
-                alpha_counts[0, i] += 1
-                n_updates[0] += 1
-                tally[0] = 0
-                ls_current[0] = 0
+                count_update(0, i, alpha_counts, n_updates, tally, ls_current)
         else:
             current_vote[0] += 1
+            snapshot = 0
             if hypothesis == HYPOTHESIS_LONGEST:
-                tally[0] += 1
-                if tally[0] > best_tally[0]:
-                    best_tally[0] = tally[0]
-                    if ls_current[0] == 0:
-                        W_ls[:, :] = W
-                        theta_ls[:] = theta
-                        ls_current[0] = 1
+                snapshot = extend_run(0, tally, best_tally, ls_current)
+            if snapshot == 2:
+                W_ls[:, :] = W
+            if snapshot:
+                theta_ls[:] = theta
     return n_mistakes

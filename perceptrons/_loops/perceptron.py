@@ -16,11 +16,21 @@ import numpy as np
 from numba import njit
 
 from ._common import row_axpy, row_dot
+from .hypotheses import (
+    HYPOTHESIS_AVERAGED,
+    HYPOTHESIS_LAST,
+    HYPOTHESIS_LONGEST,
+    HYPOTHESIS_VOTED,
+    count_update,
+    extend_run,
+    is_online_mistake,
+    log_retired_vote,
+    may_update,
+    problem_sign,
+)
 
-HYPOTHESIS_LAST = 0
-HYPOTHESIS_LONGEST = 1
-HYPOTHESIS_VOTED = 2
-HYPOTHESIS_AVERAGED = 3
+__all__ = ["HYPOTHESIS_AVERAGED", "HYPOTHESIS_LAST", "HYPOTHESIS_LONGEST",
+           "HYPOTHESIS_VOTED", "threshold_perceptron_epoch"]
 
 
 @njit(cache=True)
@@ -100,52 +110,39 @@ def threshold_perceptron_epoch(
         target = targets[i]
         for k in range(n_problems):
             scores[k] = row_dot(W[k], X_data, X_indices, X_indptr, i) - theta[k]
-        # Online prediction mistake, ties counted as mistakes.
-        if n_problems == 1:
-            if (1.0 if target == 1 else -1.0) * scores[0] <= 0.0:
-                n_mistakes += 1
-        else:
-            for r in range(n_problems):
-                if r != target and scores[r] >= scores[target]:
-                    n_mistakes += 1
-                    break
+        if is_online_mistake(scores, target, n_problems):
+            n_mistakes += 1
         for k in range(n_problems):
-            positive = target == 1 if n_problems == 1 else target == k
-            y = 1.0 if positive else -1.0
+            y = problem_sign(target, k, n_problems)
             # SUM - θ of Figure 2, with the λ-trick term of Eq. (1).
             s = scores[k]
             if lam != 0.0 and alpha_counts[k, i] != 0:
                 s += y * lam * sq_norms[i]
             if y * s <= margin:
                 # ŷ ≠ y: Figure 2's ŷ is 0 inside the margin band.
-                if alpha_bound < 0 or alpha_counts[k, i] < alpha_bound:
+                if may_update(alpha_counts, k, i, alpha_bound):
                     if hypothesis == HYPOTHESIS_VOTED:
-                        n = n_logged[k]
-                        vote_log[k, n] = current_vote[k]
-                        update_log[k, n] = i
-                        n_logged[k] = n + 1
-                        current_vote[k] = 0
+                        log_retired_vote(k, i, current_vote, vote_log,
+                                         update_log, n_logged)
                     a = eta * y
                     row_axpy(W[k], a, X_data, X_indices, X_indptr, i)
                     # θ moves against w (Cristianini & Shawe-Taylor).
                     theta[k] -= a * threshold_step
                     if hypothesis == HYPOTHESIS_AVERAGED:
                         c = float(t_global - 1)
-                        row_axpy(W_avg_acc[k], c * a, X_data, X_indices, X_indptr, i)
+                        row_axpy(W_avg_acc[k], c * a, X_data, X_indices,
+                                 X_indptr, i)
                         theta_avg_acc[k] -= c * a * threshold_step
-                    alpha_counts[k, i] += 1
-                    n_updates[k] += 1
-                    tally[k] = 0
-                    ls_current[k] = 0
+                    count_update(k, i, alpha_counts, n_updates, tally,
+                                 ls_current)
             else:
                 # ŷ = y: the current hypothesis survives one more example.
                 current_vote[k] += 1
+                snapshot = 0
                 if hypothesis == HYPOTHESIS_LONGEST:
-                    tally[k] += 1
-                    if tally[k] > best_tally[k]:
-                        best_tally[k] = tally[k]
-                        if ls_current[k] == 0:
-                            W_ls[k, :] = W[k]
-                            ls_current[k] = 1
-                        theta_ls[k] = theta[k]
+                    snapshot = extend_run(k, tally, best_tally, ls_current)
+                if snapshot == 2:
+                    W_ls[k, :] = W[k]
+                if snapshot:
+                    theta_ls[k] = theta[k]
     return n_mistakes
