@@ -509,6 +509,9 @@ def read_header(path):
         raise _fail(path, f"not a readable zip archive ({exc})") from exc
     except zlib.error as exc:
         raise _fail(path, f"corrupt compressed data ({exc})") from exc
+    except UnicodeDecodeError as exc:
+        # zipfile decodes member names; flipped bytes there land here.
+        raise _fail(path, f"corrupt zip directory ({exc})") from exc
     try:
         header = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:

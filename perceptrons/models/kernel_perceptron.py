@@ -17,20 +17,14 @@ from .._loops.mercer import (
 )
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import as_flat_loop_arrays
-from ._base import BaseOnlinePerceptron
-from ._voted import (
-    _BLOCK_ROWS,
-    VotedLog,
-    voted_binary_scores,
-    voted_prototype_scores,
-)
-from .perceptron import _HYPOTHESES, Perceptron
+from ._family import ThresholdFamilyBase
+from ._voted import _BLOCK_ROWS
 
 _EMPTY_FLOAT = np.zeros(0)
 _MB = 2 ** 20
 
 
-class KernelPerceptron(BaseOnlinePerceptron):
+class KernelPerceptron(ThresholdFamilyBase):
     r"""Kernel perceptron with margin, λ-trick, α-bound and voting (dual form).
 
     The algorithm family of :class:`~perceptrons.Perceptron` (Khardon &
@@ -198,7 +192,7 @@ class KernelPerceptron(BaseOnlinePerceptron):
     """
 
     _parameter_constraints = {
-        **Perceptron._parameter_constraints,
+        **ThresholdFamilyBase._parameter_constraints,
         "kernel": [StrOptions(set(KERNELS))],
         "degree": [Interval(Integral, 1, None, closed="left")],
         "gamma": [Interval(Real, 0, None, closed="neither"), None],
@@ -255,40 +249,22 @@ class KernelPerceptron(BaseOnlinePerceptron):
         return kernel_diag(sq_norms, *self._kernel_args())
 
     # ----------------------------------------------------------- state
+    _AUTO_AVERAGE = "k(x, x)"
+    _AUTO_REMEDY = "scale the input or lower degree/gamma"
+
+    def _self_products(self):
+        """``k(x_i, x_i)`` of this call's rows, averaged by "auto"."""
+        # For the linear kernel, <x_i, x_i> itself: the average is then bit
+        # for bit Perceptron's.
+        sq = self._call_sq_norms
+        return sq if self._kernel_code == KERNEL_LINEAR else self._diag(sq)
+
     def _allocate(self, X, n_classes):
+        # The kernel is resolved first: "auto" averages k(x, x).
         self._kernel_code = KERNELS[self.kernel]
         self.gamma_ = (1.0 / X.shape[1] if self.gamma is None
                        else float(self.gamma))
-        avg = None
-        if self.theta_init == "auto" or self.threshold_step == "auto":
-            # The base class left <x_i, x_i> of this call's rows (checked
-            # finite) in _call_sq_norms; for the linear kernel the average
-            # is bit for bit Perceptron's.
-            sq = self._call_sq_norms
-            avg = float(np.mean(sq if self._kernel_code == KERNEL_LINEAR
-                                else self._diag(sq)))
-            if not np.isfinite(avg):
-                raise ValueError(
-                    "the average k(x, x) of the rows overflows float64 "
-                    "(needed for theta_init/threshold_step='auto'); scale "
-                    "the input or lower degree/gamma")
-        self.theta_init_ = avg if self.theta_init == "auto" else float(
-            self.theta_init)
-        self.threshold_step_ = avg if self.threshold_step == "auto" else float(
-            self.threshold_step)
-        self._prototype = self.multiclass == "prototype"
-        n_rows = n_classes if (self._prototype or n_classes > 2) else 1
-        n_counters = 1 if self._prototype else n_rows
-        self._hypothesis_code = _HYPOTHESES[self.hypothesis]
-        self._theta = np.full(n_rows, self.theta_init_)
-        self._theta_avg_acc = np.zeros(n_rows)
-        self._theta_ls = np.full(n_rows, self.theta_init_)
-        self._tally = np.zeros(n_counters, dtype=np.int64)
-        self._best_tally = np.zeros(n_counters, dtype=np.int64)
-        self._ls_current = np.zeros(n_counters, dtype=np.int64)
-        self._current_vote = np.zeros(n_counters, dtype=np.int64)
-        self._n_updates_per_problem = np.zeros(n_counters, dtype=np.int64)
-        self._scores = np.zeros(n_rows)
+        n_rows = self._allocate_family_state(n_classes)
         # The pool: every row that caused an update in an earlier call,
         # with its raw, accumulated and longest-survivor coefficients.
         self._pool_X = None
@@ -299,12 +275,11 @@ class KernelPerceptron(BaseOnlinePerceptron):
         self._pool_ls = np.zeros((n_rows, 0))
         self._n_rows_seen = 0
         if self.hypothesis == "voted":
-            self._voted = VotedLog(n_counters)
+            self._voted = self._new_voted_log()
 
     def _begin_call(self, X):
         n = X.shape[0]
         n_rows = self._theta.shape[0]
-        n_counters = self._tally.shape[0]
         self._sq = self._call_sq_norms
         self._kdiag = self._diag(self._sq)
         if not np.isfinite(self._kdiag).all():
@@ -313,11 +288,9 @@ class KernelPerceptron(BaseOnlinePerceptron):
             raise ValueError(
                 "k(x, x) overflows float64 for some rows; scale the input "
                 "or lower degree/gamma")
-        self._coef = np.zeros((n_rows, n))
-        averaged = self.hypothesis == "averaged"
-        longest = self.hypothesis == "longest"
-        self._coef_avg_acc = np.zeros((n_rows, n) if averaged else (n_rows, 0))
-        self._coef_ls = np.zeros((n_rows, n) if longest else (n_rows, 0))
+        # One column per row of this call: a support vector's slot.
+        self._coef, self._coef_avg_acc, self._coef_ls = self._zero_weights(
+            n_rows, n)
         self._support = np.zeros(n, dtype=np.int64)
         self._position = np.full(n, -1, dtype=np.int64)
         self._n_support = np.zeros(1, dtype=np.int64)
@@ -328,14 +301,7 @@ class KernelPerceptron(BaseOnlinePerceptron):
         self._dense_work = np.zeros(X.shape[1] if sp.issparse(X) else 0)
         self._base_scores = self._pool_scores(X)
         self._best_tally_start = self._best_tally.copy()
-        self._alpha_counts = np.zeros((n_counters, n), dtype=np.int64)
-        voted = self.hypothesis == "voted"
-        n_log = n if voted else 0
-        self._vote_log = np.zeros((n_counters, n_log), dtype=np.int64)
-        self._update_log = np.zeros((n_counters, n_log), dtype=np.int64)
-        self._other_log = np.zeros(n_log if self._prototype else 0,
-                                   dtype=np.int64)
-        self._call_log = []
+        super()._begin_call(X)
 
     def _pool_scores(self, X):
         """Score contributions of the earlier calls' support vectors."""
@@ -350,37 +316,17 @@ class KernelPerceptron(BaseOnlinePerceptron):
         return out
 
     def _run_epoch(self, X, loop_arrays, targets, order):
-        n_logged = np.zeros(self._tally.shape[0], dtype=np.int64)
-        before = int(self._n_updates_per_problem.sum())
-        common = (
+        head = (
             *as_flat_loop_arrays(X), *self._kernel_args(), self._sq,
             self._kdiag if self.lam != 0 else _EMPTY_FLOAT,
             targets, order, self._base_scores,
             self._coef, self._theta, self._support, self._position,
             self._n_support, self._cache, self._cache_filled,
             self._kernel_work, self._dense_work,
-            float(self.eta), float(self.threshold_step_), float(self.margin),
-            float(self.lam),
-            -1 if self.alpha_bound is None else int(self.alpha_bound),
-            self._alpha_counts, self._hypothesis_code, self.t_,
-            self._coef_avg_acc, self._theta_avg_acc,
-            self._coef_ls, self._theta_ls, self._tally, self._best_tally,
-            self._ls_current, self._current_vote, self._vote_log,
-            self._update_log,
         )
-        if self._prototype:
-            n_mistakes = dual_prototype_perceptron_epoch(
-                *common, self._other_log, n_logged,
-                self._n_updates_per_problem, self._scores)
-        else:
-            n_mistakes = dual_threshold_perceptron_epoch(
-                *common, n_logged, self._n_updates_per_problem, self._scores)
-        if self.hypothesis == "voted":
-            self._call_log.append(
-                [(self._update_log[k, :n].copy(), self._vote_log[k, :n].copy(),
-                  self._other_log[:n].copy() if self._prototype else None)
-                 for k, n in enumerate(n_logged)])
-        return n_mistakes, int(self._n_updates_per_problem.sum()) - before
+        return self._run_family_epoch(
+            dual_threshold_perceptron_epoch, dual_prototype_perceptron_epoch,
+            head, self._coef_avg_acc, self._coef_ls)
 
     def _state_is_finite(self):
         m = int(self._n_support[0])
@@ -422,7 +368,8 @@ class KernelPerceptron(BaseOnlinePerceptron):
                 self._pool_ls = np.hstack([self._pool_ls,
                                            self._coef_ls[:, :m][:, perm]])
         if self.hypothesis == "voted":
-            self._store_voted(used, n_old, targets)
+            # Pool slots n_old, n_old + 1, ... hold the rows of used.
+            self._extend_voted(used, n_old, targets)
         self._n_rows_seen += X.shape[0]
         for name in ("_sq", "_kdiag", "_coef", "_coef_avg_acc", "_coef_ls",
                      "_support", "_position", "_n_support", "_cache",
@@ -432,36 +379,13 @@ class KernelPerceptron(BaseOnlinePerceptron):
             delattr(self, name)
         self._set_public()
 
-    def _store_voted(self, used, offset, targets):
-        """Log each update against its pool slot (``offset`` + rank in ``used``)."""
-        for epoch in self._call_log:
-            for k, (upd_rows, votes, other) in enumerate(epoch):
-                support = offset + np.searchsorted(used, upd_rows)
-                if self._prototype:
-                    label = targets[upd_rows]
-                elif self._tally.shape[0] == 1:
-                    label = np.where(targets[upd_rows] == 1, 1, -1)
-                else:
-                    label = np.where(targets[upd_rows] == k, 1, -1)
-                self._voted.extend(k, support, label, votes, other)
-        self._call_log = []
-
     def _set_public(self):
-        hypothesis = self.hypothesis
-        if hypothesis == "averaged":
-            coef = self._pool_coef - self._pool_acc / self.t_
-            theta = self._theta - self._theta_avg_acc / self.t_
-        elif hypothesis == "longest":
-            coef = self._pool_ls
-            theta = self._theta_ls.copy()
-        else:
-            coef = self._pool_coef
-            theta = self._theta.copy()
-        if hypothesis == "voted":
+        coef, self.intercept_ = self._final_hypothesis(
+            self._pool_coef, self._pool_acc, self._pool_ls)
+        if self.hypothesis == "voted":
             keep = np.ones(coef.shape[1], dtype=bool)
         else:
             keep = np.any(coef != 0.0, axis=0)
-        self.intercept_ = -theta
         self.support_ = self._pool_index[keep]
         self.dual_coef_ = np.ascontiguousarray(coef[:, keep])
         self._support_sq = self._pool_sq[keep]
@@ -485,36 +409,22 @@ class KernelPerceptron(BaseOnlinePerceptron):
         return self.dual_coef_ @ sv
 
     # ----------------------------------------------------------- prediction
-    def _decision(self, X):
-        if self.hypothesis == "voted":
-            scores = self._voted_decision(X)
+    def _hypothesis_scores(self, X):
+        scores = np.empty((X.shape[0], self.dual_coef_.shape[0]))
+        if self.support_.shape[0] == 0:
+            scores[:] = 0.0
         else:
-            scores = np.empty((X.shape[0], self.dual_coef_.shape[0]))
-            if self.support_.shape[0] == 0:
-                scores[:] = 0.0
-            else:
-                for lo in range(0, X.shape[0], _BLOCK_ROWS):
-                    hi = min(lo + _BLOCK_ROWS, X.shape[0])
-                    G = self._gram(X[lo:hi], self.support_vectors_,
-                                   self._support_sq)
-                    scores[lo:hi] = G @ self.dual_coef_.T
-            scores += self.intercept_
-        if self._prototype and scores.shape[1] == 2:
-            return (scores[:, 1] - scores[:, 0])[:, None]
+            for lo in range(0, X.shape[0], _BLOCK_ROWS):
+                hi = min(lo + _BLOCK_ROWS, X.shape[0])
+                G = self._gram(X[lo:hi], self.support_vectors_,
+                               self._support_sq)
+                scores[lo:hi] = G @ self.dual_coef_.T
+        scores += self.intercept_
         return scores
 
-    def _voted_decision(self, X):
+    def _voted_support(self):
+        # The vote replays updates against every pool row, zero or not.
         def gram(block):
             return self._gram(block, self._pool_X, self._pool_sq)
 
-        n_support = self._pool_index.shape[0]
-        theta_start = np.full(self._theta.shape[0], self.theta_init_)
-        if self._prototype:
-            return voted_prototype_scores(
-                gram, X, n_support,
-                self._voted.prototype_arrays(self._current_vote),
-                float(self.eta), float(self.threshold_step_), theta_start)
-        return voted_binary_scores(
-            gram, X, n_support,
-            self._voted.binary_arrays(self._current_vote),
-            float(self.eta), float(self.threshold_step_), theta_start)
+        return self._pool_index.shape[0], gram

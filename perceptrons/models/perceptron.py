@@ -1,32 +1,15 @@
 """The perceptron family of Khardon & Wachman (2007), Figure 2."""
 
-from numbers import Integral, Real
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.extmath import safe_sparse_dot
 
 from .._loops.multiclass import prototype_perceptron_epoch
-from .._loops.perceptron import (
-    HYPOTHESIS_AVERAGED,
-    HYPOTHESIS_LAST,
-    HYPOTHESIS_LONGEST,
-    HYPOTHESIS_VOTED,
-    threshold_perceptron_epoch,
-)
-from ..utils._param_validation import Interval, StrOptions
-from ._base import BaseOnlinePerceptron
-from ._voted import VotedLog, voted_binary_scores, voted_prototype_scores
-
-_HYPOTHESES = {
-    "last": HYPOTHESIS_LAST,
-    "longest": HYPOTHESIS_LONGEST,
-    "voted": HYPOTHESIS_VOTED,
-    "averaged": HYPOTHESIS_AVERAGED,
-}
+from .._loops.perceptron import threshold_perceptron_epoch
+from ._family import ThresholdFamilyBase
 
 
-class Perceptron(BaseOnlinePerceptron):
+class Perceptron(ThresholdFamilyBase):
     r"""Threshold perceptron with margin, λ-trick, α-bound and voting.
 
     The algorithm family of Khardon & Wachman [1]_, Figure 2: a weight vector
@@ -179,20 +162,6 @@ class Perceptron(BaseOnlinePerceptron):
     True
     """
 
-    _parameter_constraints = {
-        **BaseOnlinePerceptron._parameter_constraints,
-        "eta": [Interval(Real, 0, None, closed="neither")],
-        "theta_init": [Interval(Real, None, None, closed="neither"),
-                       StrOptions({"auto"})],
-        "threshold_step": [Interval(Real, 0, None, closed="left"),
-                           StrOptions({"auto"})],
-        "margin": [Interval(Real, 0, None, closed="left")],
-        "lam": [Interval(Real, 0, None, closed="left")],
-        "alpha_bound": [Interval(Integral, 1, None, closed="left"), None],
-        "hypothesis": [StrOptions(set(_HYPOTHESES))],
-        "multiclass": [StrOptions({"ovr", "prototype"})],
-    }
-
     def __init__(self, *, eta=0.1, theta_init="auto", threshold_step="auto",
                  margin=0.0, lam=0.0, alpha_bound=None, hypothesis="last",
                  multiclass="ovr", max_iter=10, shuffle=True,
@@ -223,83 +192,21 @@ class Perceptron(BaseOnlinePerceptron):
         ]
 
     # ----------------------------------------------------------- state
+    _WEIGHT_NAMES = ("_W", "_W_avg_acc", "_W_ls")
+
     def _allocate(self, X, n_classes):
-        avg = None
-        if self.theta_init == "auto" or self.threshold_step == "auto":
-            avg = float(np.mean(self._call_sq_norms))
-            if not np.isfinite(avg):
-                raise ValueError(
-                    "the average squared norm of the rows overflows float64 "
-                    "(needed for theta_init/threshold_step='auto'); scale "
-                    "the input")
-        self.theta_init_ = avg if self.theta_init == "auto" else float(
-            self.theta_init)
-        self.threshold_step_ = avg if self.threshold_step == "auto" else float(
-            self.threshold_step)
-        self._prototype = self.multiclass == "prototype"
-        n_rows = n_classes if (self._prototype or n_classes > 2) else 1
-        d = X.shape[1]
-        self._hypothesis_code = _HYPOTHESES[self.hypothesis]
-        self._W = np.zeros((n_rows, d))
-        self._theta = np.full(n_rows, self.theta_init_)
-        n_counters = 1 if self._prototype else n_rows
-        averaged = self.hypothesis == "averaged"
-        longest = self.hypothesis == "longest"
-        self._W_avg_acc = np.zeros((n_rows, d) if averaged else (n_rows, 0))
-        self._theta_avg_acc = np.zeros(n_rows)
-        self._W_ls = np.zeros((n_rows, d) if longest else (n_rows, 0))
-        self._theta_ls = np.full(n_rows, self.theta_init_)
-        self._tally = np.zeros(n_counters, dtype=np.int64)
-        self._best_tally = np.zeros(n_counters, dtype=np.int64)
-        self._ls_current = np.zeros(n_counters, dtype=np.int64)
-        self._current_vote = np.zeros(n_counters, dtype=np.int64)
-        self._n_updates_per_problem = np.zeros(n_counters, dtype=np.int64)
-        self._scores = np.zeros(n_rows)
+        self._allocate_family_state(n_classes, n_weight_columns=X.shape[1])
         if self.hypothesis == "voted":
-            self._voted = VotedLog(n_counters)
+            self._voted = self._new_voted_log()
             self._support_blocks = []
             self._n_support = 0
 
-    def _begin_call(self, X):
-        n_counters = self._tally.shape[0]
-        self._alpha_counts = np.zeros((n_counters, X.shape[0]), dtype=np.int64)
-        voted = self.hypothesis == "voted"
-        n_log = X.shape[0] if voted else 0
-        self._vote_log = np.zeros((n_counters, n_log), dtype=np.int64)
-        self._update_log = np.zeros((n_counters, n_log), dtype=np.int64)
-        self._other_log = np.zeros(n_log if self._prototype else 0,
-                                   dtype=np.int64)
-        self._call_log = []
-
     def _run_epoch(self, X, loop_arrays, targets, order):
-        n_logged = np.zeros(self._tally.shape[0], dtype=np.int64)
-        before = int(self._n_updates_per_problem.sum())
-        common = (
-            *loop_arrays, targets, order,
-            self._call_sq_norms,
-            self._W, self._theta,
-            float(self.eta), float(self.threshold_step_), float(self.margin),
-            float(self.lam),
-            -1 if self.alpha_bound is None else int(self.alpha_bound),
-            self._alpha_counts, self._hypothesis_code, self.t_,
-            self._W_avg_acc, self._theta_avg_acc,
-            self._W_ls, self._theta_ls, self._tally, self._best_tally,
-            self._ls_current, self._current_vote, self._vote_log,
-            self._update_log,
-        )
-        if self._prototype:
-            n_mistakes = prototype_perceptron_epoch(
-                *common, self._other_log, n_logged,
-                self._n_updates_per_problem, self._scores)
-        else:
-            n_mistakes = threshold_perceptron_epoch(
-                *common, n_logged, self._n_updates_per_problem, self._scores)
-        if self.hypothesis == "voted":
-            self._call_log.append(
-                [(self._update_log[k, :n].copy(), self._vote_log[k, :n].copy(),
-                  self._other_log[:n].copy() if self._prototype else None)
-                 for k, n in enumerate(n_logged)])
-        return n_mistakes, int(self._n_updates_per_problem.sum()) - before
+        head = (*loop_arrays, targets, order, self._call_sq_norms,
+                self._W, self._theta)
+        return self._run_family_epoch(
+            threshold_perceptron_epoch, prototype_perceptron_epoch, head,
+            self._W_avg_acc, self._W_ls)
 
     def _state_is_finite(self):
         return bool(np.isfinite(self._W).all() and np.isfinite(self._theta).all())
@@ -307,17 +214,8 @@ class Perceptron(BaseOnlinePerceptron):
     def _end_call(self, X, targets):
         if self.hypothesis == "voted":
             self._store_voted(X, targets)
-        hypothesis = self.hypothesis
-        if hypothesis == "averaged":
-            self.coef_ = self._W - self._W_avg_acc / self.t_
-            theta = self._theta - self._theta_avg_acc / self.t_
-        elif hypothesis == "longest":
-            self.coef_ = self._W_ls.copy()
-            theta = self._theta_ls.copy()
-        else:
-            self.coef_ = self._W.copy()
-            theta = self._theta.copy()
-        self.intercept_ = -theta
+        self.coef_, self.intercept_ = self._final_hypothesis(
+            self._W, self._W_avg_acc, self._W_ls, copy=True)
 
     def _store_voted(self, X, targets):
         """Keep the rows that caused updates as support vectors."""
@@ -331,41 +229,16 @@ class Perceptron(BaseOnlinePerceptron):
                                if sp.issparse(X)
                                else np.vstack(self._support_blocks))
             self._support_blocks = [self._support_X]
-        for epoch in self._call_log:
-            for k, (upd_rows, votes, other) in enumerate(epoch):
-                support = offset + np.searchsorted(used, upd_rows)
-                if self._prototype:
-                    label = targets[upd_rows]
-                elif self._tally.shape[0] == 1:
-                    label = np.where(targets[upd_rows] == 1, 1, -1)
-                else:
-                    label = np.where(targets[upd_rows] == k, 1, -1)
-                self._voted.extend(k, support, label, votes, other)
-        self._call_log = []
+        self._extend_voted(used, offset, targets)
 
     # ----------------------------------------------------------- prediction
-    def _decision(self, X):
-        if self.hypothesis == "voted":
-            scores = self._voted_decision(X)
-        else:
-            scores = safe_sparse_dot(X, self.coef_.T, dense_output=True)
-            scores += self.intercept_
-        if self._prototype and scores.shape[1] == 2:
-            return (scores[:, 1] - scores[:, 0])[:, None]
+    def _hypothesis_scores(self, X):
+        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True)
+        scores += self.intercept_
         return scores
 
-    def _voted_decision(self, X):
+    def _voted_support(self):
         def gram(block):
             return safe_sparse_dot(block, self._support_X.T, dense_output=True)
 
-        theta_start = np.full(self._W.shape[0], self.theta_init_)
-        if self._prototype:
-            return voted_prototype_scores(
-                gram, X, self._n_support,
-                self._voted.prototype_arrays(self._current_vote),
-                float(self.eta), float(self.threshold_step_), theta_start)
-        return voted_binary_scores(
-            gram, X, self._n_support,
-            self._voted.binary_arrays(self._current_vote),
-            float(self.eta), float(self.threshold_step_), theta_start)
-
+        return self._n_support, gram

@@ -1,0 +1,392 @@
+"""What the primal and dual forms of Khardon & Wachman's Figure 2 share.
+
+:class:`ThresholdFamilyBase` holds everything of the Figure 2 family that does
+not depend on how the weight vectors are stored: the parameters and their
+constraints, θ_Init and C resolved from "auto", the thresholds and the
+bookkeeping of the final hypotheses (tallies, survivor runs, votes), the
+per-call α counters and vote logs, the arguments every epoch loop takes after
+its data and weight arguments, the voted log and the voted prediction.
+:class:`~perceptrons.Perceptron` keeps w itself (primal), and
+:class:`~perceptrons.KernelPerceptron` keeps dual coefficients over support
+vectors; each supplies its weight arrays, loops and Gram blocks.
+"""
+
+from abc import abstractmethod
+from numbers import Integral, Real
+
+import numpy as np
+
+from .._loops.perceptron import (
+    HYPOTHESIS_AVERAGED,
+    HYPOTHESIS_LAST,
+    HYPOTHESIS_LONGEST,
+    HYPOTHESIS_VOTED,
+)
+from ..utils._param_validation import Interval, StrOptions
+from ._base import BaseOnlinePerceptron
+from ._voted import VotedLog, voted_binary_scores, voted_prototype_scores
+
+_HYPOTHESES = {
+    "last": HYPOTHESIS_LAST,
+    "longest": HYPOTHESIS_LONGEST,
+    "voted": HYPOTHESIS_VOTED,
+    "averaged": HYPOTHESIS_AVERAGED,
+}
+
+
+class ThresholdFamilyBase(BaseOnlinePerceptron):
+    """Figure 2 of Khardon & Wachman without the weight storage (not public).
+
+    A subclass sets ``eta``, ``theta_init``, ``threshold_step``, ``margin``,
+    ``lam``, ``alpha_bound``, ``hypothesis`` and ``multiclass`` in its
+    ``__init__`` and supplies:
+
+    - ``_allocate``, calling :meth:`_allocate_family_state` (which creates
+      the weights too when the form names them in ``_WEIGHT_NAMES``), then
+      creating the rest of its state and, for "voted", the log from
+      :meth:`_new_voted_log`;
+    - ``_run_epoch``, calling :meth:`_run_family_epoch` with its loops and
+      the leading (data and weight) arguments;
+    - ``_end_call``, using :meth:`_final_hypothesis` and, for "voted",
+      :meth:`_extend_voted`;
+    - ``_hypothesis_scores`` (the scores of a non-voted hypothesis) and
+      ``_voted_support`` (the Gram blocks the vote needs).
+
+    The state created here, shared by both forms: ``_prototype``,
+    ``_hypothesis_code``, ``_theta``, ``_theta_avg_acc``, ``_theta_ls``, the
+    per-counter ``_tally``, ``_best_tally``, ``_ls_current``,
+    ``_current_vote`` and ``_n_updates_per_problem``, the work space
+    ``_scores``; per call,
+    ``_alpha_counts``, ``_vote_log``, ``_update_log``, ``_other_log`` and
+    ``_call_log``.
+    """
+
+    _parameter_constraints = {
+        **BaseOnlinePerceptron._parameter_constraints,
+        "eta": [Interval(Real, 0, None, closed="neither")],
+        "theta_init": [Interval(Real, None, None, closed="neither"),
+                       StrOptions({"auto"})],
+        "threshold_step": [Interval(Real, 0, None, closed="left"),
+                           StrOptions({"auto"})],
+        "margin": [Interval(Real, 0, None, closed="left")],
+        "lam": [Interval(Real, 0, None, closed="left")],
+        "alpha_bound": [Interval(Integral, 1, None, closed="left"), None],
+        "hypothesis": [StrOptions(set(_HYPOTHESES))],
+        "multiclass": [StrOptions({"ovr", "prototype"})],
+    }
+
+    # What "auto" averages, and the way out when the average overflows (for
+    # the error message of _resolve_thresholds).
+    _AUTO_AVERAGE = "squared norm"
+    _AUTO_REMEDY = "scale the input"
+
+    # Attributes of the current, accumulated (averaged) and longest-survivor
+    # weights of a form that keeps them for the whole fit (the primal w).
+    _WEIGHT_NAMES = ()
+
+    # ----------------------------------------------------------- state
+    def _self_products(self):
+        """``<φ(x_i), φ(x_i)>`` of this call's rows, averaged by "auto".
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Here ``<x_i, x_i>``, which the base class left (checked finite)
+            in ``_call_sq_norms``; the dual form reads it in feature space.
+        """
+        return self._call_sq_norms
+
+    def _resolve_thresholds(self):
+        """Set ``theta_init_`` and ``threshold_step_``, "auto" resolved.
+
+        "auto" is the average of :meth:`_self_products` (K&W Sec. 3.2),
+        computed only when a parameter asks for it.
+
+        Raises
+        ------
+        ValueError
+            If that average overflows float64.
+        """
+        avg = None
+        if self.theta_init == "auto" or self.threshold_step == "auto":
+            avg = float(np.mean(self._self_products()))
+            if not np.isfinite(avg):
+                raise ValueError(
+                    f"the average {self._AUTO_AVERAGE} of the rows overflows "
+                    "float64 (needed for theta_init/threshold_step='auto'); "
+                    f"{self._AUTO_REMEDY}")
+        self.theta_init_ = avg if self.theta_init == "auto" else float(
+            self.theta_init)
+        self.threshold_step_ = avg if self.threshold_step == "auto" else float(
+            self.threshold_step)
+
+    def _zero_weights(self, n_rows, n_columns):
+        """Zero current, accumulated and longest-survivor weights.
+
+        Parameters
+        ----------
+        n_rows, n_columns : int
+
+        Returns
+        -------
+        tuple of three ndarray
+            The first of shape (n_rows, n_columns); the other two too when
+            the hypothesis keeps them ("averaged", "longest"), else with no
+            columns, as the loops then never read them.
+        """
+        averaged = self.hypothesis == "averaged"
+        longest = self.hypothesis == "longest"
+        return (np.zeros((n_rows, n_columns)),
+                np.zeros((n_rows, n_columns if averaged else 0)),
+                np.zeros((n_rows, n_columns if longest else 0)))
+
+    def _allocate_family_state(self, n_classes, n_weight_columns=None):
+        """Resolve the thresholds and create the state of a fresh start.
+
+        The voted log is left to the form, which creates it after its own
+        state: saved model files list attributes in order of creation, and
+        this keeps that order as it was before the forms shared this code.
+
+        Parameters
+        ----------
+        n_classes : int
+        n_weight_columns : int or None, default=None
+            When given, also create the weights (``_WEIGHT_NAMES``) with
+            this many columns, for a form that keeps them for the whole fit.
+
+        Returns
+        -------
+        n_rows : int
+            Weight vectors (and thresholds) to keep: one for two classes
+            under "ovr", else one per class.
+        """
+        self._resolve_thresholds()
+        self._prototype = self.multiclass == "prototype"
+        n_rows = n_classes if (self._prototype or n_classes > 2) else 1
+        # The prototype rule is one problem over all rows: one tally, one
+        # vote, one update count.
+        n_counters = 1 if self._prototype else n_rows
+        self._hypothesis_code = _HYPOTHESES[self.hypothesis]
+        thetas = (("_theta", np.full(n_rows, self.theta_init_)),
+                  ("_theta_avg_acc", np.zeros(n_rows)),
+                  ("_theta_ls", np.full(n_rows, self.theta_init_)))
+        weights = (None if n_weight_columns is None
+                   else self._zero_weights(n_rows, n_weight_columns))
+        for j, (name, theta) in enumerate(thetas):
+            # Each weight array just before its threshold, the order in
+            # which the primal form has always created (and saved) them.
+            if weights is not None:
+                setattr(self, self._WEIGHT_NAMES[j], weights[j])
+            setattr(self, name, theta)
+        self._tally = np.zeros(n_counters, dtype=np.int64)
+        self._best_tally = np.zeros(n_counters, dtype=np.int64)
+        self._ls_current = np.zeros(n_counters, dtype=np.int64)
+        self._current_vote = np.zeros(n_counters, dtype=np.int64)
+        self._n_updates_per_problem = np.zeros(n_counters, dtype=np.int64)
+        self._scores = np.zeros(n_rows)
+        return n_rows
+
+    def _new_voted_log(self):
+        """An empty :class:`VotedLog` with one sequence per counter."""
+        return VotedLog(self._tally.shape[0])
+
+    def _begin_call(self, X):
+        """Create the per-call α counters and vote logs for X's rows."""
+        n = X.shape[0]
+        n_counters = self._tally.shape[0]
+        self._alpha_counts = np.zeros((n_counters, n), dtype=np.int64)
+        # An epoch makes at most n updates per problem; only "voted" logs them.
+        n_log = n if self.hypothesis == "voted" else 0
+        self._vote_log = np.zeros((n_counters, n_log), dtype=np.int64)
+        self._update_log = np.zeros((n_counters, n_log), dtype=np.int64)
+        self._other_log = np.zeros(n_log if self._prototype else 0,
+                                   dtype=np.int64)
+        self._call_log = []
+
+    # ----------------------------------------------------------- training
+    def _family_loop_args(self, weights_avg_acc, weights_ls):
+        """The epoch loops' arguments from ``eta`` to ``update_log``.
+
+        Parameters
+        ----------
+        weights_avg_acc, weights_ls : ndarray
+            The form's accumulated and longest-survivor weights (w or dual
+            coefficients), which sit among the shared arguments.
+
+        Returns
+        -------
+        tuple
+            ``eta, threshold_step, margin, lam, alpha_bound, alpha_counts,
+            hypothesis, t_start, weights_avg_acc, theta_avg_acc, weights_ls,
+            theta_ls, tally, best_tally, ls_current, current_vote, vote_log,
+            update_log``, in the loops' order.
+        """
+        return (
+            float(self.eta), float(self.threshold_step_), float(self.margin),
+            float(self.lam),
+            -1 if self.alpha_bound is None else int(self.alpha_bound),
+            self._alpha_counts, self._hypothesis_code, self.t_,
+            weights_avg_acc, self._theta_avg_acc,
+            weights_ls, self._theta_ls, self._tally, self._best_tally,
+            self._ls_current, self._current_vote, self._vote_log,
+            self._update_log,
+        )
+
+    def _run_family_epoch(self, threshold_epoch, prototype_epoch, head,
+                          weights_avg_acc, weights_ls):
+        """Run one compiled pass and log its votes.
+
+        Parameters
+        ----------
+        threshold_epoch, prototype_epoch : numba dispatcher
+            The form's loops for one-vs-rest (or binary) problems and for
+            the prototype rule.
+        head : tuple
+            The loop's arguments before ``eta`` (data, targets, order,
+            weights and the form's work space).
+        weights_avg_acc, weights_ls : ndarray
+            See :meth:`_family_loop_args`.
+
+        Returns
+        -------
+        n_mistakes, n_updates : int
+        """
+        n_logged = np.zeros(self._tally.shape[0], dtype=np.int64)
+        before = int(self._n_updates_per_problem.sum())
+        args = (*head, *self._family_loop_args(weights_avg_acc, weights_ls))
+        if self._prototype:
+            n_mistakes = prototype_epoch(
+                *args, self._other_log, n_logged,
+                self._n_updates_per_problem, self._scores)
+        else:
+            n_mistakes = threshold_epoch(
+                *args, n_logged, self._n_updates_per_problem, self._scores)
+        if self.hypothesis == "voted":
+            self._collect_voted_epoch(n_logged)
+        return n_mistakes, int(self._n_updates_per_problem.sum()) - before
+
+    def _collect_voted_epoch(self, n_logged):
+        """Keep this epoch's logged updates; the logs are reused next epoch.
+
+        Parameters
+        ----------
+        n_logged : ndarray of shape (n_counters,), int64
+            Entries the loop wrote to each problem's logs.
+        """
+        self._call_log.append(
+            [(self._update_log[k, :n].copy(), self._vote_log[k, :n].copy(),
+              self._other_log[:n].copy() if self._prototype else None)
+             for k, n in enumerate(n_logged)])
+
+    def _voted_labels(self, update_targets, k):
+        """Labels the voted log stores for problem k's updates.
+
+        Parameters
+        ----------
+        update_targets : ndarray of int64
+            Class index of the row behind each update.
+        k : int
+            The problem.
+
+        Returns
+        -------
+        ndarray of int64
+            The true class for the prototype rule; else ±1, +1 for class 1
+            with one problem and for class k under one-vs-rest.
+        """
+        if self._prototype:
+            return update_targets
+        positive = 1 if self._tally.shape[0] == 1 else k
+        return np.where(update_targets == positive, 1, -1)
+
+    def _extend_voted(self, used, offset, targets):
+        """Move this call's logged updates into the voted log.
+
+        Parameters
+        ----------
+        used : ndarray of int64, sorted
+            This call's rows that caused an update, in the order they were
+            appended to the support vectors.
+        offset : int
+            Support vectors kept before this call: row ``used[j]`` is
+            support vector ``offset + j``.
+        targets : ndarray of shape (n_samples,), int64
+        """
+        for epoch in self._call_log:
+            for k, (upd_rows, votes, other) in enumerate(epoch):
+                support = offset + np.searchsorted(used, upd_rows)
+                label = self._voted_labels(targets[upd_rows], k)
+                self._voted.extend(k, support, label, votes, other)
+        self._call_log = []
+
+    def _final_hypothesis(self, weights, weights_avg_acc, weights_ls,
+                          copy=False):
+        """Weights and intercept of the final (non-voted) hypothesis.
+
+        For "voted", the last hypothesis (prediction uses the vote).
+
+        Parameters
+        ----------
+        weights, weights_avg_acc, weights_ls : ndarray
+            The form's current, accumulated and longest-survivor weights.
+        copy : bool, default=False
+            Copy the weights when they are one of the arrays passed (the
+            average is always new).
+
+        Returns
+        -------
+        weights : ndarray
+        intercept : ndarray of shape (n_rows,)
+            ``-θ``, a new array.
+        """
+        if self.hypothesis == "averaged":
+            # The loops accumulate Σ (s-1)·Δ over updates at step s, so the
+            # average over t_ steps is the current value minus acc / t_.
+            return (weights - weights_avg_acc / self.t_,
+                    -(self._theta - self._theta_avg_acc / self.t_))
+        if self.hypothesis == "longest":
+            weights, theta = weights_ls, self._theta_ls
+        else:
+            theta = self._theta
+        return (weights.copy() if copy else weights), -theta
+
+    # ----------------------------------------------------------- prediction
+    def _decision(self, X):
+        if self.hypothesis == "voted":
+            scores = self._voted_decision(X)
+        else:
+            scores = self._hypothesis_scores(X)
+        if self._prototype and scores.shape[1] == 2:
+            # One column for two classes: positive favours classes_[1].
+            return (scores[:, 1] - scores[:, 0])[:, None]
+        return scores
+
+    @abstractmethod
+    def _hypothesis_scores(self, X):
+        """``<w, x> - θ`` of the final hypothesis, shape (n_samples, n_rows)."""
+
+    @abstractmethod
+    def _voted_support(self):
+        """Support vectors of the voted log.
+
+        Returns
+        -------
+        n_support : int
+        gram : callable
+            ``gram(X_block)``: the (n_block, n_support) inner products
+            (kernel values in the dual) with the support vectors.
+        """
+
+    def _voted_decision(self, X):
+        """Vote totals of the voted hypothesis (Freund & Schapire)."""
+        n_support, gram = self._voted_support()
+        # Every voter starts from the initial hypothesis (w = 0, θ_Init).
+        theta_start = np.full(self._theta.shape[0], self.theta_init_)
+        if self._prototype:
+            arrays = self._voted.prototype_arrays(self._current_vote)
+            scores = voted_prototype_scores
+        else:
+            arrays = self._voted.binary_arrays(self._current_vote)
+            scores = voted_binary_scores
+        return scores(gram, X, n_support, arrays, float(self.eta),
+                      float(self.threshold_step_), theta_start)
