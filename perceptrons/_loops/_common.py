@@ -185,6 +185,31 @@ def row_sq_norms(X_data, X_indices, X_indptr, n_rows):
     return out
 
 
+@njit(cache=True)
+def column_sq_sums(X_data, X_indices, X_indptr, n_features):
+    """``sum_i x_ij²`` for every column j, each summed in row order.
+
+    A dense matrix and its CSR twin give the same bits (zeros add nothing),
+    and a NaN or infinity anywhere leaves its column non-finite: one cheap
+    pass gives K&W's average ⟨x, x⟩ and the finiteness check.
+
+    Returns
+    -------
+    ndarray of shape (n_features,), float64
+    """
+    out = np.zeros(n_features, dtype=np.float64)
+    if X_data.ndim == 2:
+        for i in range(X_data.shape[0]):
+            x = X_data[i]
+            for j in range(n_features):
+                out[j] += x[j] * x[j]
+    else:
+        for p in range(X_data.shape[0]):
+            v = X_data[p]
+            out[X_indices[p]] += v * v
+    return out
+
+
 @njit(cache=True, inline="always")
 def best_other(scores, y):
     """Index of the largest score among classes other than ``y``.

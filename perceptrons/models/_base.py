@@ -17,14 +17,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._loops._common import row_sq_norms
+from .._loops._common import column_sq_sums, row_sq_norms
 from ..utils._param_validation import Interval
 from ..utils.random import epoch_orders
 from ..utils.validation import as_loop_arrays
 
 
-def checked_sq_norms(X):
-    """``<x_i, x_i>`` for every row of X, rejecting non-finite input.
+def checked_column_sq_sums(X):
+    """``sum_i x_ij²`` for every column of X, rejecting non-finite input.
 
     Parameters
     ----------
@@ -32,26 +32,26 @@ def checked_sq_norms(X):
 
     Returns
     -------
-    ndarray of shape (n_samples,)
+    ndarray of shape (n_features,)
 
     Raises
     ------
     ValueError
-        If X holds NaN or infinity, or a row's squared norm overflows.
+        If X holds NaN or infinity, or the squares overflow float64.
     """
     loop_arrays = as_loop_arrays(X)
-    sq_norms = row_sq_norms(*loop_arrays, X.shape[0])
-    if not np.isfinite(sq_norms).all():
+    col_sq = column_sq_sums(*loop_arrays, X.shape[1])
+    if not np.isfinite(col_sq).all():
         data = loop_arrays[0]
         if np.isnan(data).any():
             raise ValueError("Input X contains NaN.")
         if not np.isfinite(data).all():
             raise ValueError("Input X contains infinity.")
-        row = int(np.flatnonzero(~np.isfinite(sq_norms))[0])
+        column = int(np.flatnonzero(~np.isfinite(col_sq))[0])
         raise ValueError(
-            f"the squared norm of row {row} overflows float64; scale the "
+            f"the squares of column {column} overflow float64; scale the "
             "input (e.g. StandardScaler)")
-    return sq_norms
+    return col_sq
 
 
 def _plain_class_labels(y):
@@ -68,6 +68,9 @@ def _plain_class_labels(y):
     if y.dtype.kind == "f":
         return bool(np.isfinite(y).all() and np.array_equal(y, np.rint(y)))
     return False
+
+
+_NO_ROW_NORMS = np.zeros(0)
 
 
 class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
@@ -113,8 +116,20 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
             # reorder the caller's matrix in place.
             X = X.copy()
             X.sum_duplicates()
-        self._call_sq_norms = checked_sq_norms(X)
+        # One pass checks finiteness and gives the average ⟨x, x⟩; the
+        # per-row norms cost a second pass, made only for models that read
+        # them (0.4 ms of a 1.5 ms fit on a9a).
+        col_sq = checked_column_sq_sums(X)
+        self._call_mean_sq_norm = (float(np.sum(col_sq)) / X.shape[0]
+                                   if X.shape[0] else 0.0)
+        self._call_sq_norms = (
+            row_sq_norms(*as_loop_arrays(X), X.shape[0])
+            if self._needs_row_sq_norms() else _NO_ROW_NORMS)
         return X, y
+
+    def _needs_row_sq_norms(self):
+        """Whether ``_call_sq_norms`` (``<x_i, x_i>`` per row) is needed."""
+        return True
 
     def _encode(self, y):
         """Map labels to indices into ``classes_``; reject unseen labels."""

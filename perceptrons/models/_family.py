@@ -85,21 +85,22 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
     _WEIGHT_NAMES = ()
 
     # ----------------------------------------------------------- state
-    def _self_products(self):
-        """``<φ(x_i), φ(x_i)>`` of this call's rows, averaged by "auto".
+    def _auto_average(self):
+        """Average ``<φ(x_i), φ(x_i)>`` over this call's rows, for "auto".
 
         Returns
         -------
-        ndarray of shape (n_samples,)
-            Here ``<x_i, x_i>``, which the base class left (checked finite)
-            in ``_call_sq_norms``; the dual form reads it in feature space.
+        float
+            Here the average ``<x_i, x_i>`` the base class computed from
+            column sums (the same bits for dense and CSR input); the dual
+            form reads it in feature space.
         """
-        return self._call_sq_norms
+        return self._call_mean_sq_norm
 
     def _resolve_thresholds(self):
         """Set ``theta_init_`` and ``threshold_step_``, "auto" resolved.
 
-        "auto" is the average of :meth:`_self_products` (K&W Sec. 3.2),
+        "auto" is :meth:`_auto_average` (K&W Sec. 3.2),
         computed only when a parameter asks for it.
 
         Raises
@@ -109,7 +110,7 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
         """
         avg = None
         if self.theta_init == "auto" or self.threshold_step == "auto":
-            avg = float(np.mean(self._self_products()))
+            avg = float(self._auto_average())
             if not np.isfinite(avg):
                 raise ValueError(
                     f"the average {self._AUTO_AVERAGE} of the rows overflows "

@@ -252,12 +252,13 @@ class KernelPerceptron(ThresholdFamilyBase):
     _AUTO_AVERAGE = "k(x, x)"
     _AUTO_REMEDY = "scale the input or lower degree/gamma"
 
-    def _self_products(self):
-        """``k(x_i, x_i)`` of this call's rows, averaged by "auto"."""
-        # For the linear kernel, <x_i, x_i> itself: the average is then bit
-        # for bit Perceptron's.
-        sq = self._call_sq_norms
-        return sq if self._kernel_code == KERNEL_LINEAR else self._diag(sq)
+    def _auto_average(self):
+        """Average ``k(x_i, x_i)`` over this call's rows, for "auto"."""
+        # For the linear kernel, the average <x_i, x_i> itself: bit for bit
+        # Perceptron's.
+        if self._kernel_code == KERNEL_LINEAR:
+            return self._call_mean_sq_norm
+        return float(np.mean(self._diag(self._call_sq_norms)))
 
     def _allocate(self, X, n_classes):
         # The kernel is resolved first: "auto" averages k(x, x).

@@ -178,6 +178,10 @@ class Perceptron(ThresholdFamilyBase):
         self.shuffle = shuffle
         self.random_state = random_state
 
+    def _needs_row_sq_norms(self):
+        # Only the λ-trick reads ‖x_i‖² per row.
+        return self.lam != 0
+
     @classmethod
     def _test_params(cls):
         """Parameter sets the common estimator checks run with."""
