@@ -6,9 +6,11 @@ without loading numba and scikit-learn.
 """
 
 __version__ = "0.1.0"
-__all__ = ["KernelPerceptron", "Perceptron", "__version__"]
+__all__ = ["Ballseptron", "KernelPerceptron", "PDM", "PFM", "Perceptron",
+           "__version__"]
 
-_ESTIMATORS = {"KernelPerceptron", "Perceptron"}
+_ESTIMATORS = {"Ballseptron", "KernelPerceptron", "PDM", "PFM",
+               "Perceptron"}
 
 
 def __getattr__(name):

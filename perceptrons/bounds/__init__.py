@@ -2,9 +2,20 @@
 
 Pure numpy/scipy: the quantities of a sequence (radius R, hinge losses,
 D1, D2, the margin of a comparator) and the bounds of the papers as plain
-functions of those scalars. See :mod:`perceptrons.bounds._mistake_bounds`.
+functions of those scalars. See :mod:`perceptrons.bounds._mistake_bounds`;
+the update bounds of PFM and PDM are in :mod:`perceptrons.bounds._pdm_bounds`.
 """
 
+from ._ballseptron_bounds import (
+    BallseptronBounds,
+    ballseptron_beta,
+    ballseptron_bounds,
+    ballseptron_d1_bound,
+    ballseptron_d2_bound,
+    multiclass_ballseptron_bounds,
+    multiclass_hinge_losses,
+    multiclass_radius,
+)
 from ._mistake_bounds import (
     MistakeBounds,
     augment,
@@ -18,17 +29,35 @@ from ._mistake_bounds import (
     novikoff_bound,
     radius,
 )
+from ._pdm_bounds import (
+    directional_radius,
+    pdm_update_bound,
+    pfm_update_bound,
+    pfm_update_bound_beta,
+)
 
 __all__ = [
+    "BallseptronBounds",
     "MistakeBounds",
     "augment",
+    "ballseptron_beta",
+    "ballseptron_bounds",
+    "ballseptron_d1_bound",
+    "ballseptron_d2_bound",
     "comparator_margin",
     "d1",
     "d1_bound",
     "d2",
+    "directional_radius",
     "freund_schapire_bound",
     "hinge_losses",
     "mistake_bounds",
+    "multiclass_ballseptron_bounds",
+    "multiclass_hinge_losses",
+    "multiclass_radius",
     "novikoff_bound",
+    "pdm_update_bound",
+    "pfm_update_bound",
+    "pfm_update_bound_beta",
     "radius",
 ]

@@ -104,7 +104,8 @@ def test_index_zero_in_one_based_file(tmp_path):
     assert X.shape == (2, 4)
 
 
-@pytest.mark.parametrize("payload", [b"not gzip at all", gzip.compress(GOOD.encode())[:12]])
+@pytest.mark.parametrize("payload", [b"not gzip at all", gzip.compress(GOOD.encode(), mtime=0)[:12]],
+                         ids=["not-gzip", "truncated-gzip"])
 def test_corrupt_gzip(tmp_path, payload):
     p = tmp_path / "d.svm.gz"
     p.write_bytes(payload)

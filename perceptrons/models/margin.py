@@ -1,0 +1,626 @@
+"""Perceptrons with dynamic (PDM) and fixed (PFM) margin condition.
+
+Panagiotakopoulos & Tsampouka (ALT 2011): approximate maximum-margin
+hyperplanes by the classical perceptron update, run until a full pass over
+the training set finds no pattern satisfying the misclassification condition.
+The compiled loops are in :mod:`perceptrons._loops.margin`.
+"""
+
+import warnings
+from numbers import Real
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils.extmath import safe_sparse_dot
+
+from .._loops.margin import RULE_PDM, RULE_PFM, margin_epoch, margin_pass
+from ..utils._param_validation import Interval
+from ..utils.validation import as_loop_arrays
+from ._base import BaseOnlinePerceptron
+
+# Active-set constants of Sec. 4.
+_C1, _C2, _C1_FIRST = 2.2, 1.1, 1.1
+_N_EP1, _N_EP2, _N_EP3 = 9, 12, 12
+
+_COMMON_ATTRIBUTES = """    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    coef_ : ndarray of shape (n_problems, n_features)
+        w, the non-augmented part of the weight vector a of each binary
+        problem (one row for two classes, one per class for one-vs-rest).
+    intercept_ : ndarray of shape (n_problems,)
+        ``ρ b``, b being the augmented coordinate of a, so that
+        ``decision_function(x) = a·[x, ρ] = coef_·x + intercept_``.
+    dual_coef_ : ndarray of shape (n_problems, n_support), float64
+        ``l_k c_k``: the number of updates c_k made on row ``support_[j]``,
+        signed by its label l_k in each problem. Since ``a = Σ_k c_k y_k``,
+        ``coef_ = dual_coef_ @ X[support_]``,
+        ``intercept_ = ρ² dual_coef_.sum(axis=1)`` and the extension block of
+        a is ``Δ dual_coef_``.
+    support_ : ndarray of shape (n_support,), int64
+        Rows (of the last ``fit``/``partial_fit`` call's X) updated at least
+        once in some problem.
+    margin_ : ndarray of shape (n_problems,)
+        γ'_d: the directional margin ``min_k a·y_k / ‖a‖`` of the final a on
+        the whole training set of the last call, in the augmented (and, with
+        ``extension``, extended) space of Eq. (1); computed afresh, not from
+        the loop's running ‖a‖². Negative if a pattern is misclassified.
+    geometric_margin_ : ndarray of shape (n_problems,)
+        γ': the same minimum over ``‖a‖`` without its augmented coordinate,
+        i.e. the geometric margin of the hyperplane ``coef_·x + intercept_
+        = 0`` (extension coordinates included when ``extension`` is set).
+    margin_bound_ : ndarray of shape (n_problems,)
+        ``‖a_t‖ / t``, the upper bound (4) on the maximum directional margin
+        γ_d (valid when every update came from the current training set).
+    margin_fraction_ : ndarray of shape (n_problems,)
+        ``γ'_d t / ‖a_t‖ = margin_ / margin_bound_``: by Eq. (5) a lower
+        bound on γ'_d / γ_d.
+    accuracy_estimate_ : ndarray of shape (n_problems,)
+        ``1 - margin_fraction_``, the after-run estimate (5) of the relative
+        accuracy ``(γ_d - γ'_d) / γ_d``.
+    converged_ : ndarray of shape (n_problems,), bool
+        Whether a full pass found no pattern satisfying the condition (for
+        ``partial_fit``: whether its single pass made no update).
+    n_updates_ : int
+        Updates t made, summed over problems (a multiple update counts λ).
+    n_updates_per_problem_ : ndarray of shape (n_problems,), int64
+    n_iter_ : int
+        Full epochs (passes over the whole training set) made by the
+        problem that needed most; ``partial_fit`` adds one per call.
+    n_iter_per_problem_ : ndarray of shape (n_problems,), int64
+    n_active_passes_ : int
+        Passes over the active sets of Sec. 4, summed over problems.
+    t_ : int
+        Examples presented (full and active passes), summed over problems.
+    n_features_in_ : int
+
+"""
+
+
+def _fill_doc(cls):
+    cls.__doc__ = cls.__doc__.replace("    %(attributes)s\n",
+                                      _COMMON_ATTRIBUTES)
+    return cls
+
+
+class _MarginPerceptron(BaseOnlinePerceptron):
+    """Shared driver of PDM and PFM (not public).
+
+    ``fit`` runs full epochs until one makes no update (or ``max_iter``
+    full epochs were made), each problem of one-vs-rest on its own;
+    ``partial_fit`` makes one plain pass, one presentation per row. Input
+    validation, label encoding, ``decision_function`` and ``predict`` come
+    from :class:`~perceptrons.models._base.BaseOnlinePerceptron`.
+    """
+
+    _parameter_constraints = {
+        **BaseOnlinePerceptron._parameter_constraints,
+        "augmentation": [Interval(Real, 0, None, closed="left")],
+        "extension": [Interval(Real, 0, None, closed="neither"), None],
+        "active_sets": ["boolean"],
+        "multiple_updates": ["boolean"],
+    }
+
+    # ----------------------------------------------------------- schedule
+    _rule = None
+
+    def _params_schedule(self):
+        """Condition parameters of the successive runs (one run: one value)."""
+        raise NotImplementedError
+
+    def _first_epoch_plain(self):
+        """True: the first full epoch uses c1 = 1.1 and single updates."""
+        return False
+
+    # ----------------------------------------------------------- state
+    def _needs_row_sq_norms(self):
+        # ‖y_k‖² = ‖x_k‖² + ρ² + Δ² enters every update of a's norm.
+        return True
+
+    def _allocate(self, X, n_classes):
+        n_problems = 1 if n_classes == 2 else n_classes
+        self._rho = float(self.augmentation)
+        self._delta_sq = (0.0 if self.extension is None
+                          else float(self.extension) ** 2)
+        self._W = np.zeros((n_problems, X.shape[1]))
+        self._ab = np.zeros((n_problems, 2))
+        self._t = np.zeros(n_problems, dtype=np.int64)
+        # Δ² Σ c_k² over the rows of earlier calls (their extension
+        # coordinates stay in a; no later row touches them).
+        self._retired_ext_sq = np.zeros(n_problems)
+        self._counts = np.zeros((n_problems, 0), dtype=np.int64)
+        self.t_ = 0
+        self.n_iter_ = 0
+        self.n_updates_ = 0
+        self.n_active_passes_ = 0
+        self.n_iter_per_problem_ = np.zeros(n_problems, dtype=np.int64)
+
+    def _begin_call(self, X):
+        if self._counts.shape[1]:
+            c = self._counts.astype(np.float64)
+            self._retired_ext_sq += self._delta_sq * np.einsum("ij,ij->i", c, c)
+        self._counts = np.zeros((self._W.shape[0], X.shape[0]), dtype=np.int64)
+        self._y_sq_norms = self._call_sq_norms + (self._rho ** 2
+                                                  + self._delta_sq)
+
+    def _signs(self, targets, k):
+        positive = 1 if self._W.shape[0] == 1 else k
+        return np.where(targets == positive, 1.0, -1.0)
+
+    def _check_finite(self, k, epoch):
+        if not (np.isfinite(self._W[k]).all() and np.isfinite(self._ab[k]).all()):
+            raise ValueError(
+                f"floating-point overflow at full epoch {epoch}: the weights "
+                "are no longer finite; scale the input (e.g. StandardScaler)")
+
+    # ----------------------------------------------------------- training
+    def fit(self, X, y):
+        """Run full epochs until one finds no pattern satisfying the condition.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training instances; CSR input is used without densifying.
+        y : array-like of shape (n_samples,)
+            Labels; at least two classes.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        self._validate_params()
+        X, y = self._validate_input(X, y, reset=True)
+        classes = np.unique(y)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"the training data has only one class ({classes[0]!r}); "
+                "a classifier needs at least two")
+        if X.shape[0] == 0:
+            raise ValueError("cannot fit on zero samples")
+        self.classes_ = classes
+        targets = self._encode(y)
+        self._allocate(X, len(classes))
+        self._begin_call(X)
+        loop_arrays = as_loop_arrays(X)
+        n_problems = self._W.shape[0]
+        # One seed per problem, drawn before any work (scikit-learn's OvR).
+        rng = check_random_state(self.random_state)
+        seeds = rng.randint(np.iinfo(np.int32).max, size=n_problems)
+        converged = np.zeros(n_problems, dtype=bool)
+        for k in range(n_problems):
+            converged[k] = self._fit_problem(
+                k, X.shape[0], loop_arrays, self._signs(targets, k),
+                np.random.RandomState(seeds[k]))
+        self.n_iter_ = int(self.n_iter_per_problem_.max())
+        self._finish(X, targets, converged)
+        if not converged.all():
+            warnings.warn(
+                f"{type(self).__name__} did not converge within max_iter="
+                f"{self.max_iter} full epochs (problems "
+                f"{np.flatnonzero(~converged).tolist()}); the training set "
+                "may not be separable with a positive margin in the augmented "
+                "space: set extension (Δ) to solve the 2-norm soft-margin "
+                "problem, or raise max_iter", ConvergenceWarning)
+        return self
+
+    def _fit_problem(self, k, n, loop_arrays, signs, rng):
+        """Run problem k to convergence; True if it converged."""
+        rho, delta_sq = self._rho, self._delta_sq
+        active = int(self.active_sets)
+        multiple = int(self.multiple_updates)
+        first_plain = self._first_epoch_plain()
+        identity = np.arange(n, dtype=np.int64)
+        level1 = np.empty(n, dtype=np.int64)
+        level2 = np.empty(n, dtype=np.int64)
+        level3 = np.empty(n, dtype=np.int64)
+        stats = np.zeros(3, dtype=np.int64)
+        w, ab, t, counts = (self._W[k], self._ab[k], self._t[k:k + 1],
+                            self._counts[k])
+        epochs = 0
+        for param in self._params_schedule():
+            while True:
+                if epochs >= self.max_iter:
+                    self.n_iter_per_problem_[k] = epochs
+                    self._add_stats(n * epochs, stats)
+                    return False
+                order = rng.permutation(n).astype(np.int64) \
+                    if self.shuffle else identity
+                first = epochs == 0 and first_plain
+                n_full = margin_epoch(
+                    *loop_arrays, signs, self._y_sq_norms, order, rho,
+                    delta_sq, self._rule, float(param),
+                    0 if first else multiple, multiple, active,
+                    _C1_FIRST if first else _C1, _C2,
+                    _N_EP1, _N_EP2, _N_EP3, w, ab, t, counts,
+                    level1, level2, level3, stats)
+                epochs += 1
+                self._check_finite(k, epochs)
+                if n_full == 0:
+                    break
+        self.n_iter_per_problem_[k] = epochs
+        self._add_stats(n * epochs, stats)
+        return True
+
+    def _add_stats(self, n_full_presented, stats):
+        self.t_ += int(n_full_presented + stats[2])
+        self.n_active_passes_ += int(stats[1])
+
+    def partial_fit(self, X, y, classes=None):
+        """One plain pass over (X, y) in the given order, continuing the state.
+
+        Each row is presented once, with single updates (a multiple update
+        stands for repeated presentations) and no active sets, using the
+        final condition parameter (the last ε of a successive-run schedule).
+        The rows are new instances: with ``extension`` they get fresh
+        extension coordinates, while those of earlier calls stay in ‖a‖².
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (n_classes,), default=None
+            Every class; required on the first call.
+
+        Returns
+        -------
+        self : object
+        """
+        first = not hasattr(self, "classes_")
+        if first:
+            self._validate_params()
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed to the first call to partial_fit")
+            classes = np.unique(np.asarray(classes))
+            if classes.shape[0] < 2:
+                raise ValueError("classes must contain at least two labels")
+        elif classes is not None and not np.array_equal(
+                np.unique(np.asarray(classes)), self.classes_):
+            raise ValueError(
+                f"classes={np.unique(classes).tolist()!r} differs from the "
+                f"classes of the first partial_fit call "
+                f"{self.classes_.tolist()!r}")
+        X, y = self._validate_input(X, y, reset=first)
+        if X.shape[0] == 0:
+            raise ValueError("cannot fit on zero samples")
+        if first:
+            self.classes_ = classes
+            self._allocate(X, len(classes))
+        targets = self._encode(y)
+        self._begin_call(X)
+        loop_arrays = as_loop_arrays(X)
+        order = np.arange(X.shape[0], dtype=np.int64)
+        param = float(self._params_schedule()[-1])
+        n_problems = self._W.shape[0]
+        converged = np.zeros(n_problems, dtype=bool)
+        for k in range(n_problems):
+            n_upd, _ = margin_pass(
+                *loop_arrays, self._signs(targets, k), self._y_sq_norms,
+                order, order.shape[0], self._rho, self._delta_sq, self._rule,
+                param, 0, 0.0, self._W[k], self._ab[k], self._t[k:k + 1],
+                self._counts[k], order)
+            self._check_finite(k, int(self.n_iter_per_problem_[k]) + 1)
+            converged[k] = n_upd == 0
+        self.n_iter_per_problem_ += 1
+        self.n_iter_ += 1
+        self.t_ += n_problems * X.shape[0]
+        self._finish(X, targets, converged)
+        return self
+
+    # ----------------------------------------------------------- results
+    def _finish(self, X, targets, converged):
+        """Public attributes, computed afresh from (w, b, c)."""
+        rho = self._rho
+        self.coef_ = self._W.copy()
+        self.intercept_ = rho * self._ab[:, 0]
+        self.converged_ = converged
+        self.n_updates_per_problem_ = self._t.copy()
+        self.n_updates_ = int(self._t.sum())
+        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True)
+        scores = np.asarray(scores) + self.intercept_
+        n_problems = self._W.shape[0]
+        margin = np.zeros(n_problems)
+        geometric = np.zeros(n_problems)
+        bound = np.zeros(n_problems)
+        for k in range(n_problems):
+            signs = self._signs(targets, k)
+            c = self._counts[k].astype(np.float64)
+            ay = signs * scores[:, k] + self._delta_sq * c
+            ext_sq = self._delta_sq * float(c @ c) + self._retired_ext_sq[k]
+            w_sq = float(self._W[k] @ self._W[k])
+            b = self._ab[k, 0]
+            norm = np.sqrt(w_sq + b * b + ext_sq)
+            norm_geo = np.sqrt(w_sq + ext_sq)
+            low = float(ay.min())
+            margin[k] = low / norm if norm > 0 else 0.0
+            geometric[k] = low / norm_geo if norm_geo > 0 else 0.0
+            bound[k] = norm / self._t[k] if self._t[k] > 0 else np.inf
+        self.margin_ = margin
+        self.geometric_margin_ = geometric
+        self.margin_bound_ = bound
+        with np.errstate(divide="ignore", invalid="ignore"):
+            fraction = np.where(np.isfinite(bound), margin / bound, 0.0)
+        self.margin_fraction_ = fraction
+        self.accuracy_estimate_ = 1.0 - fraction
+        support = np.flatnonzero((self._counts != 0).any(axis=0))
+        self.support_ = support.astype(np.int64)
+        signed = np.stack([self._signs(targets, k) for k in range(n_problems)])
+        self.dual_coef_ = (signed * self._counts)[:, support].astype(np.float64)
+
+    def _run_epoch(self, X, loop_arrays, targets, order):
+        raise NotImplementedError("PDM/PFM drive their own epochs")
+
+    # ----------------------------------------------------------- prediction
+    def _decision(self, X):
+        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True)
+        return np.asarray(scores) + self.intercept_
+
+
+@_fill_doc
+class PDM(_MarginPerceptron):
+    r"""Perceptron with dynamic margin (PDM), with successive runs (PDM-succ).
+
+    The classical perceptron update :math:`a_{t+1} = a_t + y_k`, Eq. (2),
+    on augmented and reflected patterns :math:`y_k = [l_k x_k, l_k \rho]`
+    made whenever the dynamic margin condition (8) of Panagiotakopoulos &
+    Tsampouka [1]_ holds; passes over the training set continue until a
+    full pass finds no such pattern. On convergence the directional margin
+    γ'_d of a is at least :math:`(1-\epsilon)\gamma_d`, γ_d being the
+    maximum directional margin (1); Theorem 3.2 bounds the number of
+    updates. With ``successive=η`` the run is PDM-succ (end of Sec. 3):
+    successive runs with accuracies ε_0 = 1/2, ε_{n+1} = ε_n/η, the last
+    one ε, each continuing where the previous one converged.
+
+    Parameters
+    ----------
+    epsilon : float, default=0.01
+        Accuracy ε of condition (8), 0 < ε ≤ 1.
+    augmentation : float, default=1.0
+        ρ of the augmented patterns ``[l x, l ρ]`` (Sec. 2); 0 gives
+        hyperplanes through the origin. The paper's experiments use 1.
+    extension : float or None, default=None
+        Δ of Sec. 5: each instance k gets its own extra coordinate of value
+        ``l_k Δ`` (never stored), which makes any training set separable
+        with margin at least ``Δ/√m``; the hard-margin problem is then the
+        2-norm soft-margin SVM with penalty ``Δ^{-2} Σ ξ_i²``. None: no
+        extension (PDM then converges only on separable data).
+    successive : float or None, default=None
+        η > 1 of PDM-succ (the paper uses 8); None runs plain PDM.
+    active_sets : bool, default=True
+        Use the three nested active sets of Sec. 4 (c1 = 2.2, c2 = 1.1,
+        Nep1 = 9, Nep2 = Nep3 = 12; c1 = 1.1 in the first full epoch of
+        plain PDM). False gives the plain pseudo-code: full passes only.
+    multiple_updates : bool, default=True
+        On a pattern satisfying (8), make λ = [μ₊] + 1 updates at once so
+        that it no longer does (Sec. 4); plain PDM starts doing so after the
+        first full epoch.
+    max_iter : int, default=1000
+        Most full epochs (passes over the whole training set; the active
+        passes between them are not counted). On reaching it without
+        convergence a :class:`~sklearn.exceptions.ConvergenceWarning` is
+        issued and the last a is kept.
+    shuffle : bool, default=True
+        Present every full epoch in a fresh random permutation (Sec. 4).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the permutations (one seed per one-vs-rest problem).
+
+    %(attributes)s
+    See Also
+    --------
+    PFM : the same driver with the fixed margin condition (7).
+    Perceptron : the perceptron family of Khardon & Wachman.
+
+    Notes
+    -----
+    With :math:`t` updates made so far, pattern :math:`y_k` is updated when
+
+    .. math::
+
+        a_t \cdot y_k \le (1 - \epsilon) \frac{\|a_t\|^2}{t}
+        \quad (\text{threshold } 0 \text{ at } t = 0), \qquad
+        a_{t+1} = a_t + y_k,
+
+    Eqs. (8) and (2). With ``extension=Δ`` the patterns are
+    :math:`[l_k x_k, l_k \rho, l_k \Delta e_k]`; the extension block of a
+    is kept as per-example update counts c_k (``dual_coef_``), so
+    :math:`a\cdot y_k` gains :math:`\Delta^2 c_k` and :math:`\|a\|^2` gains
+    :math:`\Delta^2 \sum_k c_k^2`, and each update costs O(nnz(x_k)).
+
+    Multiple updates (Sec. 4): λ = [μ₊] + 1 where μ₊ is the non-negative
+    root of :math:`(t+\mu)\,a_{t+\mu}\cdot y_k - (1-\epsilon)
+    \|a_{t+\mu}\|^2 = 0`. They, the active sets and the permutations only
+    change the order in which patterns are presented, so Theorem 3.2 and
+    the guarantee :math:`\gamma'_d \ge (1-\epsilon)\gamma_d` still hold;
+    and so does Theorem 3.2 at the final ε for PDM-succ.
+
+    Multiclass data is handled one-vs-rest, each problem run to its own
+    convergence. ``decision_function`` returns :math:`a \cdot [x, \rho]`.
+
+    .. warning::
+       The paper's pseudo-code is not reproduced in the text we follow; the
+       loop transcribes Sec. 2-4: condition (8) is tested with ``<=`` on the
+       state before the update, and an active set collects a pattern when
+       ``a·y_k <= c (1-ε)‖a‖²/t`` before its update. Convergence is declared
+       only by a full pass without updates.
+
+    References
+    ----------
+    .. [1] C. Panagiotakopoulos and P. Tsampouka. The perceptron with
+       dynamic margin. Algorithmic Learning Theory (ALT 2011), LNCS 6925,
+       pp. 204-218, 2011. https://doi.org/10.1007/978-3-642-24412-4_18
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from perceptrons import PDM
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = PDM(epsilon=0.05, random_state=0).fit(X[y < 2], y[y < 2])
+    >>> bool(clf.converged_[0]) and clf.score(X[y < 2], y[y < 2]) == 1.0
+    True
+    >>> bool(clf.accuracy_estimate_[0] <= 0.05)
+    True
+    """
+
+    _parameter_constraints = {
+        **_MarginPerceptron._parameter_constraints,
+        "epsilon": [Interval(Real, 0, 1, closed="right")],
+        "successive": [Interval(Real, 1, None, closed="neither"), None],
+    }
+    _rule = RULE_PDM
+
+    def __init__(self, *, epsilon=0.01, augmentation=1.0, extension=None,
+                 successive=None, active_sets=True, multiple_updates=True,
+                 max_iter=1000, shuffle=True, random_state=None):
+        self.epsilon = epsilon
+        self.augmentation = augmentation
+        self.extension = extension
+        self.successive = successive
+        self.active_sets = active_sets
+        self.multiple_updates = multiple_updates
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    @classmethod
+    def _test_params(cls):
+        """Parameter sets the common estimator checks run with."""
+        return [
+            {"extension": 1.0, "epsilon": 0.1},
+            {"extension": 1.0, "epsilon": 0.1, "successive": 4.0},
+            {"extension": 1.0, "epsilon": 0.3, "active_sets": False,
+             "multiple_updates": False, "max_iter": 50000},
+        ]
+
+    def _params_schedule(self):
+        return epsilon_schedule(self.epsilon, self.successive)
+
+    def _first_epoch_plain(self):
+        return self.successive is None
+
+
+def epsilon_schedule(epsilon, eta):
+    """Accuracies of PDM-succ: ε_0 = 1/2, ε_{n+1} = ε_n / η, ending at ε.
+
+    Parameters
+    ----------
+    epsilon : float
+        Final accuracy ε.
+    eta : float or None
+        Step η > 1; None gives the single run ``[epsilon]``.
+
+    Returns
+    -------
+    list of float
+        Decreasing; the last entry is ``epsilon`` (the step that would go
+        below it is replaced by it, as in Sec. 5: 0.5, 0.0625, 0.01).
+    """
+    if eta is None or epsilon >= 0.5:
+        return [float(epsilon)]
+    out = []
+    e = 0.5
+    while e > epsilon:
+        out.append(e)
+        e /= eta
+    out.append(float(epsilon))
+    return out
+
+
+@_fill_doc
+class PFM(_MarginPerceptron):
+    r"""Perceptron with fixed margin condition (PFM).
+
+    The classical perceptron update :math:`a_{t+1} = a_t + y_k` on augmented
+    and reflected patterns :math:`y_k = [l_k x_k, l_k \rho]`, made whenever
+    the fixed normalized margin condition (7) of Panagiotakopoulos &
+    Tsampouka [1]_ holds, until a full pass finds no such pattern. It
+    converges when β < γ_d, the maximum directional margin (1), to a
+    solution of directional margin at least β = (1-ε)γ_d; Theorem 3.1
+    bounds its updates. ``PFM(beta=0)`` is Rosenblatt's perceptron in the
+    augmented space (ties count as mistakes).
+
+    Parameters
+    ----------
+    beta : float, default=0.0
+        β ≥ 0 of condition (7), in the units of the (augmented, extended)
+        patterns; convergence needs β < γ_d. The paper sets it to the γ'_d
+        found by PDM.
+    augmentation : float, default=1.0
+        ρ of the augmented patterns ``[l x, l ρ]`` (Sec. 2).
+    extension : float or None, default=None
+        Δ of the extended space of Sec. 5 (see :class:`PDM`).
+    active_sets : bool, default=True
+        The three nested active sets of Sec. 4 with conditions
+        ``a·y_k <= c β‖a‖`` (c1 = 2.2, c2 = 1.1, Nep1 = 9, Nep2 = Nep3 = 12).
+    multiple_updates : bool, default=True
+        λ = [μ₊] + 1 updates at once on a pattern satisfying (7), μ₊ the
+        root of :math:`a_{t+\mu}\cdot y_k = \beta\|a_{t+\mu}\|` (Sec. 4),
+        from the first epoch on.
+    max_iter : int, default=1000
+        Most full epochs; see :class:`PDM`.
+    shuffle : bool, default=True
+        A fresh random permutation for every full epoch.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the permutations (one seed per one-vs-rest problem).
+
+    %(attributes)s
+    See Also
+    --------
+    PDM : the dynamic margin condition (8), which needs no knowledge of γ_d.
+
+    Notes
+    -----
+    .. math::
+
+        a_t \cdot y_k \le \beta \|a_t\| \;\Rightarrow\; a_{t+1} = a_t + y_k,
+
+    Eqs. (7) and (2), with β = (1-ε)γ_d. The extension, multiple updates
+    and the reported quantities are as in :class:`PDM`.
+
+    References
+    ----------
+    .. [1] C. Panagiotakopoulos and P. Tsampouka. The perceptron with
+       dynamic margin. ALT 2011, LNCS 6925, pp. 204-218, 2011.
+       https://doi.org/10.1007/978-3-642-24412-4_18
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from perceptrons import PFM
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = PFM(beta=0.05, random_state=0).fit(X[y < 2], y[y < 2])
+    >>> bool(clf.converged_[0]) and bool(clf.margin_[0] >= 0.05)
+    True
+    """
+
+    _parameter_constraints = {
+        **_MarginPerceptron._parameter_constraints,
+        "beta": [Interval(Real, 0, None, closed="left")],
+    }
+    _rule = RULE_PFM
+
+    def __init__(self, *, beta=0.0, augmentation=1.0, extension=None,
+                 active_sets=True, multiple_updates=True, max_iter=1000,
+                 shuffle=True, random_state=None):
+        self.beta = beta
+        self.augmentation = augmentation
+        self.extension = extension
+        self.active_sets = active_sets
+        self.multiple_updates = multiple_updates
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    @classmethod
+    def _test_params(cls):
+        """Parameter sets the common estimator checks run with."""
+        return [
+            {"extension": 1.0, "beta": 0.01},
+            {"beta": 0.0, "extension": 1.0, "active_sets": False,
+             "multiple_updates": False, "max_iter": 20000},
+        ]
+
+    def _params_schedule(self):
+        return [float(self.beta)]
+

@@ -1,0 +1,313 @@
+"""``Ballseptron`` against the transcription of Shalev-Shwartz & Singer (2005).
+
+STYLE habits 11-12. With ``shuffle=False`` the estimator must reproduce the
+reference (``tests/reference/ballseptron.py``: Figure 2 and Sec. 4, with ‖w‖
+recomputed from scratch and x̂ materialised) on dense and CSR input: the
+same mistakes and margin errors, pass by pass, and the same weights to
+``RTOL``. Several radii, 0 included; binary and multiclass; streams with zero
+rows and duplicates; hand-made streams that drive the lazy scale of the
+binary loop to 0, to tiny and to huge values. Radii far above the data's
+norms make the recursion ill-conditioned (see
+``test_matches_reference_with_a_radius_far_above_the_data``), so exact
+agreement is asked for r up to the median row norm.
+
+Equivalences: ``Ballseptron(radius=0)`` is the Rosenblatt member of
+``Perceptron`` bit for bit (binary, and the prototype rule with 3+ classes);
+``partial_fit`` one pass per call equals ``fit``.
+"""
+
+import doctest
+import pickle
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+
+import perceptrons.models.ballseptron as ballseptron_module
+from perceptrons import Ballseptron, Perceptron
+from perceptrons._loops.ballseptron import ballseptron_epoch
+from perceptrons.utils.validation import as_loop_arrays
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
+from ballseptron import figure2, section4  # noqa: E402
+
+RTOL = 1e-10
+
+
+def _seed(*parts):
+    return zlib.crc32(repr(parts).encode())
+
+
+def make_stream(n_classes, seed, integer=False):
+    """A noisy linear stream with exact zeros, two zero rows and a duplicate.
+
+    Labels are not 0..K-1 (to exercise the encoding) and every class occurs.
+    Returns X, y (raw labels), y as class indices, and the median row norm.
+    """
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(40, 90))
+    d = int(rng.integers(2, 14))
+    if integer:
+        X = rng.integers(-2, 3, (n, d)).astype(np.float64)
+    else:
+        X = rng.standard_normal((n, d))
+    X[rng.random((n, d)) < 0.25] = 0.0
+    X[rng.integers(0, n)] = X[rng.integers(0, n)]
+    X[rng.choice(n, 2, replace=False)] = 0.0
+    V = rng.standard_normal((d, n_classes))
+    idx = np.argmax(X @ V, axis=1)
+    flip = rng.random(n) < 0.15
+    idx[flip] = rng.integers(0, n_classes, flip.sum())
+    idx[:n_classes] = np.arange(n_classes)
+    labels = np.array([-1, 1]) if n_classes == 2 else np.array([0, 2, 5, 7, 9])
+    scale = float(np.median(np.linalg.norm(X, axis=1)))
+    return X, labels[idx], idx, scale
+
+
+def run_reference(X, idx, n_classes, radius, n_epochs):
+    if n_classes == 2:
+        w, mistakes, margin = figure2(X, np.where(idx == 1, 1.0, -1.0),
+                                      radius, n_epochs)
+        return w[None, :], mistakes, margin
+    return section4(X, idx, n_classes, radius, n_epochs)
+
+
+def assert_matches_reference(est, W, mistakes, margin):
+    assert_array_equal(est.mistakes_per_epoch_, mistakes)
+    assert_array_equal(est.margin_errors_per_epoch_, margin)
+    assert est.n_mistakes_ == sum(mistakes)
+    assert est.n_margin_errors_ == sum(margin)
+    assert est.n_updates_ == sum(mistakes) + sum(margin)
+    assert_array_equal(est.updates_per_epoch_,
+                       np.add(mistakes, margin))
+    assert est.coef_.shape == W.shape
+    scale = max(1.0, float(np.max(np.abs(W))))
+    assert_allclose(est.coef_, W, rtol=RTOL, atol=RTOL * scale)
+    assert_array_equal(est.intercept_, np.zeros(W.shape[0]))
+
+
+# ------------------------------------------------------------ reference
+@pytest.mark.parametrize("n_classes", [2, 3, 5])
+@pytest.mark.parametrize("rel_radius", [0.0, 0.02, 0.2, 1.0])
+@pytest.mark.parametrize("seed", range(3))
+def test_matches_reference_dense_and_csr(n_classes, rel_radius, seed):
+    X, y, idx, scale = make_stream(n_classes, _seed(n_classes, rel_radius,
+                                                    seed))
+    radius = rel_radius * scale
+    n_epochs = 4
+    W, mistakes, margin = run_reference(X, idx, n_classes, radius, n_epochs)
+    if rel_radius > 0:
+        assert sum(margin) > 0  # the margin-error branch is exercised
+    for Xs in (X, sp.csr_matrix(X)):
+        est = Ballseptron(radius=radius, max_iter=n_epochs, shuffle=False)
+        est.fit(Xs, y)
+        assert_matches_reference(est, W, mistakes, margin)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 5])
+@pytest.mark.parametrize("seed", range(3))
+def test_matches_reference_with_a_radius_far_above_the_data(n_classes, seed):
+    """r = 4 × the median ‖x‖: the same counts, weights to 1e-5.
+
+    When ‖w‖ << r the binary margin-error update multiplies w by
+    1 - r/‖w‖ << -1 and then cancels most of it against y x: the problem is
+    ill-conditioned, and two float64 transcriptions drift apart (Figure 2
+    itself, in float64 vs long double, differs by ~1e-5 after 4 passes on
+    these streams). One pass keeps the drift far below the tolerance.
+    """
+    X, y, idx, scale = make_stream(n_classes, _seed("far", n_classes, seed))
+    radius = 4.0 * scale
+    W, mistakes, margin = run_reference(X, idx, n_classes, radius, 1)
+    for Xs in (X, sp.csr_matrix(X)):
+        est = Ballseptron(radius=radius, max_iter=1, shuffle=False)
+        est.fit(Xs, y)
+        assert_array_equal(est.mistakes_per_epoch_, mistakes)
+        assert_array_equal(est.margin_errors_per_epoch_, margin)
+        assert_allclose(est.coef_, W, rtol=1e-5,
+                        atol=1e-5 * max(1.0, float(np.max(np.abs(W)))))
+
+
+@pytest.mark.parametrize("n_classes", [2, 4])
+@pytest.mark.parametrize("radius", [0.0, 0.5, 1.0, 3.0])
+def test_matches_reference_on_integer_data_with_ties(n_classes, radius):
+    # Integer rows: many exact ties (score 0, equal class scores).
+    X, y, idx, _ = make_stream(n_classes, _seed("int", n_classes, radius),
+                               integer=True)
+    W, mistakes, margin = run_reference(X, idx, n_classes, radius, 3)
+    est = Ballseptron(radius=radius, max_iter=3, shuffle=False)
+    assert_matches_reference(est.fit(sp.csr_matrix(X), y), W, mistakes,
+                             margin)
+
+
+@pytest.mark.parametrize("stream, labels, radius", [
+    # ‖w‖ = r exactly: the shrink factor 1 - r/‖w‖ is 0 (scale 0 path).
+    ([2.0, 1.0, 1.0, 3.0, 0.5], [1, 1, 1, 1, 1], 2.0),
+    # 1 - r/‖w‖ ~ 1e-12 at every step: the scale is multiplied out.
+    ([1.0 + 1e-12] + [1.0] * 8, [1] * 9, 1.0),
+    # ‖w‖ << r: factors around -1e6 make the scale huge.
+    ([1e-6, 0.5, 1e-7, 0.25, 1e-6, 0.5, 1e-6, 0.1],
+     [1, -1, 1, 1, -1, 1, 1, -1], 1.0),
+])
+def test_lazy_scale_edge_cases_1d(stream, labels, radius):
+    X = np.asarray(stream)[:, None]
+    y = np.asarray(labels, dtype=np.float64)
+    for Xs in (X, sp.csr_matrix(X)):
+        est = Ballseptron(radius=radius, max_iter=2, shuffle=False)
+        est.partial_fit(Xs, y, classes=[-1.0, 1.0])
+        est.partial_fit(Xs, y)
+        w, mistakes, margin = figure2(X, y, radius, 2)
+        assert sum(margin) > 0
+        assert_matches_reference(est, w[None, :], mistakes, margin)
+
+
+def test_lazy_scale_extremes_reach_the_loop():
+    """The three scale paths are taken and still agree with Figure 2."""
+    rng = np.random.default_rng(7)
+    for trial in range(20):
+        d = int(rng.integers(1, 4))
+        X = rng.standard_normal((60, d)) * rng.choice([1e-6, 1e-3, 1.0], 60)[:, None]
+        y = rng.choice([-1.0, 1.0], 60)
+        radius = float(rng.choice([1e-3, 1.0]))
+        w = np.zeros(d)
+        arrays = as_loop_arrays(np.ascontiguousarray(X))
+        m, e = ballseptron_epoch(*arrays, (y == 1).astype(np.int64),
+                                 np.arange(60, dtype=np.int64),
+                                 np.einsum("ij,ij->i", X, X), w, radius)
+        w_ref, m_ref, e_ref = figure2(X, y, radius)
+        assert (m, e) == (m_ref[0], e_ref[0])
+        assert_allclose(w, w_ref, rtol=1e-8,
+                        atol=1e-8 * max(1.0, np.max(np.abs(w_ref))))
+
+
+def test_first_example_paper_sec3():
+    """Sec. 3: T copies of (x, y) = (1, +1) and r = 2 give T/2 mistakes."""
+    T = 40
+    X = np.ones((T, 1))
+    est = Ballseptron(radius=2.0, shuffle=False)
+    est.partial_fit(X, np.ones(T), classes=[-1, 1])
+    assert est.n_mistakes_ == T // 2
+    assert est.n_margin_errors_ == T // 2
+    est0 = Ballseptron(radius=0.0, shuffle=False)
+    est0.partial_fit(X, np.ones(T), classes=[-1, 1])
+    assert est0.n_mistakes_ == 1
+    assert est0.n_margin_errors_ == 0
+
+
+# ------------------------------------------------------------ equivalences
+@pytest.mark.parametrize("n_classes", [2, 3, 5])
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_radius_zero_is_rosenblatt_bit_for_bit(n_classes, sparse, shuffle):
+    X, y, _, _ = make_stream(n_classes, _seed("rosenblatt", n_classes))
+    Xs = sp.csr_matrix(X) if sparse else X
+    multiclass = "ovr" if n_classes == 2 else "prototype"
+    ref = Perceptron(eta=1, theta_init=0, threshold_step=0, max_iter=5,
+                     shuffle=shuffle, random_state=3, multiclass=multiclass)
+    est = Ballseptron(radius=0, max_iter=5, shuffle=shuffle, random_state=3)
+    ref.fit(Xs, y)
+    est.fit(Xs, y)
+    assert_array_equal(est.coef_, ref.coef_)
+    assert est.n_mistakes_ == ref.n_mistakes_
+    assert est.n_updates_ == ref.n_updates_
+    assert est.n_margin_errors_ == 0
+    assert_array_equal(est.predict(X), ref.predict(X))
+
+
+@pytest.mark.parametrize("n_classes", [2, 4])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_partial_fit_passes_equal_fit(n_classes, sparse):
+    X, y, _, scale = make_stream(n_classes, _seed("pf", n_classes))
+    Xs = sp.csr_matrix(X) if sparse else X
+    fitted = Ballseptron(radius=0.3 * scale, max_iter=3, shuffle=False)
+    fitted.fit(Xs, y)
+    online = Ballseptron(radius=0.3 * scale)
+    online.partial_fit(Xs, y, classes=np.unique(y))
+    online.partial_fit(Xs, y)
+    online.partial_fit(Xs, y)
+    assert_array_equal(online.coef_, fitted.coef_)
+    assert online.n_mistakes_ == fitted.n_mistakes_
+    assert online.n_margin_errors_ == fitted.n_margin_errors_
+    assert_array_equal(online.margin_errors_per_epoch_,
+                       fitted.margin_errors_per_epoch_)
+    assert online.t_ == fitted.t_ == 3 * X.shape[0]
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_dense_and_csr_agree(n_classes):
+    X, y, _, scale = make_stream(n_classes, _seed("fmt", n_classes))
+    a = Ballseptron(radius=0.5 * scale, random_state=0).fit(X, y)
+    b = Ballseptron(radius=0.5 * scale, random_state=0).fit(
+        sp.csr_matrix(X), y)
+    assert a.n_mistakes_ == b.n_mistakes_
+    assert a.n_margin_errors_ == b.n_margin_errors_
+    assert_allclose(a.coef_, b.coef_, rtol=RTOL, atol=RTOL)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_deterministic_and_picklable(n_classes):
+    X, y, _, _ = make_stream(n_classes, _seed("det", n_classes))
+    a = Ballseptron(radius=0.2, random_state=11).fit(X, y)
+    b = Ballseptron(radius=0.2, random_state=11).fit(X, y)
+    assert_array_equal(a.coef_, b.coef_)
+    assert a.n_margin_errors_ == b.n_margin_errors_
+    c = pickle.loads(pickle.dumps(a))
+    assert_array_equal(c.predict(X), a.predict(X))
+    c.partial_fit(X, y)
+    a.partial_fit(X, y)
+    assert_array_equal(c.coef_, a.coef_)
+
+
+def test_prediction_and_shapes():
+    X, y, idx, _ = make_stream(2, _seed("pred", 2))
+    est = Ballseptron(radius=0.1, random_state=0).fit(X, y)
+    assert est.coef_.shape == (1, X.shape[1])
+    scores = est.decision_function(X)
+    assert_allclose(scores, X @ est.coef_[0])
+    assert_array_equal(est.predict(X), est.classes_[(scores > 0).astype(int)])
+    X, y, idx, _ = make_stream(5, _seed("pred", 5))
+    est = Ballseptron(radius=0.1, random_state=0).fit(X, y)
+    assert est.coef_.shape == (5, X.shape[1])
+    assert_array_equal(est.predict(X),
+                       est.classes_[np.argmax(X @ est.coef_.T, axis=1)])
+
+
+# ------------------------------------------------------------ bad input
+@pytest.mark.parametrize("radius", [-0.1, "big", None, np.nan])
+def test_bad_radius(radius):
+    X, y, _, _ = make_stream(2, 0)
+    with pytest.raises(ValueError, match="radius"):
+        Ballseptron(radius=radius).fit(X, y)
+
+
+def test_bad_input():
+    X, y, _, _ = make_stream(3, 0)
+    Xn = X.copy()
+    Xn[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        Ballseptron().fit(Xn, y)
+    with pytest.raises(ValueError, match="one class"):
+        Ballseptron().fit(X, np.zeros(X.shape[0]))
+    with pytest.raises(ValueError, match="classes must be passed"):
+        Ballseptron().partial_fit(X, y)
+    est = Ballseptron().partial_fit(X, y, classes=[0, 2, 5])
+    with pytest.raises(ValueError, match="not in classes_"):
+        est.partial_fit(X[:3], [11, 0, 2])
+    with pytest.raises(ValueError, match="features"):
+        est.predict(X[:, :-1])
+
+
+def test_rows_whose_norm_overflows_are_rejected():
+    # ‖w‖² and the margin-error factor need finite row norms.
+    X = np.array([[1e154, 0.0], [-1e154, 1e154], [1e154, 1e154]])
+    y = np.array([1, -1, -1])
+    with pytest.raises(ValueError, match="overflow"):
+        Ballseptron(radius=0.5).fit(X, y)
+
+
+def test_docstring_examples():
+    result = doctest.testmod(ballseptron_module)
+    assert result.attempted > 0 and result.failed == 0

@@ -1,0 +1,394 @@
+"""``PDM`` and ``PFM`` against the slow reference, plus API behaviour.
+
+STYLE habit 11: with ``shuffle=False`` the estimators must reproduce the
+reference of ``tests/reference/pdm.py`` (patterns materialised in the
+extended space, ‖a‖ recomputed at every step) on dense and CSR input: the
+same per-example update counts (hence the same updates, in number and
+place), the same epochs, and the same a up to rounding. The compiled loops
+round differently (fast-math dense dot product, running ‖a‖²), so weights
+are compared to ``RTOL``; a decision within that rounding of its threshold
+would make them diverge, which random float data does not produce.
+"""
+
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.exceptions import ConvergenceWarning
+
+from perceptrons import PDM, PFM
+from perceptrons._loops.margin import RULE_PDM, RULE_PFM, n_multiple_updates
+from perceptrons.models.margin import epsilon_schedule
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
+from pdm import directional_margin, extended_patterns, run_reference  # noqa: E402
+
+RTOL = 1e-9
+
+
+# ----------------------------------------------------------------- data
+def make_stream(seed, n=40, d=5, noise=0.0, sparsity=0.3):
+    """Float data with exact zeros, labels from a random hyperplane with bias.
+
+    ``noise`` of the labels are flipped (the data is then inseparable).
+    """
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    X[rng.random((n, d)) < sparsity] = 0.0
+    u = rng.standard_normal(d)
+    scores = X @ u + 0.3
+    y = np.where(scores > 0, 1, -1)
+    keep = np.abs(scores) > 0.2 * np.abs(scores).std()
+    X, y = X[keep], y[keep]
+    flip = rng.random(y.shape[0]) < noise
+    y[flip] = -y[flip]
+    if np.unique(y).shape[0] < 2:
+        y[0] = -y[0]
+    return X, y
+
+
+def _fmt(X, sparse):
+    return sp.csr_matrix(X) if sparse else X
+
+
+# (name, estimator factory, reference kwargs, data kwargs)
+CASES = {
+    "pdm-plain": (
+        lambda **kw: PDM(epsilon=0.2, **kw),
+        dict(rule="pdm", schedule=[0.2]), dict()),
+    "pdm-plain-ext": (
+        lambda **kw: PDM(epsilon=0.1, extension=0.7, augmentation=2.0, **kw),
+        dict(rule="pdm", schedule=[0.1], rho=2.0, delta=0.7),
+        dict(noise=0.15)),
+    "pdm-succ": (
+        lambda **kw: PDM(epsilon=0.05, successive=3.0, extension=1.0, **kw),
+        dict(rule="pdm", schedule=epsilon_schedule(0.05, 3.0), delta=1.0),
+        dict(noise=0.1)),
+    "pfm-plain": (
+        lambda **kw: PFM(beta=0.05, **kw),
+        dict(rule="pfm", schedule=[0.05]), dict()),
+    "pfm-ext": (
+        lambda **kw: PFM(beta=0.05, extension=1.0, augmentation=0.5, **kw),
+        dict(rule="pfm", schedule=[0.05], rho=0.5, delta=1.0),
+        dict(noise=0.2)),
+}
+
+
+def _reference(X, y, ref_kwargs, max_epochs, active, multiple, first_plain):
+    return run_reference(X, y, max_epochs=max_epochs, active_sets=active,
+                         multiple=multiple, first_epoch_plain=first_plain,
+                         **ref_kwargs)
+
+
+def _check_agrees(est, ref, X, y, ref_kwargs):
+    rho = ref_kwargs.get("rho", 1.0)
+    assert_array_equal(est.dual_coef_[0], (y * ref["counts"])[est.support_])
+    assert_array_equal(est.support_, np.flatnonzero(ref["counts"]))
+    assert est.n_updates_ == ref["t"]
+    assert est.n_iter_ == ref["epochs"]
+    assert bool(est.converged_[0]) == ref["converged"]
+    scale = max(1.0, float(np.abs(ref["a"]).max()))
+    assert_allclose(est.coef_[0], ref["w"], rtol=RTOL, atol=RTOL * scale)
+    assert_allclose(est.intercept_[0], rho * ref["b"], rtol=RTOL,
+                    atol=RTOL * scale)
+    assert_allclose(est.margin_[0], directional_margin(ref["a"], ref["Y"]),
+                    rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_plain_matches_reference(case, seed, sparse):
+    factory, ref_kwargs, data_kwargs = CASES[case]
+    X, y = make_stream(seed, **data_kwargs)
+    max_epochs = 60
+    est = factory(active_sets=False, multiple_updates=False, shuffle=False,
+                  max_iter=max_epochs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(_fmt(X, sparse), y)
+    ref = _reference(X, y, ref_kwargs, max_epochs, False, False, False)
+    _check_agrees(est, ref, X, y, ref_kwargs)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("seed", [3, 4])
+def test_active_sets_and_multiple_updates_match_reference(case, seed, sparse):
+    factory, ref_kwargs, data_kwargs = CASES[case]
+    X, y = make_stream(seed, **data_kwargs)
+    max_epochs = 8
+    est = factory(shuffle=False, max_iter=max_epochs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(_fmt(X, sparse), y)
+    first_plain = isinstance(est, PDM) and est.successive is None
+    ref = _reference(X, y, ref_kwargs, max_epochs, True, True, first_plain)
+    _check_agrees(est, ref, X, y, ref_kwargs)
+    assert est.n_active_passes_ == ref["active_passes"]
+
+
+def test_multiclass_is_one_vs_rest_of_binary_runs():
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((45, 4))
+    y = np.argmax(X @ rng.standard_normal((4, 3)), axis=1) * 10 + 7
+    est = PDM(epsilon=0.1, extension=1.0, shuffle=False, active_sets=False,
+              multiple_updates=False, max_iter=30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(X, y)
+    assert est.coef_.shape == (3, 4)
+    for k, label in enumerate(est.classes_):
+        labels = np.where(y == label, 1, -1)
+        ref = run_reference(X, labels, "pdm", [0.1], delta=1.0,
+                            max_epochs=30)
+        assert est.n_updates_per_problem_[k] == ref["t"]
+        assert_allclose(est.coef_[k], ref["w"], rtol=RTOL, atol=1e-9)
+        assert_array_equal(est.dual_coef_[k], (labels * ref["counts"])[est.support_])
+    assert est.n_updates_ == est.n_updates_per_problem_.sum()
+    assert est.predict(X).shape == (45,)
+
+
+def test_partial_fit_is_one_plain_pass():
+    X, y = make_stream(6, noise=0.1)
+    est = PDM(epsilon=0.3, extension=1.0)
+    est.partial_fit(X, y, classes=[-1, 1])
+    ref = run_reference(X, y, "pdm", [0.3], delta=1.0, max_epochs=1)
+    _check_agrees(est, {**ref, "converged": ref["t"] == 0}, X, y, {})
+    # a second call: fresh extension coordinates, earlier ones kept in ‖a‖
+    est.partial_fit(X, y)
+    assert est.n_iter_ == 2
+    assert np.all(est.margin_bound_ > 0)
+
+
+def test_partial_fit_keeps_retired_extension_coordinates():
+    X, y = make_stream(18, noise=0.2)
+    delta = 0.8
+    est = PDM(epsilon=0.2, extension=delta)
+    est.partial_fit(X, y, classes=[-1, 1])
+    first = np.abs(est.dual_coef_[0])
+    est.partial_fit(X[::-1], y[::-1])
+    second = np.abs(est.dual_coef_[0])
+    w, b = est.coef_[0], est.intercept_[0]
+    sq_a = w @ w + b * b + delta ** 2 * (first @ first + second @ second)
+    assert est.n_updates_ == first.sum() + second.sum()
+    assert_allclose(est.margin_bound_[0], np.sqrt(sq_a) / est.n_updates_,
+                    rtol=1e-12)
+
+
+def test_running_norm_does_not_drift():
+    X, y = make_stream(19, n=80, noise=0.1)
+    est = PDM(epsilon=0.005, extension=0.5, random_state=0).fit(X, y)
+    assert est.n_updates_ > 10_000
+    counts = np.abs(est.dual_coef_[0])
+    w, b = est.coef_[0], est.intercept_[0]
+    exact = w @ w + b * b + 0.25 * counts @ counts
+    assert_allclose(est._ab[0, 1], exact, rtol=1e-10)
+
+
+def test_epsilon_schedule():
+    assert epsilon_schedule(0.01, 8.0) == [0.5, 0.0625, 0.01]
+    assert epsilon_schedule(0.01, None) == [0.01]
+    assert epsilon_schedule(0.7, 8.0) == [0.7]
+    s = epsilon_schedule(0.001, 2.0)
+    assert s[0] == 0.5 and s[-1] == 0.001 and all(np.diff(s) < 0)
+
+
+# ----------------------------------------------------------------- results
+@pytest.mark.parametrize("cls, params", [
+    (PDM, dict(epsilon=0.05, extension=0.5, augmentation=2.0)),
+    (PDM, dict(epsilon=0.05, successive=8.0)),
+    (PFM, dict(beta=0.02, extension=1.0)),
+])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_margin_recomputed_from_public_attributes(cls, params, sparse):
+    X, y = make_stream(7, n=60, noise=0.1 if "extension" in params else 0.0)
+    est = cls(random_state=0, **params).fit(_fmt(X, sparse), y)
+    assert est.converged_.all()
+    rho = params.get("augmentation", 1.0)
+    delta = params.get("extension", 0.0)
+    w, c0 = est.coef_[0], est.intercept_[0]
+    dual = est.dual_coef_[0]
+    assert_allclose(dual @ X[est.support_], w, rtol=1e-9, atol=1e-9)
+    assert_allclose(rho ** 2 * dual.sum(), c0, rtol=1e-9, atol=1e-9)
+    counts = np.zeros(X.shape[0])
+    counts[est.support_] = np.abs(dual)
+    ay = y * (X @ w + c0) + delta ** 2 * counts
+    sq_a = w @ w + (c0 / rho) ** 2 + delta ** 2 * counts @ counts
+    assert_allclose(est.margin_[0], ay.min() / np.sqrt(sq_a), rtol=1e-9)
+    assert_allclose(est.geometric_margin_[0],
+                    ay.min() / np.sqrt(sq_a - (c0 / rho) ** 2), rtol=1e-9)
+    assert est.n_updates_ == np.abs(dual).sum()
+    assert_allclose(est.margin_bound_[0], np.sqrt(sq_a) / est.n_updates_,
+                    rtol=1e-9)
+    # decision_function is a·[x, ρ]
+    assert_allclose(est.decision_function(_fmt(X, sparse)), X @ w + c0,
+                    rtol=1e-9, atol=1e-9)
+    # materialised patterns agree
+    Y = extended_patterns(X, y, rho, params.get("extension"))
+    a = np.concatenate([w, [c0 / rho], delta * y * counts]
+                       if "extension" in params else [w, [c0 / rho]])
+    assert_allclose(directional_margin(a, Y), est.margin_[0], rtol=1e-9)
+
+
+def test_converged_pdm_certifies_its_accuracy():
+    X, y = make_stream(8, n=80)
+    for eps in (0.3, 0.1, 0.02):
+        est = PDM(epsilon=eps, random_state=1).fit(X, y)
+        assert est.converged_[0]
+        # every pattern violates (8): γ'_d > (1-ε)‖a‖/t, so Eq. (5) gives < ε
+        assert est.margin_fraction_[0] > 1 - eps
+        assert est.accuracy_estimate_[0] < eps
+        assert est.score(X, y) == 1.0
+
+
+def test_dense_and_csr_agree_with_shuffling():
+    X, y = make_stream(9, n=70, noise=0.1)
+    a = PDM(extension=1.0, random_state=3).fit(X, y)
+    b = PDM(extension=1.0, random_state=3).fit(sp.csr_matrix(X), y)
+    assert_array_equal(a.dual_coef_, b.dual_coef_)
+    assert_allclose(a.coef_, b.coef_, rtol=RTOL)
+    assert a.n_iter_ == b.n_iter_
+
+
+def test_determinism_and_seed_dependence():
+    X, y = make_stream(10, n=70)
+    fits = [PDM(epsilon=0.05, random_state=s).fit(X, y) for s in (0, 0, 1)]
+    assert_array_equal(fits[0].coef_, fits[1].coef_)
+    assert_array_equal(fits[0].dual_coef_, fits[1].dual_coef_)
+    assert fits[0].n_updates_ == fits[1].n_updates_
+    assert not np.array_equal(fits[0].dual_coef_, fits[2].dual_coef_) or \
+        not np.array_equal(fits[0].coef_, fits[2].coef_)
+
+
+def test_refit_resets_state():
+    X, y = make_stream(11)
+    est = PDM(epsilon=0.1, random_state=0)
+    first = est.fit(X, y).coef_.copy()
+    est.partial_fit(X, y)
+    assert_array_equal(est.fit(X, y).coef_, first)
+
+
+def test_inseparable_without_extension_warns_and_stops():
+    X = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [2.0, 0.5]])
+    y = np.array([0, 1, 0, 1])  # a duplicated point with both labels
+    with pytest.warns(ConvergenceWarning, match="extension"):
+        est = PDM(max_iter=5, random_state=0).fit(X, y)
+    assert est.n_iter_ == 5 and not est.converged_[0]
+    assert est.margin_[0] <= 0
+    # the extension makes it separable
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est = PDM(extension=1.0, random_state=0).fit(X, y)
+    assert est.converged_[0] and est.margin_[0] > 0
+
+
+def test_pfm_beta_zero_is_augmented_rosenblatt():
+    X, y = make_stream(12)
+    est = PFM(beta=0.0, shuffle=False, active_sets=False,
+              multiple_updates=False).fit(X, y)
+    Xa = np.hstack([X, np.ones((X.shape[0], 1))])
+    w = np.zeros(Xa.shape[1])
+    t = 0
+    while True:
+        changed = False
+        for i in range(Xa.shape[0]):
+            if y[i] * (w @ Xa[i]) <= 0:
+                w += y[i] * Xa[i]
+                t += 1
+                changed = True
+        if not changed:
+            break
+    assert est.n_updates_ == t
+    assert_allclose(np.append(est.coef_[0], est.intercept_[0]), w, rtol=RTOL,
+                    atol=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_pdm_epsilon_one_is_pfm_beta_zero(sparse):
+    # both conditions read a·y <= 0 (Eq. 8 at ε = 1, Eq. 7 at β = 0)
+    X, y = make_stream(16, n=60)
+    X = _fmt(X, sparse)
+    a = PDM(epsilon=1.0, multiple_updates=False, random_state=4).fit(X, y)
+    b = PFM(beta=0.0, multiple_updates=False, random_state=4).fit(X, y)
+    assert_array_equal(a.dual_coef_, b.dual_coef_)
+    assert_array_equal(a.coef_, b.coef_)
+    assert a.n_iter_ == b.n_iter_ and a.n_active_passes_ == b.n_active_passes_
+
+
+@pytest.mark.parametrize("rule, param", [(RULE_PDM, 0.01), (RULE_PDM, 0.3),
+                                         (RULE_PDM, 0.8), (RULE_PFM, 0.0),
+                                         (RULE_PFM, 0.05), (RULE_PFM, 0.4)])
+def test_multiple_update_is_minimal_repetition(rule, param):
+    """λ = [μ₊] + 1 equals presenting the pattern until it violates the rule."""
+    rng = np.random.default_rng(17)
+    checked = 0
+    for _ in range(300):
+        d = 4
+        a = rng.standard_normal(d) * rng.uniform(0.1, 10)
+        t = int(rng.integers(1, 200))
+        y = rng.standard_normal(d)
+        if rule == RULE_PDM:
+            # a need not come from t updates for the algebra, only ‖a‖ > 0
+            holds = lambda a, t: a @ y <= (1 - param) * (a @ a) / t  # noqa: E731
+        else:
+            holds = lambda a, t: a @ y <= param * np.sqrt(a @ a)  # noqa: E731
+        if not holds(a, t):
+            continue
+        lam = n_multiple_updates(rule, param, float(a @ y), float(y @ y),
+                                 float(a @ a), t)
+        steps = 0
+        b, s = a.copy(), t
+        while holds(b, s) and steps < 10 ** 6:
+            b, s, steps = b + y, s + 1, steps + 1
+        # repeated presentation stops after `steps` updates; rounding may
+        # move an exactly integral μ₊ by one
+        assert abs(lam - steps) <= 1 if steps > 50 else lam == steps
+        checked += 1
+    assert checked > 50
+
+
+# ----------------------------------------------------------------- bad input
+@pytest.mark.parametrize("params", [
+    dict(epsilon=0.0), dict(epsilon=1.5), dict(successive=1.0),
+    dict(extension=0.0), dict(augmentation=-1.0), dict(max_iter=0),
+    dict(active_sets="yes"),
+])
+def test_pdm_rejects_bad_parameters(params):
+    X, y = make_stream(13)
+    with pytest.raises(ValueError):
+        PDM(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("params", [dict(beta=-0.1), dict(extension=-1.0)])
+def test_pfm_rejects_bad_parameters(params):
+    X, y = make_stream(13)
+    with pytest.raises(ValueError):
+        PFM(**params).fit(X, y)
+
+
+def test_bad_data():
+    X, y = make_stream(14)
+    Xn = X.copy()
+    Xn[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        PDM().fit(Xn, y)
+    with pytest.raises(ValueError, match="one class"):
+        PDM().fit(X, np.ones_like(y))
+    with pytest.raises(ValueError, match="classes must be passed"):
+        PDM().partial_fit(X, y)
+    est = PDM(epsilon=0.2).fit(X, y)
+    with pytest.raises(ValueError):
+        est.predict(X[:, :-1])
+    with pytest.raises(ValueError, match="not in classes_"):
+        est.partial_fit(X, np.where(y > 0, 5, -1))
+
+
+def test_overflow_is_reported():
+    X, y = make_stream(15)
+    with pytest.raises(ValueError, match="overflow"):
+        PDM().fit(X * 1e160, y)
