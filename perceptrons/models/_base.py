@@ -154,6 +154,25 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         return targets.astype(np.int64)
 
     # ----------------------------------------------------------- training
+    def _start_fit(self, X, y):
+        """Validate parameters and training data and set ``classes_``.
+
+        Returns
+        -------
+        X, y
+            The validated data.
+        """
+        self._validate_params()
+        X, y = self._validate_input(X, y, reset=True)
+        classes = np.unique(y)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"the training data has only one class ({classes[0]!r}); "
+                "a classifier needs at least two"
+            )
+        self.classes_ = classes
+        return X, y
+
     def fit(self, X, y):
         """Train from scratch for ``max_iter`` passes over (X, y).
 
@@ -169,15 +188,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        self._validate_params()
-        X, y = self._validate_input(X, y, reset=True)
-        classes = np.unique(y)
-        if classes.shape[0] < 2:
-            raise ValueError(
-                f"the training data has only one class ({classes[0]!r}); "
-                "a classifier needs at least two"
-            )
-        self.classes_ = classes
+        X, y = self._start_fit(X, y)
         self._start(X)
         orders = epoch_orders(self.random_state, X.shape[0], self.max_iter,
                               self.shuffle)

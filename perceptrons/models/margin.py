@@ -170,18 +170,9 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         self : object
             The fitted estimator.
         """
-        self._validate_params()
-        X, y = self._validate_input(X, y, reset=True)
-        classes = np.unique(y)
-        if classes.shape[0] < 2:
-            raise ValueError(
-                f"the training data has only one class ({classes[0]!r}); "
-                "a classifier needs at least two")
-        if X.shape[0] == 0:
-            raise ValueError("cannot fit on zero samples")
-        self.classes_ = classes
+        X, y = self._start_fit(X, y)
         targets = self._encode(y)
-        self._allocate(X, len(classes))
+        self._allocate(X, len(self.classes_))
         self._begin_call(X)
         loop_arrays = as_loop_arrays(X)
         n_problems = self._W.shape[0]
