@@ -440,6 +440,27 @@ def build_parser():
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser(
+        "reproduce", formatter_class=formatter,
+        help="reproduce a paper's tables and figures",
+        description=_wrap(
+            "Run a paper's experiment and write its tables (Markdown, beside "
+            "the paper's own numbers) and figures (PNG). Available: "
+            + (", ".join(_reproductions()) or "none yet") + "."))
+    p.add_argument("paper", metavar="PAPER",
+                   help="which paper: " + (", ".join(_reproductions())
+                                           or "none yet"))
+    p.add_argument("--output-dir", default="perceptrons_output",
+                   metavar="DIR",
+                   help="where to write the files (default: "
+                        "./perceptrons_output)")
+    p.add_argument("--quick", action="store_true",
+                   help="the small configuration on built-in data, under a "
+                        "minute")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar")
+    p.set_defaults(func=cmd_reproduce)
+
+    p = sub.add_parser(
         "models", formatter_class=formatter,
         help="list the available models and their parameters",
         description=_wrap(
@@ -599,6 +620,36 @@ def cmd_demo(args):
     print(f"\nwrote {files['markdown']}, {files['png']}, {files['json']}, "
           f"{files['csv']} in {time.perf_counter() - start:.1f} s",
           file=sys.stderr)
+    return 0
+
+
+def _reproductions():
+    """Keys of the ``experiments/reproduce_<key>.py`` modules (not imported)."""
+    import importlib.util
+    import pkgutil
+
+    # find_spec locates the subpackage without running its (heavy) imports.
+    spec = importlib.util.find_spec("perceptrons.experiments")
+    return sorted(m.name[len("reproduce_"):]
+                  for m in pkgutil.iter_modules(spec.submodule_search_locations)
+                  if m.name.startswith("reproduce_"))
+
+
+def cmd_reproduce(args):
+    import importlib
+
+    available = _reproductions()
+    if args.paper not in available:
+        raise CLIError(f"no reproduction named {args.paper!r}; available: "
+                       f"{', '.join(available) or 'none yet'}")
+    module = importlib.import_module(
+        f"perceptrons.experiments.reproduce_{args.paper}")
+    start = time.perf_counter()
+    out = module.run(args.output_dir, quick=args.quick,
+                     progress=False if args.no_progress else None)
+    sys.stdout.write(out["markdown"])
+    print(f"\nwrote {', '.join(str(f) for f in out['files'])} in "
+          f"{time.perf_counter() - start:.1f} s", file=sys.stderr)
     return 0
 
 

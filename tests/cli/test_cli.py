@@ -257,3 +257,10 @@ def test_subprocess_round_trip_and_error(files, tmp_path):
     assert run.stderr.startswith("perceptrons: error: ")
     assert "Traceback" not in run.stderr
     assert len(run.stderr.strip().splitlines()) == 1
+
+
+def test_reproduce_unknown_paper_is_a_clear_error(capsys):
+    assert main(["reproduce", "no-such-paper"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("perceptrons: error: no reproduction named")
+    assert "available:" in err
