@@ -1,13 +1,23 @@
 """The Ballseptron of Shalev-Shwartz & Singer (2005), Figure 2 and Sec. 4."""
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils.extmath import safe_sparse_dot
 
 from .._loops.ballseptron import ballseptron_epoch, ballseptron_prototype_epoch
-from ..utils._param_validation import Interval
+from .._loops.ballseptron_dual import (
+    dual_ballseptron_epoch,
+    dual_ballseptron_prototype_epoch,
+)
+from .._loops.mercer import KERNELS, gram_block, kernel_diag
+from ..utils._param_validation import Interval, StrOptions
+from ..utils.validation import as_flat_loop_arrays
 from ._base import BaseOnlinePerceptron
+from ._voted import _BLOCK_ROWS
+
+_MB = 2 ** 20
 
 
 class Ballseptron(BaseOnlinePerceptron):
@@ -40,13 +50,44 @@ class Ballseptron(BaseOnlinePerceptron):
         Present the rows in a fresh random order each pass.
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling; the same seed gives the same model bit for bit.
+    kernel : {None, "linear", "poly", "rbf"}, default=None
+        None runs the primal algorithm on the features of X. A kernel runs
+        the dual form (the remark after Figure 2 of [1]_): w is kept as a
+        combination of training instances and every inner product is a
+        Mercer kernel value, ``<x, z>``, ``(γ <x, z> + coef0)^degree`` or
+        ``exp(-γ ‖x - z‖²)``, so r is a radius in feature space.
+        ``kernel="linear"`` makes the primal algorithm's updates (up to
+        rounding).
+    degree : int, default=3
+        Degree of the "poly" kernel (the paper's Sec. 5 uses 5).
+    gamma : float or None, default=None
+        γ of the "poly" and "rbf" kernels; None means ``1 / n_features``.
+    coef0 : float, default=1.0
+        Additive constant of the "poly" kernel (the paper's Sec. 5 uses a
+        bias of 1/2 with γ = 1).
+    cache_size : float, default=200
+        Memory (MB) for kernel values kept across the passes of one call
+        (as in :class:`~perceptrons.KernelPerceptron`); it changes speed
+        only, never a result. Ignored when ``kernel=None``.
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
         The weight vector w (two classes; positive favours ``classes_[1]``)
-        or the prototypes ``w^r``, one per class.
+        or the prototypes ``w^r``, one per class. Not set with a kernel
+        other than ``None`` and ``"linear"`` (for "linear" it is
+        ``dual_coef_ @ support_vectors_``).
+    support_ : ndarray of shape (n_support,), int64
+        With a kernel only: the training rows with a non-zero dual
+        coefficient. Indices into X for ``fit``; for ``partial_fit``, into
+        the concatenation of the batches of all calls since the first.
+    support_vectors_ : {ndarray, sparse matrix} of shape (n_support, n_features)
+        With a kernel only: those rows (CSR when the training data was).
+    dual_coef_ : ndarray of shape (1, n_support) or (n_classes, n_support)
+        With a kernel only: ``w^r = Σ_j dual_coef_[r, j] φ(x_j)``.
+    gamma_ : float
+        With a kernel only: γ used, None resolved.
     intercept_ : ndarray of shape (1,) or (n_classes,)
         Zeros: the algorithm of [1]_ has no bias term. Append a constant
         feature to X to learn one.
@@ -121,6 +162,24 @@ class Ballseptron(BaseOnlinePerceptron):
     update moves two prototypes along their difference, which costs O(d)
     (see :mod:`perceptrons._loops.ballseptron`).
 
+    Kernel form. Each weight vector is ``s · Σ_j c_j φ(x_j)`` over the
+    rows that caused an update, and a step costs one kernel value per
+    support vector (cached across the passes of a call within
+    ``cache_size``), one kernel row serving every class. The binary
+    margin-error update rescales every coefficient by ``1 - r/‖w‖``; it is
+    made in O(1) on the global scale s (``s ← (1 - r/‖w‖) s``, then
+    ``c_t += y_t / s``), which is multiplied back into the coefficients when
+    ``|s|`` leaves ``[1e-9, 1e9]`` or becomes 0 and at the end of every pass.
+    ``‖w‖²`` is updated in O(1) from
+    ``‖c w + y φ(x)‖² = c²‖w‖² + 2 c y (w·φ(x)) + k(x, x)``, with ``w·φ(x)``
+    known from the prediction, and recomputed from the coefficients at the
+    start of each pass. In the multiclass form the margin-error update mixes
+    two coefficient rows (O(n_support)) and ``‖w^ỹ - w^y‖`` is read from the
+    Gram matrix of the prototypes ``W Wᵀ``, kept in O(k) per update. With
+    ``radius=0`` and a kernel this is ``KernelPerceptron(eta=1,
+    theta_init=0, threshold_step=0)`` (``multiclass="prototype"`` for more
+    than two classes). See :mod:`perceptrons._loops.ballseptron_dual`.
+
     With r far above the norms of the rows, a margin error while ‖w‖ << r
     multiplies w by ``1 - r/‖w‖ << -1`` and cancels most of it against
     ``y x``: the recursion is ill-conditioned, and any two float64
@@ -153,25 +212,50 @@ class Ballseptron(BaseOnlinePerceptron):
     True
     >>> clf.n_updates_ == clf.n_mistakes_ + clf.n_margin_errors_
     True
+
+    The kernel form, on data no hyperplane through the origin separates:
+
+    >>> from sklearn.datasets import make_circles
+    >>> Xc, yc = make_circles(n_samples=200, factor=0.3, noise=0.05,
+    ...                       random_state=0)
+    >>> kclf = Ballseptron(kernel="rbf", gamma=2.0, radius=0.2,
+    ...                    random_state=0).fit(Xc, yc)
+    >>> kclf.score(Xc, yc) > 0.95
+    True
+    >>> kclf.dual_coef_.shape == (1, kclf.support_.shape[0])
+    True
     """
 
     _parameter_constraints = {
         **BaseOnlinePerceptron._parameter_constraints,
         "radius": [Interval(Real, 0, None, closed="left")],
+        "kernel": [StrOptions(set(KERNELS)), None],
+        "degree": [Interval(Integral, 1, None, closed="left")],
+        "gamma": [Interval(Real, 0, None, closed="neither"), None],
+        "coef0": [Interval(Real, 0, None, closed="left")],
+        "cache_size": [Interval(Real, 0, None, closed="left")],
     }
 
     def __init__(self, *, radius=0.1, max_iter=10, shuffle=True,
-                 random_state=None):
+                 random_state=None, kernel=None, degree=3, gamma=None,
+                 coef0=1.0, cache_size=200):
         self.radius = radius
         self.max_iter = max_iter
         self.shuffle = shuffle
         self.random_state = random_state
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.cache_size = cache_size
 
     @classmethod
     def _test_params(cls):
         """Parameter sets the common estimator checks run with."""
         return [{}, {"radius": 0.0}, {"radius": 0.3, "max_iter": 5},
-                {"radius": 1.0}]
+                {"radius": 1.0},
+                {"kernel": "rbf", "gamma": 0.5, "radius": 0.2,
+                 "max_iter": 5, "cache_size": 0.01}]
 
     def _xfail_checks(self):
         """Common checks expected to fail with these parameters, and why."""
@@ -188,24 +272,88 @@ class Ballseptron(BaseOnlinePerceptron):
 
     # ----------------------------------------------------------- state
     def _needs_row_sq_norms(self):
-        # ‖x‖² enters only the margin bookkeeping (‖w‖², the Gram matrix).
-        return self.radius > 0
+        # ‖x‖² enters only the margin bookkeeping (‖w‖², the Gram matrix),
+        # and every kernel value k(x, x).
+        return self.kernel is not None or self.radius > 0
 
     def _allocate(self, X, n_classes):
+        # A refit after set_params(kernel=...) must not keep the attributes
+        # of the other form.
+        for name in ("coef_", "support_", "support_vectors_", "dual_coef_",
+                     "gamma_"):
+            self.__dict__.pop(name, None)
         self._multiclass = n_classes > 2
         n_rows = n_classes if self._multiclass else 1
-        self._W = np.zeros((n_rows, X.shape[1]))
         self._gram = np.zeros((n_rows, n_rows))
         self._scores = np.zeros(n_rows)
         self._wx = np.zeros(n_rows)
         self.n_margin_errors_ = 0
         self.margin_errors_per_epoch_ = np.zeros(0, dtype=np.int64)
+        if self.kernel is None:
+            self._W = np.zeros((n_rows, X.shape[1]))
+            return
+        self._kernel_code = KERNELS[self.kernel]
+        self.gamma_ = (1.0 / X.shape[1] if self.gamma is None
+                       else float(self.gamma))
+        # Every row of an earlier call with a non-zero coefficient: unlike
+        # the dual perceptron's, these coefficients keep changing (margin
+        # errors rescale or mix them), so they join each call's support.
+        self._pool_X = None
+        self._pool_sq = np.zeros(0)
+        self._pool_index = np.zeros(0, dtype=np.int64)
+        self._pool_coef = np.zeros((n_rows, 0))
+        self._n_rows_seen = 0
+        self._theta0 = np.zeros(n_rows)
+        self._base0 = np.zeros((0, n_rows))
+
+    def _kernel_args(self):
+        return (self._kernel_code, int(self.degree), float(self.gamma_),
+                float(self.coef0))
 
     def _begin_call(self, X):
         self._call_margin_errors = []
+        if self.kernel is None:
+            return
+        # The loop reads the pool's rows followed by this call's.
+        n_pool = self._pool_index.shape[0]
+        if n_pool == 0:
+            data = X
+        elif sp.issparse(X):
+            data = sp.vstack([sp.csr_matrix(self._pool_X), X], format="csr")
+            data.sort_indices()
+        else:
+            pool = self._pool_X
+            if sp.issparse(pool):
+                pool = pool.toarray()
+            data = np.vstack([pool, X])
+        self._n_pool = n_pool
+        self._data = data
+        self._flat = as_flat_loop_arrays(data)
+        self._sq = np.concatenate([self._pool_sq, self._call_sq_norms])
+        self._kdiag = kernel_diag(self._sq, *self._kernel_args())
+        if not np.isfinite(self._kdiag).all():
+            raise ValueError(
+                "k(x, x) overflows float64 for some rows; scale the input "
+                "or lower degree/gamma")
+        n = data.shape[0]
+        n_rows = self._theta0.shape[0]
+        self._coef = np.zeros((n_rows, n))
+        self._coef[:, :n_pool] = self._pool_coef
+        self._support = np.zeros(n, dtype=np.int64)
+        self._support[:n_pool] = np.arange(n_pool)
+        self._position = np.full(n, -1, dtype=np.int64)
+        self._position[:n_pool] = np.arange(n_pool)
+        self._n_support = np.array([n_pool], dtype=np.int64)
+        capacity = min(n, int(float(self.cache_size) * _MB // (8 * n)))
+        self._cache = np.empty((n, capacity))  # pages are touched lazily
+        self._cache_filled = np.zeros(n, dtype=np.int64)
+        self._kernel_work = np.empty(n)
+        self._dense_work = np.zeros(X.shape[1] if sp.issparse(X) else 0)
 
     def _run_epoch(self, X, loop_arrays, targets, order):
-        if self._multiclass:
+        if self.kernel is not None:
+            n_mistakes, n_margin_errors = self._run_dual_epoch(targets, order)
+        elif self._multiclass:
             n_mistakes, n_margin_errors = ballseptron_prototype_epoch(
                 *loop_arrays, targets, order, self._call_sq_norms, self._W,
                 float(self.radius), self._gram, self._scores, self._wx)
@@ -216,7 +364,28 @@ class Ballseptron(BaseOnlinePerceptron):
         self._call_margin_errors.append(n_margin_errors)
         return n_mistakes, n_mistakes + n_margin_errors
 
+    def _run_dual_epoch(self, targets, order):
+        n_pool = self._n_pool
+        if n_pool:
+            # Pool rows are never presented: their target is never read.
+            targets = np.concatenate(
+                [np.zeros(n_pool, dtype=np.int64), targets])
+            order = order + n_pool
+        head = (
+            *self._flat, *self._kernel_args(), self._sq, self._kdiag,
+            targets, order, self._coef, self._support, self._position,
+            self._n_support, self._cache, self._cache_filled,
+            self._kernel_work, self._dense_work, float(self.radius),
+            self._theta0, self._base0, self._scores, self._gram,
+        )
+        if self._multiclass:
+            return dual_ballseptron_prototype_epoch(*head, self._wx)
+        return dual_ballseptron_epoch(*head)
+
     def _state_is_finite(self):
+        if self.kernel is not None:
+            m = int(self._n_support[0])
+            return bool(np.isfinite(self._coef[:, :m]).all())
         return bool(np.isfinite(self._W).all())
 
     def _end_call(self, X, targets):
@@ -224,9 +393,55 @@ class Ballseptron(BaseOnlinePerceptron):
         self.n_margin_errors_ += int(margin_errors.sum())
         self.margin_errors_per_epoch_ = np.concatenate(
             [self.margin_errors_per_epoch_, margin_errors])
+        if self.kernel is not None:
+            self._end_dual_call(X)
+            return
         self.coef_ = self._W.copy()
         self.intercept_ = np.zeros(self._W.shape[0])
 
+    def _end_dual_call(self, X):
+        n_pool = self._n_pool
+        m = int(self._n_support[0])
+        slots = self._support[:m]
+        # Data rows in slot order: pool rows first (slots 0..n_pool-1), then
+        # this call's new support vectors; keep those with a non-zero
+        # coefficient, ordered by row.
+        coef = self._coef[:, :m]
+        keep = np.flatnonzero(np.any(coef != 0.0, axis=0))
+        keep = keep[np.argsort(slots[keep], kind="stable")]
+        rows = slots[keep]
+        index = np.concatenate(
+            [self._pool_index, self._n_rows_seen + np.arange(X.shape[0])])
+        self._pool_index = index[rows]
+        self._pool_coef = np.ascontiguousarray(coef[:, keep])
+        self._pool_sq = self._sq[rows]
+        self._pool_X = self._data[rows]
+        self._n_rows_seen += X.shape[0]
+        for name in ("_n_pool", "_data", "_flat", "_sq", "_kdiag", "_coef",
+                     "_support", "_position", "_n_support", "_cache",
+                     "_cache_filled", "_kernel_work", "_dense_work"):
+            delattr(self, name)
+        self.support_ = self._pool_index.copy()
+        self.support_vectors_ = self._pool_X
+        self.dual_coef_ = self._pool_coef.copy()
+        self.intercept_ = np.zeros(self.dual_coef_.shape[0])
+        if self.kernel == "linear":
+            sv = self.support_vectors_
+            if sp.issparse(sv):
+                self.coef_ = np.asarray((sv.T @ self.dual_coef_.T).T)
+            else:
+                self.coef_ = self.dual_coef_ @ sv
+
     # ----------------------------------------------------------- prediction
     def _decision(self, X):
-        return safe_sparse_dot(X, self.coef_.T, dense_output=True)
+        if self.kernel is None:
+            return safe_sparse_dot(X, self.coef_.T, dense_output=True)
+        scores = np.zeros((X.shape[0], self.dual_coef_.shape[0]))
+        if self.support_.shape[0] == 0:
+            return scores
+        for lo in range(0, X.shape[0], _BLOCK_ROWS):
+            hi = min(lo + _BLOCK_ROWS, X.shape[0])
+            G = gram_block(X[lo:hi], self.support_vectors_,
+                           *self._kernel_args(), sq_b=self._pool_sq)
+            scores[lo:hi] = G @ self.dual_coef_.T
+        return scores

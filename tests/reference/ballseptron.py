@@ -124,3 +124,94 @@ def section4(X, y, n_classes, radius, n_epochs=1, W=None):
         mistakes.append(n_mistakes)
         margin_errors.append(n_margin)
     return W, mistakes, margin_errors
+
+
+# ---------------------------------------------------------------- dual form
+def kernel_value(x, z, kernel, degree=3, gamma=1.0, coef0=1.0):
+    """k(x, z) for one pair: "linear", "poly" or "rbf", in plain Python."""
+    dot = sum(float(a) * float(b) for a, b in zip(x, z))
+    if kernel == "linear":
+        return dot
+    if kernel == "poly":
+        return (gamma * dot + coef0) ** degree
+    d2 = sum((float(a) - float(b)) ** 2 for a, b in zip(x, z))
+    return float(np.exp(-gamma * d2))
+
+
+def gram_matrix(A, B, kernel, **params):
+    """Explicit Gram matrix ``[[k(a, b) for b in B] for a in A]``."""
+    A, B = densify(A), densify(B)
+    return np.array([[kernel_value(a, b, kernel, **params) for b in B]
+                     for a in A])
+
+
+def figure2_dual(X, y, radius, kernel, n_epochs=1, **params):
+    """Figure 2 with ``w = Σ_j a_j φ(x_j)``, brute force.
+
+    Every inner product is read from the explicit Gram matrix, and ‖w‖ is
+    recomputed as ``sqrt(a K a)`` whenever it is needed.
+
+    Returns
+    -------
+    a : ndarray of shape (n_samples,)
+        Dual coefficients by row.
+    mistakes, margin_errors : list of int
+        Per pass.
+    """
+    K = gram_matrix(X, X, kernel, **params)
+    a = np.zeros(K.shape[0])
+    mistakes, margin_errors = [], []
+    for _ in range(n_epochs):
+        n_mistakes = n_margin = 0
+        for t in range(K.shape[0]):
+            y_t = float(y[t])
+            score = float(a @ K[:, t])
+            if y_t * score <= 0.0:
+                a[t] += y_t
+                n_mistakes += 1
+                continue
+            norm = float(np.sqrt(a @ K @ a))
+            if y_t * score / norm <= radius:
+                # w + y x̂ = (1 - r/‖w‖) w + y x.
+                a = a * (1.0 - radius / norm)
+                a[t] += y_t
+                n_margin += 1
+        mistakes.append(n_mistakes)
+        margin_errors.append(n_margin)
+    return a, mistakes, margin_errors
+
+
+def section4_dual(X, y, n_classes, radius, kernel, n_epochs=1, **params):
+    """Sec. 4 with ``w^r = Σ_j A[r, j] φ(x_j)``, brute force.
+
+    Returns
+    -------
+    A : ndarray of shape (n_classes, n_samples)
+    mistakes, margin_errors : list of int
+    """
+    K = gram_matrix(X, X, kernel, **params)
+    A = np.zeros((n_classes, K.shape[0]))
+    mistakes, margin_errors = [], []
+    for _ in range(n_epochs):
+        n_mistakes = n_margin = 0
+        for t in range(K.shape[0]):
+            y_t = int(y[t])
+            scores = [float(A[r] @ K[:, t]) for r in range(n_classes)]
+            other = best_other(scores, y_t)
+            if scores[y_t] <= scores[other]:
+                A[y_t, t] += 1.0
+                A[other, t] -= 1.0
+                n_mistakes += 1
+                continue
+            diff = A[other] - A[y_t]
+            norm = float(np.sqrt(diff @ K @ diff))
+            # x̂ = φ(x_t) + r diff/‖diff‖, as coefficients.
+            x_hat = radius * diff / norm
+            x_hat[t] += 1.0
+            if A[y_t] @ K @ x_hat <= A[other] @ K @ x_hat:
+                A[y_t] = A[y_t] + x_hat
+                A[other] = A[other] - x_hat
+                n_margin += 1
+        mistakes.append(n_mistakes)
+        margin_errors.append(n_margin)
+    return A, mistakes, margin_errors

@@ -1,0 +1,278 @@
+r"""The Ballseptron in dual form with Mercer kernels, one pass per call.
+
+The kernel form of :mod:`perceptrons._loops.ballseptron` (Shalev-Shwartz &
+Singer 2005, Sec. 2, remark after Figure 2: w is a combination of the
+instances, so every inner product may be a kernel value). Each weight vector
+is ``w^k = s · Σ_p coef[k, p] φ(x_support[p])`` over the support list of
+:mod:`perceptrons._loops.dual` (append-only, one slot per example that ever
+caused an update, kernel rows cached across epochs by
+:func:`perceptrons._loops.dual.dual_scores`; one kernel row serves every
+class). The steps mirror the primal loops test for test.
+
+Binary (:func:`dual_ballseptron_epoch`). The margin-error update
+``w ← (1 - r/‖w‖) w + y φ(x)`` rescales every coefficient; it is done in
+O(1) with the global scale ``s`` (``s ← c s``, then ``coef[i] += y / s``),
+so every step costs one kernel row against the support and O(1) more.
+``s`` is multiplied into the coefficients (O(m)) when ``|s|`` leaves
+``[1e-9, 1e9]`` or becomes 0, and at the end of every pass (the caller
+always sees ``s = 1``). ``‖w‖²`` is updated in O(1) from
+``‖c w + y φ(x)‖² = c²‖w‖² + 2 c y (w·φ(x)) + k(x, x)``, ``w·φ(x)`` known
+from the prediction; it is recomputed exactly from the coefficients at the
+start of every pass and when the formula cancels (below 1% of its positive
+terms), as in the primal loop. The exact value costs one kernel row per
+support vector (mostly cached): ``‖w‖² = Σ_p coef[p] (w·φ(x_support[p]))``.
+
+Multiclass (:func:`dual_ballseptron_prototype_epoch`), one coefficient row
+per class. A mistake adds ``±1`` to the coefficients of x in rows y and ỹ.
+A margin error moves both prototypes along ``w^ỹ - w^y``:
+``w^y ← (1 - c) w^y + c w^ỹ + φ(x)``, ``w^ỹ ← c w^y + (1 - c) w^ỹ - φ(x)``
+with ``c = r / ‖w^ỹ - w^y‖``, which mixes the two coefficient rows, O(m)
+(less than the step's m kernel values). The norm comes from the Gram matrix
+of the prototypes ``G = W Wᵀ``, updated in O(K) per update from the scores
+(:func:`perceptrons._loops.ballseptron._gram_update`):
+``‖w^ỹ - w^y‖² = G_yy + G_ỹỹ - 2 G_yỹ``. G is recomputed exactly at the start
+of every pass, and whenever a candidate margin error finds that difference
+below 1% of ``G_yy + G_ỹỹ`` (where its rounding would matter).
+
+With ``r = 0`` no margin error can happen, the scale stays 1 and the
+arithmetic is that of the dual perceptron (``KernelPerceptron`` with
+``eta=1, theta_init=0, threshold_step=0``).
+
+References
+----------
+S. Shalev-Shwartz and Y. Singer. A new perspective on an old perceptron
+algorithm. COLT 2005, LNCS 3559, pp. 264-278.
+"""
+
+import numpy as np
+from numba import njit
+
+from ._common import FASTMATH, best_other
+from .ballseptron import _gram_update
+from .dual import _append_support, dual_scores
+
+__all__ = ["dual_ballseptron_epoch", "dual_ballseptron_prototype_epoch",
+           "support_gram"]
+
+_SCALE_MIN = 1e-9
+_SCALE_MAX = 1e9
+_CANCEL = 1e-2
+_FILTER_SLACK = 1e-8
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def support_gram(X_data, X_indices, X_indptr, n_features, is_dense,
+                 kernel, degree, gamma, coef0, sq_norms,
+                 support, n_support, cache, cache_filled, kernel_work,
+                 dense_work, coef, theta0, base0, scores, G):
+    """``G = V Vᵀ`` exactly, ``V^k = Σ_p coef[k, p] φ(x_support[p])``.
+
+    One kernel row per support vector (through the cache of
+    :func:`perceptrons._loops.dual.dual_scores`), then
+    ``G[a, b] = Σ_p coef[a, p] (V^b · φ(x_support[p]))``, symmetrised.
+
+    Parameters
+    ----------
+    X_data, ..., dense_work
+        See :func:`perceptrons._loops.dual.dual_scores`.
+    coef : ndarray of shape (n_classes, n_samples), float64
+    theta0 : ndarray of shape (n_classes,), zeros
+    base0 : ndarray of shape (0, n_classes)
+    scores : ndarray of shape (n_classes,), work space
+    G : ndarray of shape (n_classes, n_classes), output
+    """
+    K = coef.shape[0]
+    for a in range(K):
+        for b in range(K):
+            G[a, b] = 0.0
+    m = n_support[0]
+    for p in range(m):
+        dual_scores(X_data, X_indices, X_indptr, n_features, is_dense,
+                    kernel, degree, gamma, coef0, sq_norms,
+                    support[p], support, n_support, cache, cache_filled,
+                    kernel_work, dense_work, coef, theta0, base0, scores)
+        for a in range(K):
+            c = coef[a, p]
+            if c != 0.0:
+                for b in range(K):
+                    G[a, b] += c * scores[b]
+    for a in range(K):
+        for b in range(a + 1, K):
+            t = 0.5 * (G[a, b] + G[b, a])
+            G[a, b] = t
+            G[b, a] = t
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def dual_ballseptron_epoch(
+    X_data, X_indices, X_indptr, n_features, is_dense,
+    kernel, degree, gamma, coef0, sq_norms, diag,
+    targets, order,
+    coef, support, position, n_support,
+    cache, cache_filled, kernel_work, dense_work,
+    radius, theta0, base0, scores, G,
+):
+    """One dual pass of Figure 2 over ``order``.
+
+    Parameters
+    ----------
+    X_data, X_indices, X_indptr, n_features, is_dense
+        The data matrix (see :mod:`perceptrons._loops.mercer`).
+    kernel, degree, gamma, coef0, sq_norms
+        The Mercer kernel (see :func:`perceptrons._loops.dual.dual_scores`).
+    diag : ndarray of shape (n_samples,), float64
+        ``k(x_i, x_i)``.
+    targets : ndarray of shape (n_samples,), int64
+        1 for the positive class, 0 for the negative.
+    order : ndarray of shape (n_steps,), int64
+        Rows to present, in order.
+    coef : ndarray of shape (1, n_samples), float64
+        Dual coefficients by support slot (scale 1 on entry and exit).
+    support, position, n_support, cache, cache_filled, kernel_work, dense_work
+        See :func:`perceptrons._loops.dual.dual_scores`; updated in place.
+    radius : float
+        r >= 0.
+    theta0, base0, scores, G
+        Work space, shapes (1,), (0, 1), (1,), (1, 1); ``theta0`` zero.
+
+    Returns
+    -------
+    n_mistakes, n_margin_errors : int
+        As :func:`perceptrons._loops.ballseptron.ballseptron_epoch`.
+    """
+    n_mistakes = 0
+    n_margin_errors = 0
+    track_norm = radius > 0.0
+    wsq = 0.0
+    if track_norm:
+        support_gram(X_data, X_indices, X_indptr, n_features, is_dense,
+                     kernel, degree, gamma, coef0, sq_norms,
+                     support, n_support, cache, cache_filled, kernel_work,
+                     dense_work, coef, theta0, base0, scores, G)
+        wsq = G[0, 0]
+    scale = 1.0
+    positive = 0.0
+    for step in range(order.shape[0]):
+        i = order[step]
+        y = 1.0 if targets[i] == 1 else -1.0
+        dual_scores(X_data, X_indices, X_indptr, n_features, is_dense,
+                    kernel, degree, gamma, coef0, sq_norms,
+                    i, support, n_support, cache, cache_filled, kernel_work,
+                    dense_work, coef, theta0, base0, scores)
+        m = y * (scale * scores[0])
+        if m <= 0.0:
+            n_mistakes += 1
+            c = 1.0
+        elif track_norm and m <= radius * np.sqrt(wsq):
+            n_margin_errors += 1
+            c = 1.0 - radius / np.sqrt(wsq)
+        else:
+            continue
+        if track_norm:
+            positive = c * c * wsq + diag[i]
+            wsq = positive + 2.0 * c * m
+        if c != 1.0:
+            scale *= c
+            if scale == 0.0:
+                for p in range(n_support[0]):
+                    coef[0, p] = 0.0
+                scale = 1.0
+            elif abs(scale) < _SCALE_MIN or abs(scale) > _SCALE_MAX:
+                for p in range(n_support[0]):
+                    coef[0, p] *= scale
+                scale = 1.0
+        pos = _append_support(i, support, position, n_support)
+        coef[0, pos] += y / scale
+        if track_norm and wsq < _CANCEL * positive:
+            support_gram(X_data, X_indices, X_indptr, n_features, is_dense,
+                         kernel, degree, gamma, coef0, sq_norms,
+                         support, n_support, cache, cache_filled, kernel_work,
+                         dense_work, coef, theta0, base0, scores, G)
+            wsq = scale * scale * G[0, 0]
+    if scale != 1.0:
+        for p in range(n_support[0]):
+            coef[0, p] *= scale
+    return n_mistakes, n_margin_errors
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def dual_ballseptron_prototype_epoch(
+    X_data, X_indices, X_indptr, n_features, is_dense,
+    kernel, degree, gamma, coef0, sq_norms, diag,
+    targets, order,
+    coef, support, position, n_support,
+    cache, cache_filled, kernel_work, dense_work,
+    radius, theta0, base0, scores, G, wx,
+):
+    """One dual pass of the multiclass Ballseptron (Sec. 4) over ``order``.
+
+    Arguments are those of :func:`dual_ballseptron_epoch` with one
+    coefficient row per class (``coef`` of shape (n_classes, n_samples)),
+    class indices as ``targets``, and ``theta0, base0, scores, G, wx`` of
+    shapes (K,), (0, K), (K,), (K, K), (K,).
+
+    Returns
+    -------
+    n_mistakes, n_margin_errors : int
+        As :func:`perceptrons._loops.ballseptron.ballseptron_prototype_epoch`.
+    """
+    K = coef.shape[0]
+    n_mistakes = 0
+    n_margin_errors = 0
+    track_norm = radius > 0.0
+    if track_norm:
+        support_gram(X_data, X_indices, X_indptr, n_features, is_dense,
+                     kernel, degree, gamma, coef0, sq_norms,
+                     support, n_support, cache, cache_filled, kernel_work,
+                     dense_work, coef, theta0, base0, wx, G)
+    for step in range(order.shape[0]):
+        i = order[step]
+        y = targets[i]
+        dual_scores(X_data, X_indices, X_indptr, n_features, is_dense,
+                    kernel, degree, gamma, coef0, sq_norms,
+                    i, support, n_support, cache, cache_filled, kernel_work,
+                    dense_work, coef, theta0, base0, scores)
+        o = best_other(scores, y)
+        gap = scores[y] - scores[o]
+        if gap <= 0.0:
+            n_mistakes += 1
+            if track_norm:
+                for k in range(K):
+                    wx[k] = scores[k]
+                _gram_update(G, y, o, wx, diag[i])
+            pos = _append_support(i, support, position, n_support)
+            coef[y, pos] += 1.0
+            coef[o, pos] -= 1.0
+            continue
+        if not track_norm:
+            continue
+        dsq = G[y, y] + G[o, o] - 2.0 * G[y, o]
+        upper = dsq + _FILTER_SLACK * (G[y, y] + G[o, o])
+        if gap * gap > radius * radius * upper:
+            continue
+        if dsq < _CANCEL * (G[y, y] + G[o, o]):
+            support_gram(X_data, X_indices, X_indptr, n_features, is_dense,
+                         kernel, degree, gamma, coef0, sq_norms,
+                         support, n_support, cache, cache_filled,
+                         kernel_work, dense_work, coef, theta0, base0, wx, G)
+            dsq = G[y, y] + G[o, o] - 2.0 * G[y, o]
+        # gap > 0, so w^y ≠ w^ỹ and dsq > 0 up to rounding.
+        if dsq <= 0.0:
+            continue
+        norm = np.sqrt(dsq)
+        if gap > radius * norm:
+            continue
+        n_margin_errors += 1
+        c = radius / norm
+        for k in range(K):
+            wx[k] = scores[k] + c * (G[k, o] - G[k, y])
+        q = diag[i] + radius * radius - 2.0 * c * gap
+        _gram_update(G, y, o, wx, q)
+        for p in range(n_support[0]):
+            t = c * (coef[o, p] - coef[y, p])
+            coef[y, p] += t
+            coef[o, p] -= t
+        pos = _append_support(i, support, position, n_support)
+        coef[y, pos] += 1.0
+        coef[o, pos] -= 1.0
+    return n_mistakes, n_margin_errors
