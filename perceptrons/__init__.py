@@ -7,10 +7,10 @@ without loading numba and scikit-learn.
 
 __version__ = "0.1.0"
 __all__ = ["Ballseptron", "KernelPerceptron", "PDM", "PFM", "Perceptron",
-           "__version__"]
+           "ROMMA", "__version__"]
 
 _ESTIMATORS = {"Ballseptron", "KernelPerceptron", "PDM", "PFM",
-               "Perceptron"}
+               "Perceptron", "ROMMA"}
 
 
 def __getattr__(name):

@@ -4,5 +4,7 @@ from .ballseptron import Ballseptron
 from .kernel_perceptron import KernelPerceptron
 from .margin import PDM, PFM
 from .perceptron import Perceptron
+from .romma import ROMMA
 
-__all__ = ["Ballseptron", "KernelPerceptron", "PDM", "PFM", "Perceptron"]
+__all__ = ["Ballseptron", "KernelPerceptron", "PDM", "PFM", "Perceptron",
+           "ROMMA"]

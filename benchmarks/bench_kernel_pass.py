@@ -1,0 +1,326 @@
+"""How fast is one online pass of the kernel Ballseptron, per kernel value?
+
+Question
+--------
+How long does one online pass of the kernel Ballseptron
+(``Ballseptron(kernel="poly", degree=5, coef0=0.5, gamma=1.0, radius=r,
+max_iter=1, shuffle=False)``, multiclass prototypes) take on USPS (7291
+training examples) and on MNIST (``--mnist-n`` rows of the 60000 training
+examples, a prefix in file order; all of them by default), with
+the instances shifted to zero mean and scaled to average norm 1 (the setup of
+Figure 3 of Shalev-Shwartz & Singer 2005), for r in {0, 0.1}; and how many
+kernel evaluations per second is that, beside the foundation's
+``KernelPerceptron(kernel="poly", degree=5, coef0=0.5, gamma=1.0, eta=1,
+theta_init=0, threshold_step=0, multiclass="prototype", max_iter=1,
+shuffle=False)`` on the same data in the same run? How does that rate compare
+with a BLAS-blocked reference that computes the same kernel values as blocks
+``X_block @ S.T`` followed by ``(γ G + c)^5`` in numpy? The ratio tells how
+far the per-example numba kernel rows are from BLAS-blocked evaluation.
+
+Command
+-------
+::
+
+    python benchmarks/bench_kernel_pass.py            # full run, table to stdout
+    python benchmarks/bench_kernel_pass.py --write    # ... and update BENCHMARKS.md
+    python benchmarks/bench_kernel_pass.py --quick    # USPS, first 2000 rows (< 1 min)
+    python benchmarks/bench_kernel_pass.py --mnist-n 20000   # MNIST prefix only
+
+Data: ``perceptrons.datasets.load_named("usps")`` and ``load_named("mnist")``
+(training parts), read from the data folder (``PERCEPTRONS_DATA`` overrides
+the search). The mean and the average norm are those of the rows used.
+
+What is timed
+-------------
+* **fit**: ``est.fit(X, y)`` with ``max_iter=1, shuffle=False``, i.e. one
+  pass in the order of the file, plus what ``fit`` adds around it (input
+  validation, label encoding, squared row norms, k(x, x), allocation of the
+  kernel cache; all O(n d), small beside the pass).
+* **kernel evaluations of the pass**: each step computes one kernel value per
+  support vector held before the step (the kernel cache cannot help within
+  the first pass: every row is presented once). With ``shuffle=False`` and
+  one pass the support is append-only in row order and every update appends
+  the presented row, so the count is exact:
+  ``Σ_{s ∈ support_} (n - 1 - s)``, provided ``len(support_) == n_updates_``
+  (no support vector ended with an all-zero coefficient column). Otherwise
+  the table shows the upper bound ``Σ_{j < n_updates_} (n - 1 - j)`` (all
+  updates first) and marks it "≤". For r > 0 the Ballseptron may recompute
+  its prototype Gram matrix when ``‖w^ỹ - w^y‖²`` cancels; those kernel
+  values (mostly cache hits) are not counted.
+* **BLAS blocks**: the same kernel values, computed for row blocks of
+  ``--block`` rows: ``G = X[lo:hi] @ S_<hi.T`` (S_<hi the support vectors of
+  the fit with row index below ``hi``), ``G = γ G + c``, ``G⁵`` by square and
+  multiply, in place. The blocks also compute the few pairs inside a block
+  that the pass does not (support row ≥ presented row); the rate divides the
+  values actually computed by the time. No scores, no updates: an upper
+  bound on what blocked evaluation could give the pass.
+
+Each timed call is made once untimed first (numba compilation, caches), then
+at least ``--repeat`` times round-robin (``_common.time_interleaved``), and
+more (up to 50 rounds) until the case's timed calls add up to ``--min-time``
+seconds, so the millisecond cases get many samples; tables show
+the best run with the median beside it. BLAS/OpenMP pools are limited to one
+thread with threadpoolctl for the whole run, and ``NUMBA_NUM_THREADS=1``.
+"""
+
+import os
+
+for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+             "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _common as C  # noqa: E402
+
+import scipy.linalg  # noqa: E402,F401  (load the thread pools before limiting)
+
+import perceptrons  # noqa: E402
+from perceptrons.datasets import load_named  # noqa: E402
+
+SECTION = "bench_kernel_pass"
+KERNEL = dict(kernel="poly", degree=5, coef0=0.5, gamma=1.0)
+RADII = (0.0, 0.1)
+
+
+# ----------------------------------------------------------------------------
+# Data and models
+# ----------------------------------------------------------------------------
+
+
+def paper_scaling(X):
+    """Zero mean, average row norm 1 (Shalev-Shwartz & Singer, Sec. 5)."""
+    X = np.array(X, dtype=np.float64)
+    X -= X.mean(axis=0)
+    X /= np.linalg.norm(X, axis=1).mean()
+    return np.ascontiguousarray(X)
+
+
+def load_cases(quick, mnist_n):
+    """``[(name, X, y)]`` scaled as in the paper's Figure 3."""
+    usps = load_named("usps")
+    n_usps = 2000 if quick else None
+    cases = [(f"USPS{' (first 2000)' if quick else ''}",
+              paper_scaling(usps.X_train[:n_usps]),
+              np.asarray(usps.y_train[:n_usps]))]
+    if not quick and mnist_n > 0:
+        mnist = load_named("mnist")
+        n = min(mnist_n, mnist.X_train.shape[0])
+        label = "MNIST" if n == mnist.X_train.shape[0] else f"MNIST (first {n})"
+        cases.append((label, paper_scaling(mnist.X_train[:n]),
+                      np.asarray(mnist.y_train[:n])))
+    return cases
+
+
+def models():
+    """``[(name, r, estimator factory)]``."""
+    out = []
+    for r in RADII:
+        out.append((f"Ballseptron r={r:g}", r,
+                    lambda r=r: perceptrons.Ballseptron(
+                        radius=r, max_iter=1, shuffle=False, **KERNEL)))
+    out.append(("KernelPerceptron (prototype)", None,
+                lambda: perceptrons.KernelPerceptron(
+                    eta=1, theta_init=0, threshold_step=0,
+                    multiclass="prototype", max_iter=1, shuffle=False,
+                    **KERNEL)))
+    return out
+
+
+def kernel_evaluations(est, n):
+    """(count, exact): kernel values the pass computed, from the support."""
+    support = np.sort(np.asarray(est.support_, dtype=np.int64))
+    u = int(est.n_updates_)
+    if support.shape[0] == u:
+        return int(np.sum(n - 1 - support)), True
+    j = np.arange(u, dtype=np.int64)
+    return int(np.sum(n - 1 - j)), False
+
+
+# ----------------------------------------------------------------------------
+# BLAS-blocked reference
+# ----------------------------------------------------------------------------
+
+
+def blas_reference(X, support, block):
+    """(callable, n_values): the pass's kernel values as BLAS row blocks."""
+    support = np.sort(np.asarray(support, dtype=np.int64))
+    S = np.ascontiguousarray(X[support])
+    gamma, c = KERNEL["gamma"], KERNEL["coef0"]
+    n = X.shape[0]
+    blocks = []
+    n_values = 0
+    for lo in range(0, n, block):
+        hi = min(lo + block, n)
+        m = int(np.searchsorted(support, hi - 1, side="left"))  # rows < hi-1
+        if m:
+            blocks.append((lo, hi, m))
+            n_values += (hi - lo) * m
+
+    def run():
+        sink = 0.0
+        for lo, hi, m in blocks:
+            G = X[lo:hi] @ S[:m].T
+            G *= gamma
+            G += c
+            G2 = G * G
+            G2 *= G2
+            G2 *= G          # (γ g + c)^5
+            sink += G2[0, 0]
+        return sink
+
+    return run, n_values
+
+
+# ----------------------------------------------------------------------------
+# Run
+# ----------------------------------------------------------------------------
+
+
+def fmt_rate(x):
+    return f"{x / 1e6:,.1f} M/s"
+
+
+def run_case(name, X, y, repeat, min_time, block, log):
+    n, d = X.shape
+    rows = []
+    for label, r, make in models():
+        t0 = time.perf_counter()
+        est = make().fit(X, y)            # support + compile (untimed)
+        first = time.perf_counter() - t0
+        evals, exact = kernel_evaluations(est, n)
+        ref, ref_values = blas_reference(X, est.support_, block)
+        log(f"  {label}: first fit {first:.2f} s, updates {est.n_updates_}, "
+            f"support {est.support_.shape[0]}, kernel evals {evals:,}"
+            f"{'' if exact else ' (upper bound)'}")
+        times = C.time_interleaved(
+            {"fit": lambda: make().fit(X, y), "blas": ref}, repeat=repeat,
+            min_time=min_time)
+        fit_t, blas_t = times["fit"], times["blas"]
+        rate = evals / fit_t["min"]
+        blas_rate = ref_values / blas_t["min"]
+        log(f"    pass {fit_t['min']:.3f} s (median {fit_t['median']:.3f}), "
+            f"{fmt_rate(rate)}; BLAS {blas_t['min']:.3f} s for "
+            f"{ref_values:,} values, {fmt_rate(blas_rate)}; "
+            f"ratio {blas_rate / rate:.1f}")
+        margin = getattr(est, "n_margin_errors_", 0)
+        rows.append([
+            f"{name}, {n}×{d}", label, est.n_mistakes_, margin,
+            est.support_.shape[0],
+            f"{evals / 1e6:,.1f} M" if exact else f"≤ {evals / 1e6:,.1f} M",
+            f"{fit_t['min']:.3f} ({fit_t['median']:.3f})",
+            fmt_rate(rate),
+            f"{blas_t['min']:.3f} ({blas_t['median']:.3f})",
+            fmt_rate(blas_rate),
+            f"{blas_rate / rate:.1f}×",
+        ])
+    return rows
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true",
+                        help="USPS, first 2000 rows only (< 1 min)")
+    parser.add_argument("--write", action="store_true",
+                        help="replace this script's section of BENCHMARKS.md")
+    parser.add_argument("--mnist-n", type=int, default=60000,
+                        help="MNIST rows (prefix of the training set); "
+                             "0 skips MNIST (default 60000, all)")
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="timed runs per case (default 3, quick 2)")
+    parser.add_argument("--min-time", type=float, default=None,
+                        help="seconds of timed calls per case (default 2, "
+                             "quick 0.5)")
+    parser.add_argument("--block", type=int, default=256,
+                        help="rows per BLAS block of the reference")
+    args = parser.parse_args(argv)
+    repeat = args.repeat or (2 if args.quick else 3)
+    min_time = args.min_time if args.min_time is not None else (
+        0.5 if args.quick else 2.0)
+
+    def log(msg):
+        print(msg, flush=True)
+
+    start = time.perf_counter()
+    loads = [C.load_average()]
+    with threadpool_limits(limits=1):
+        cases = load_cases(args.quick, args.mnist_n)
+        # Compile (or load from numba's cache) on a tiny problem first.
+        X0, y0 = cases[0][1][:200], cases[0][2][:200]
+        for _, _, make in models():
+            make().fit(X0, y0)
+        rows = []
+        for name, X, y in cases:
+            log(f"{name}: {X.shape[0]} x {X.shape[1]}")
+            rows += run_case(name, X, y, repeat, min_time, args.block, log)
+        loads.append(C.load_average())
+        machine = C.machine_description(loads)
+    elapsed = time.perf_counter() - start
+
+    header = ["data", "model", "mistakes", "margin errors", "support",
+              "kernel evals", "pass s, best (median)", "evals/s",
+              "BLAS blocks s, best (median)", "BLAS evals/s",
+              "BLAS ÷ pass rate"]
+    table = C.md_table(header, rows)
+    cmd = ("python benchmarks/bench_kernel_pass.py"
+           + (" --quick" if args.quick else "")
+           + (f" --mnist-n {args.mnist_n}" if not args.quick else "")
+           + (f" --repeat {args.repeat}" if args.repeat else "")
+           + (" --write" if args.write else ""))
+    report = "\n".join([
+        "## One online pass of the kernel Ballseptron: kernel evaluations per second",
+        "",
+        "Question: how long does one pass (`max_iter=1, shuffle=False`) of "
+        "`Ballseptron(kernel=\"poly\", degree=5, coef0=0.5, gamma=1.0, "
+        "radius=r)` (multiclass prototypes) take on USPS and MNIST scaled as "
+        "in the paper's Figure 3 (zero mean, average norm 1), how many kernel "
+        "evaluations per second is that beside "
+        "`KernelPerceptron(..., eta=1, theta_init=0, threshold_step=0, "
+        "multiclass=\"prototype\")`, and how far is that rate from computing "
+        "the same kernel values as BLAS blocks `X_block @ S.T`, "
+        "`(γ G + c)^5`? See the docstring of "
+        "`benchmarks/bench_kernel_pass.py` for what is timed.",
+        "",
+        f"Command: `{cmd}` ({elapsed:.0f} s in all).",
+        "",
+        table,
+        "",
+        "- *kernel evals*: Σ over the steps of the support size before the "
+        "step, exact from `support_` (each update appends the presented row; "
+        "\"≤\" marks the upper bound from `n_updates_` if some support vector "
+        "was dropped). The Ballseptron's occasional recomputation of the "
+        "prototype Gram matrix (r > 0) is not counted.",
+        "- *pass*: the whole `fit` (validation, norms, allocation and the "
+        f"pass), best of at least {repeat} runs (more until {min_time:g} s of "
+        "timed calls) after one untimed warm-up, one thread; the run count "
+        "is not shown.",
+        f"- *BLAS blocks*: {args.block}-row blocks against the support "
+        "vectors with a lower row index, `G = X[lo:hi] @ S.T; G = γG + c; "
+        "G⁵`, no scores or updates; its rate counts the values it computed "
+        "(slightly more than the pass's, the block diagonals).",
+        "- *BLAS ÷ pass rate* > 1: the per-example numba kernel rows are "
+        "that many times slower per kernel value than BLAS-blocked "
+        "evaluation.",
+        "",
+        "Machine:",
+        "",
+        machine,
+    ])
+    print()
+    print(report)
+    if args.write:
+        C.write_section(SECTION, report)
+        print(f"\nwrote section {SECTION!r} of {C.BENCHMARKS_MD}")
+
+
+if __name__ == "__main__":
+    main()

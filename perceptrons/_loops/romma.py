@@ -1,0 +1,221 @@
+r"""Aggressive ROMMA (Li & Long 2002) in the augmented/extended space.
+
+One binary problem at a time, on the patterns of the PDM loops
+(:mod:`perceptrons._loops.margin`): :math:`y_k = [l_k x_k,\ l_k \rho,\
+l_k \Delta e_k]` (Δ = 0: no extension). Aggressive ROMMA updates whenever
+:math:`a \cdot y_k < 1 - \epsilon` (ε = 0 is plain aggressive ROMMA;
+ε > 0 makes a batch run stop with :math:`\min_k a\cdot y_k \ge
+1-\epsilon`) to the shortest vector satisfying both the new constraint and
+the relaxed old ones,
+
+.. math::
+
+    a' = \arg\min \{\|v\| : v\cdot y_k \ge 1,\ v\cdot a \ge \|a\|^2\}.
+
+With :math:`A = \|a\|^2`, :math:`B = a\cdot y_k < 1`, :math:`C =
+\|y_k\|^2`: if :math:`AC - B > 0` both constraints are active (their KKT
+multipliers c, d are then positive) and
+
+.. math::
+
+    a' = c\,a + d\,y_k,\quad c = \frac{AC - B}{AC - B^2},\quad
+    d = \frac{A(1 - B)}{AC - B^2},\quad \|a'\|^2 = cA + d;
+
+otherwise (in particular at a = 0, and when y_k is parallel to a) the old
+half-space is slack at :math:`a' = y_k / C`, which is then the minimiser
+(:math:`\|a'\|^2 = 1/C`). If :math:`AC = B^2` with B < 0 (y_k
+anti-parallel to a) the two constraints are incompatible; the loop then also
+restarts from :math:`y_k / C`.
+
+The vector is stored as ``a = s · u`` with a global scale s, so that the
+:math:`c\,a` part costs O(1): ``s ← c s``, ``u ← u + (d / s) y_k``. The
+extension block of u is :math:`l_k \Delta g_k` with real per-example
+coefficients g_k, so
+
+.. math::
+
+    a \cdot y_k = s\,[\,l_k (u_w \cdot x_k + u_b \rho) + \Delta^2 g_k\,],
+
+and an update costs O(nnz(x_k)); ‖a‖² is carried as above. A restart
+(a' = y_k / C) clears u: O(d + m), done at the first update and rarely
+after. s is folded back into u when it leaves [1e-150, 1e150].
+
+References
+----------
+Y. Li and P. M. Long. The relaxed online maximum margin algorithm. Machine
+Learning 46(1-3):361-387, 2002.
+"""
+
+import numpy as np
+from numba import njit
+
+from ._common import row_axpy, row_dot
+
+__all__ = ["romma_epoch", "romma_pass", "fold_scale"]
+
+_SCALE_LOW, _SCALE_HIGH = 1e-150, 1e150
+
+
+@njit(cache=True)
+def fold_scale(w, st, g):
+    """Fold the global scale into the stored vector: ``u ← s u``, s ← 1.
+
+    Parameters
+    ----------
+    w : ndarray of shape (n_features,)
+        u_w, scaled in place.
+    st : ndarray of shape (4,)
+        ``[u_b, ‖a‖², s, Δ² Σ g² of retired rows (in u units)]``.
+    g : ndarray of shape (n_samples,)
+        Extension coefficients g_k, scaled in place.
+    """
+    s = st[2]
+    if s == 1.0:
+        return
+    for j in range(w.shape[0]):
+        w[j] *= s
+    for j in range(g.shape[0]):
+        g[j] *= s
+    st[0] *= s
+    st[3] *= s * s
+    st[2] = 1.0
+
+
+@njit(cache=True)
+def romma_pass(X_data, X_indices, X_indptr, signs, y_sq_norms, rows, n_rows,
+               rho, delta_sq, threshold, collect_factor, w, st, g, collected):
+    """Present ``rows[:n_rows]`` once, updating whenever ``a·y_k < threshold``.
+
+    Parameters
+    ----------
+    X_data, X_indices, X_indptr
+        The data matrix (see :mod:`perceptrons._loops._common`).
+    signs : ndarray of shape (n_samples,), float64
+        Labels l_k ∈ {-1, +1}.
+    y_sq_norms : ndarray of shape (n_samples,), float64
+        ‖y_k‖² = ‖x_k‖² + ρ² + Δ².
+    rows : ndarray of shape (>= n_rows,), int64
+    n_rows : int
+    rho, delta_sq : float
+    threshold : float
+        1 - ε.
+    collect_factor : float
+        c > 0: write to ``collected`` each row with ``a·y_k <= c·threshold``
+        (before its update); 0: collect nothing.
+    w : ndarray of shape (n_features,), float64
+        u_w, updated in place.
+    st : ndarray of shape (4,), float64
+        ``[u_b, ‖a‖², s, retired]`` (see :func:`fold_scale`), in place.
+    g : ndarray of shape (n_samples,), float64
+        Extension coefficients of the current rows (in u units), in place.
+    collected : ndarray of shape (>= n_rows,), int64
+
+    Returns
+    -------
+    n_updates : int
+    n_collected : int
+    """
+    n_updates = 0
+    n_collected = 0
+    b = st[0]
+    sq_norm_a = st[1]
+    s = st[2]
+    for step in range(n_rows):
+        i = rows[step]
+        li = signs[i]
+        ay = s * (li * (row_dot(w, X_data, X_indices, X_indptr, i) + b * rho)
+                  + delta_sq * g[i])
+        if collect_factor > 0.0 and ay <= collect_factor * threshold:
+            collected[n_collected] = i
+            n_collected += 1
+        if not ay < threshold:
+            continue
+        yy = y_sq_norms[i]
+        if yy <= 0.0:
+            continue  # y_k = 0: no vector satisfies a·y_k >= 1
+        A = sq_norm_a
+        num_c = A * yy - ay
+        det = A * yy - ay * ay
+        n_updates += 1
+        if A > 0.0 and num_c > 0.0 and det > 0.0:
+            c = num_c / det
+            d = A * (1.0 - ay) / det
+            s = s * c
+            step_size = li * d / s
+            row_axpy(w, step_size, X_data, X_indices, X_indptr, i)
+            b += step_size * rho
+            g[i] += d / s
+            sq_norm_a = c * A + d
+            if not (_SCALE_LOW < s < _SCALE_HIGH):
+                st[0] = b
+                st[2] = s
+                fold_scale(w, st, g)
+                b = st[0]
+                s = 1.0
+        else:
+            # Restart at y_k / ‖y_k‖²: the old half-space is slack there.
+            w[:] = 0.0
+            g[:] = 0.0
+            st[3] = 0.0
+            s = 1.0
+            step_size = li / yy
+            row_axpy(w, step_size, X_data, X_indices, X_indptr, i)
+            b = step_size * rho
+            g[i] = 1.0 / yy
+            sq_norm_a = 1.0 / yy
+    st[0] = b
+    st[1] = sq_norm_a
+    st[2] = s
+    return n_updates, n_collected
+
+
+@njit(cache=True)
+def romma_epoch(X_data, X_indices, X_indptr, signs, y_sq_norms, order,
+                rho, delta_sq, threshold, active_sets, c1, c2,
+                n_ep1, n_ep2, n_ep3, w, st, g, level1, level2, level3, stats):
+    """One full epoch, then the nested active-set rounds of PDM's Sec. 4.
+
+    The schedule is that of :func:`perceptrons._loops.margin.margin_epoch`
+    (which is compiled against PDM's pass, hence this ROMMA twin): level
+    sets collect ``a·y_k <= c1 (1-ε)``, ``<= c2 (1-ε)`` and ``<= 1-ε``.
+
+    Returns
+    -------
+    int
+        Updates made in the full pass (0 means converged).
+    """
+    n = order.shape[0]
+    collect = c1 if active_sets else 0.0
+    full_updates, n1 = romma_pass(
+        X_data, X_indices, X_indptr, signs, y_sq_norms, order, n, rho,
+        delta_sq, threshold, collect, w, st, g, level1)
+    if not active_sets or full_updates == 0:
+        return full_updates
+    for _r1 in range(n_ep1):
+        u1, n2 = romma_pass(
+            X_data, X_indices, X_indptr, signs, y_sq_norms, level1, n1, rho,
+            delta_sq, threshold, c2, w, st, g, level2)
+        stats[0] += u1
+        stats[1] += 1
+        stats[2] += n1
+        if u1 == 0:
+            break
+        for _r2 in range(n_ep2):
+            u2, n3 = romma_pass(
+                X_data, X_indices, X_indptr, signs, y_sq_norms, level2, n2,
+                rho, delta_sq, threshold, 1.0, w, st, g, level3)
+            stats[0] += u2
+            stats[1] += 1
+            stats[2] += n2
+            if u2 == 0:
+                break
+            for _r3 in range(n_ep3):
+                u3, _ = romma_pass(
+                    X_data, X_indices, X_indptr, signs, y_sq_norms, level3,
+                    n3, rho, delta_sq, threshold, 0.0, w, st, g, level3)
+                stats[0] += u3
+                stats[1] += 1
+                stats[2] += n3
+                if u3 == 0:
+                    break
+    return full_updates

@@ -1,0 +1,311 @@
+"""Aggressive ROMMA (Li & Long 2002), the baseline of Panagiotakopoulos &
+Tsampouka's Table 2, with PDM's augmented/extended patterns and active sets.
+
+The compiled loops are in :mod:`perceptrons._loops.romma`; the driver
+(validation, one-vs-rest, extension bookkeeping, reported margins) is PDM's
+:class:`~perceptrons.models.margin._MarginPerceptron`.
+"""
+
+from numbers import Real
+
+import numpy as np
+from sklearn.utils.extmath import safe_sparse_dot
+
+from .._loops.romma import fold_scale, romma_epoch, romma_pass
+from ..utils._param_validation import Interval
+from ..utils.validation import as_loop_arrays
+from .margin import _C1, _C2, _N_EP1, _N_EP2, _N_EP3, _MarginPerceptron
+
+
+class ROMMA(_MarginPerceptron):
+    r"""Aggressive Relaxed Online Maximum Margin Algorithm (ROMMA).
+
+    Li & Long's aggressive ROMMA [1]_ run as a batch algorithm on the
+    augmented and reflected patterns :math:`y_k = [l_k x_k,\ l_k \rho]`
+    (optionally extended by :math:`l_k \Delta e_k`) of Panagiotakopoulos &
+    Tsampouka [2]_, who use it with accuracy ε = 0.01, active sets and
+    per-epoch permutations as the perceptron-like baseline of their Table 2.
+    Passes continue until a full pass finds no pattern with
+    :math:`a\cdot y_k < 1 - \epsilon`. Every a is the shortest vector of a
+    convex set containing :math:`\{v : v\cdot y_k \ge 1\ \forall k\}`, so
+    :math:`\|a\| \le 1/\gamma_d`; on convergence the directional margin
+    γ'_d = min_k a·y_k/‖a‖ is therefore at least (1-ε)γ_d.
+
+    Parameters
+    ----------
+    epsilon : float, default=0.01
+        Accuracy ε, 0 < ε < 1: update when :math:`a\cdot y_k < 1-\epsilon`.
+    augmentation : float, default=1.0
+        ρ of the augmented patterns (0: hyperplanes through the origin).
+    extension : float or None, default=None
+        Δ of PDM's Sec. 5 (see :class:`PDM`): makes every training set
+        separable; the limit is then the 2-norm soft-margin SVM.
+    active_sets : bool, default=True
+        PDM's nested active sets (Sec. 4), with conditions
+        ``a·y_k <= c (1-ε)`` (c1 = 2.2, c2 = 1.1, 1; Nep1 = 9,
+        Nep2 = Nep3 = 12).
+    max_iter : int, default=1000
+        Most full epochs; on reaching it a ConvergenceWarning is issued.
+    shuffle : bool, default=True
+        A fresh random permutation for every full epoch.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the permutations (one seed per one-vs-rest problem).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    coef_ : ndarray of shape (n_problems, n_features)
+        w, the non-augmented part of a.
+    intercept_ : ndarray of shape (n_problems,)
+        ``ρ b``, b the augmented coordinate of a.
+    dual_coef_ : ndarray of shape (n_problems, n_support), float64
+        ``l_k g_k`` with ``a = Σ_k g_k y_k`` over the rows of the last call
+        (real coefficients: ROMMA rescales a). ``coef_ = dual_coef_ @
+        X[support_]`` when the state comes from one ``fit``.
+    support_ : ndarray of shape (n_support,), int64
+        Rows with ``g_k != 0`` in some problem.
+    margin_ : ndarray of shape (n_problems,)
+        γ'_d, ``min_k a·y_k / ‖a‖`` on the training set of the last call.
+    geometric_margin_ : ndarray of shape (n_problems,)
+        The same minimum over ``‖a‖`` without its augmented coordinate.
+    margin_bound_ : ndarray of shape (n_problems,)
+        ``1 / ‖a‖ >= γ_d`` (valid when every update came from the current
+        training set; inf before any update).
+    margin_fraction_ : ndarray of shape (n_problems,)
+        ``margin_ / margin_bound_ = min_k a·y_k``, a lower bound on
+        γ'_d / γ_d.
+    accuracy_estimate_ : ndarray of shape (n_problems,)
+        ``1 - margin_fraction_``.
+    converged_ : ndarray of shape (n_problems,), bool
+    n_updates_ : int
+        Updates made, summed over problems.
+    n_updates_per_problem_ : ndarray of shape (n_problems,), int64
+    n_iter_ : int
+        Full epochs of the problem that needed most.
+    n_iter_per_problem_ : ndarray of shape (n_problems,), int64
+    n_active_passes_ : int
+    t_ : int
+        Examples presented (full and active passes), summed over problems.
+    n_features_in_ : int
+
+    See Also
+    --------
+    PDM : the perceptron with dynamic margin, ROMMA's competitor in [2]_.
+
+    Notes
+    -----
+    On a pattern with :math:`B = a\cdot y_k < 1 - \epsilon`, with
+    :math:`A = \|a\|^2`, :math:`C = \|y_k\|^2`, the update is the minimiser of
+    ‖v‖ subject to :math:`v\cdot y_k \ge 1` and :math:`v\cdot a \ge A`:
+
+    .. math::
+
+        a' = c\,a + d\,y_k,\quad c = \frac{AC - B}{AC - B^2},\quad
+        d = \frac{A(1-B)}{AC - B^2} \qquad (AC - B > 0),
+
+    and :math:`a' = y_k / C` otherwise (the first update, from a = 0, and
+    whenever the old half-space is slack there). This is Li & Long's rule
+    with the label folded into y_k; the threshold 1 - ε (ε = 0 would be
+    plain aggressive ROMMA, which need not stop after finitely many
+    passes) gives ``min_k a·y_k >= 1 - ε`` on convergence, hence
+    γ'_d >= (1-ε)γ_d. a is stored as a global scale
+    times a vector, so an update costs O(nnz(x_k)); the extension block is
+    :math:`l_k \Delta g_k` with real coefficients g_k.
+
+    ``partial_fit`` makes one pass in the given order, no active sets; its
+    rows get fresh extension coordinates.
+
+    .. warning::
+       The PDM paper gives no pseudo-code for its ROMMA runs (only
+       "aggressive ROMMA", accuracy 0.01, PDM's active sets and per-epoch
+       permutations). Here the update condition is Li & Long's
+       :math:`a\cdot y_k < 1-\epsilon`, convergence is a full pass without
+       updates, and the active sets collect :math:`a\cdot y_k \le c
+       (1-\epsilon)` (PDM's Sec. 4 factors with 1-ε for PDM's threshold).
+       A pattern with ``y_k = 0`` (possible only with ρ = 0 and no
+       extension) is skipped; one anti-parallel to a (no feasible update)
+       restarts a at :math:`y_k/\|y_k\|^2`.
+
+    References
+    ----------
+    .. [1] Y. Li and P. M. Long. The relaxed online maximum margin
+       algorithm. Machine Learning 46(1-3):361-387, 2002.
+    .. [2] C. Panagiotakopoulos and P. Tsampouka. The perceptron with
+       dynamic margin. ALT 2011, LNCS 6925, pp. 204-218, 2011.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from perceptrons import ROMMA
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = ROMMA(epsilon=0.05, random_state=0).fit(X[y < 2], y[y < 2])
+    >>> bool(clf.converged_[0]) and clf.score(X[y < 2], y[y < 2]) == 1.0
+    True
+    """
+
+    _parameter_constraints = {
+        key: value
+        for key, value in _MarginPerceptron._parameter_constraints.items()
+        if key != "multiple_updates"
+    }
+    _parameter_constraints["epsilon"] = [Interval(Real, 0, 1,
+                                                  closed="neither")]
+
+    def __init__(self, *, epsilon=0.01, augmentation=1.0, extension=None,
+                 active_sets=True, max_iter=1000, shuffle=True,
+                 random_state=None):
+        self.epsilon = epsilon
+        self.augmentation = augmentation
+        self.extension = extension
+        self.active_sets = active_sets
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    @classmethod
+    def _test_params(cls):
+        """Parameter sets the common estimator checks run with."""
+        return [
+            {"extension": 1.0, "epsilon": 0.1},
+            # Plain passes are slow on the checks' offset data (x ≈ 100):
+            # a larger Δ raises the margin of the extended space.
+            {"extension": 10.0, "epsilon": 0.3, "active_sets": False,
+             "max_iter": 50000},
+        ]
+
+    def _params_schedule(self):
+        return [float(self.epsilon)]
+
+    # ----------------------------------------------------------- state
+    # _ab[k] = [u_b, ‖a‖², scale s, Δ² Σ g² of retired rows], a = s u;
+    # _counts holds the real coefficients g_k (u units).
+    def _allocate(self, X, n_classes):
+        super()._allocate(X, n_classes)
+        self._ab = np.zeros((self._W.shape[0], 4))
+        self._ab[:, 2] = 1.0
+        self._counts = np.zeros((self._W.shape[0], 0))
+
+    def _fold(self):
+        """Make s = 1 and ``_retired_ext_sq`` current in every problem."""
+        for k in range(self._W.shape[0]):
+            fold_scale(self._W[k], self._ab[k], self._counts[k])
+        self._retired_ext_sq = self._ab[:, 3].copy()
+
+    def _begin_call(self, X):
+        self._fold()
+        super()._begin_call(X)
+        self._counts = np.zeros(self._counts.shape)
+        self._ab[:, 3] = self._retired_ext_sq
+
+    # ----------------------------------------------------------- training
+    def _fit_problem(self, k, n, loop_arrays, signs, rng):
+        """Run problem k to convergence; True if it converged."""
+        identity = np.arange(n, dtype=np.int64)
+        level1, level2, level3 = (np.empty(n, dtype=np.int64)
+                                  for _ in range(3))
+        stats = np.zeros(3, dtype=np.int64)
+        threshold = 1.0 - float(self.epsilon)
+        w, st, g = self._W[k], self._ab[k], self._counts[k]
+        epochs = 0
+        converged = False
+        while epochs < self.max_iter:
+            order = (rng.permutation(n).astype(np.int64) if self.shuffle
+                     else identity)
+            before = stats[0]
+            n_full = romma_epoch(
+                *loop_arrays, signs, self._y_sq_norms, order, self._rho,
+                self._delta_sq, threshold, int(self.active_sets), _C1, _C2,
+                _N_EP1, _N_EP2, _N_EP3, w, st, g, level1, level2, level3,
+                stats)
+            self._t[k] += n_full + stats[0] - before
+            epochs += 1
+            fold_scale(w, st, g)
+            # Recompute ‖a‖² afresh once per epoch (the loop carries it).
+            st[1] = (float(w @ w) + st[0] ** 2
+                     + self._delta_sq * float(g @ g) + st[3])
+            self._check_finite(k, epochs)
+            if n_full == 0:
+                converged = True
+                break
+        self.n_iter_per_problem_[k] = epochs
+        self._add_stats(n * epochs, stats)
+        return converged
+
+    def partial_fit(self, X, y, classes=None):
+        """One plain pass over (X, y) in the given order, continuing the state.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (n_classes,), default=None
+            Every class; required on the first call.
+
+        Returns
+        -------
+        self : object
+        """
+        first = not hasattr(self, "classes_")
+        if first:
+            self._validate_params()
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed to the first call to partial_fit")
+            classes = np.unique(np.asarray(classes))
+            if classes.shape[0] < 2:
+                raise ValueError("classes must contain at least two labels")
+        elif classes is not None and not np.array_equal(
+                np.unique(np.asarray(classes)), self.classes_):
+            raise ValueError(
+                f"classes={np.unique(classes).tolist()!r} differs from the "
+                f"classes of the first partial_fit call "
+                f"{self.classes_.tolist()!r}")
+        X, y = self._validate_input(X, y, reset=first)
+        if X.shape[0] == 0:
+            raise ValueError("cannot fit on zero samples")
+        if first:
+            self.classes_ = classes
+            self._allocate(X, len(classes))
+        targets = self._encode(y)
+        self._begin_call(X)
+        loop_arrays = as_loop_arrays(X)
+        order = np.arange(X.shape[0], dtype=np.int64)
+        n_problems = self._W.shape[0]
+        converged = np.zeros(n_problems, dtype=bool)
+        for k in range(n_problems):
+            n_upd, _ = romma_pass(
+                *loop_arrays, self._signs(targets, k), self._y_sq_norms,
+                order, order.shape[0], self._rho, self._delta_sq,
+                1.0 - float(self.epsilon), 0.0, self._W[k], self._ab[k],
+                self._counts[k], order)
+            self._t[k] += n_upd
+            fold_scale(self._W[k], self._ab[k], self._counts[k])
+            self._check_finite(k, int(self.n_iter_per_problem_[k]) + 1)
+            converged[k] = n_upd == 0
+        self.n_iter_per_problem_ += 1
+        self.n_iter_ += 1
+        self.t_ += n_problems * X.shape[0]
+        self._finish(X, targets, converged)
+        return self
+
+    # ----------------------------------------------------------- results
+    def _finish(self, X, targets, converged):
+        self._fold()
+        super()._finish(X, targets, converged)
+        # ROMMA's bound: ‖a‖ <= 1/γ_d (not PDM's ‖a_t‖/t).
+        margin_bound = np.full(self._W.shape[0], np.inf)
+        for k in range(self._W.shape[0]):
+            c = self._counts[k]
+            sq = (float(self._W[k] @ self._W[k]) + self._ab[k, 0] ** 2
+                  + self._delta_sq * float(c @ c) + self._retired_ext_sq[k])
+            if sq > 0:
+                margin_bound[k] = 1.0 / np.sqrt(sq)
+        self.margin_bound_ = margin_bound
+        with np.errstate(divide="ignore", invalid="ignore"):
+            fraction = np.where(np.isfinite(margin_bound),
+                                self.margin_ / margin_bound, 0.0)
+        self.margin_fraction_ = fraction
+        self.accuracy_estimate_ = 1.0 - fraction
+
+
+__all__ = ["ROMMA"]
