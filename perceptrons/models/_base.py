@@ -195,19 +195,15 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         self._train(X, self._encode(y), orders)
         return self
 
-    def partial_fit(self, X, y, classes=None):
-        """One pass over (X, y) in the given order, continuing the state.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        classes : array-like of shape (n_classes,), default=None
-            Every class; required on the first call.
+    def _start_partial_fit(self, X, y, classes):
+        """Validate a partial_fit call; on the first, set ``classes_``.
 
         Returns
         -------
-        self : object
+        X, y
+            The validated data.
+        first : bool
+            Whether this is the first call (the caller allocates the state).
         """
         first = not hasattr(self, "classes_")
         if first:
@@ -227,8 +223,28 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
                 f"classes of the first partial_fit call {self.classes_.tolist()!r}"
             )
         X, y = self._validate_input(X, y, reset=first)
+        if X.shape[0] == 0:
+            raise ValueError("cannot fit on zero samples")
         if first:
             self.classes_ = classes
+        return X, y, first
+
+    def partial_fit(self, X, y, classes=None):
+        """One pass over (X, y) in the given order, continuing the state.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (n_classes,), default=None
+            Every class; required on the first call.
+
+        Returns
+        -------
+        self : object
+        """
+        X, y, first = self._start_partial_fit(X, y, classes)
+        if first:
             self._start(X)
         targets = self._encode(y)
         order = np.arange(X.shape[0], dtype=np.int64)

@@ -258,27 +258,9 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         -------
         self : object
         """
-        first = not hasattr(self, "classes_")
+        X, y, first = self._start_partial_fit(X, y, classes)
         if first:
-            self._validate_params()
-            if classes is None:
-                raise ValueError(
-                    "classes must be passed to the first call to partial_fit")
-            classes = np.unique(np.asarray(classes))
-            if classes.shape[0] < 2:
-                raise ValueError("classes must contain at least two labels")
-        elif classes is not None and not np.array_equal(
-                np.unique(np.asarray(classes)), self.classes_):
-            raise ValueError(
-                f"classes={np.unique(classes).tolist()!r} differs from the "
-                f"classes of the first partial_fit call "
-                f"{self.classes_.tolist()!r}")
-        X, y = self._validate_input(X, y, reset=first)
-        if X.shape[0] == 0:
-            raise ValueError("cannot fit on zero samples")
-        if first:
-            self.classes_ = classes
-            self._allocate(X, len(classes))
+            self._allocate(X, len(self.classes_))
         targets = self._encode(y)
         self._begin_call(X)
         loop_arrays = as_loop_arrays(X)
