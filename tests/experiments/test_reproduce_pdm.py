@@ -147,7 +147,16 @@ def test_table_has_paper_numbers_and_statuses(tiny):
                    "9.367", "84.66", "275.8", "84.95", "0.6", "0.5",
                    "84.61"):
         assert f"| {number} |" in md, number
-    assert "*not yet implemented*" in md  # ROMMA
+    assert "*not yet implemented*" not in md
+    romma = next(line for line in md.splitlines()
+                 if line.startswith("| ROMMA |"))
+    cells = [c.strip() for c in romma.split("|")[1:-1]]
+    # Ours: margin, updates and seconds are numbers; the paper's beside.
+    assert float(cells[1]) > 0 and cells[2] == "84.66"
+    assert float(cells[4]) > 0 and float(cells[6]) >= 0
+    if _liblinear.available():
+        assert float(cells[8]) > 0  # s / DCD-L2
+    assert cells[7] == "275.8"
     assert "Table 1, PDM ε = 0.01" in md and "Table 2, DCD-L1" in md
     assert "Physics" in md  # listed as missing
     if not _liblinear.available():
@@ -163,7 +172,16 @@ def test_results_content(tiny):
     assert pfm["params"]["beta"] == pdm["margin"]
     assert pdm["params"]["extension"] == 1.0
     assert succ["params"]["successive"] == 8
-    assert runs["ROMMA"]["status"] == "not yet implemented"
+    romma = runs["ROMMA"]
+    assert romma["status"] == "ok" and romma["converged"]
+    assert romma["estimator"] == "perceptrons.ROMMA"
+    assert romma["params"]["epsilon"] == 0.01
+    assert romma["params"]["extension"] == 1.0
+    assert romma["updates"] > 0
+    # Both stop with γ'_d >= (1-ε)γ_d and γ'_d <= γ_d, so their margins
+    # are within ε of each other.
+    assert romma["margin"] == pytest.approx(pdm["margin"], rel=0.0102)
+    assert romma["paper_ratio_to_dcd_l2"] == pytest.approx(275.8 / 0.5)
     assert pdm["margin_rel_diff"] is None  # subsample: not compared
     assert pdm["paper_ratio_to_dcd_l2"] == pytest.approx(3.7 / 0.5)
     if _liblinear.available():
@@ -171,6 +189,10 @@ def test_results_content(tiny):
         assert dcd["ratio_to_dcd_l2"] == pytest.approx(1.0)
         assert dcd["margin"] >= pdm["margin"] * (1 - 1e-9)
         assert dcd["margin"] <= pdm["margin"] / 0.99 * (1 + 1e-9)
+        assert romma["ratio_to_dcd_l2"] == pytest.approx(
+            romma["seconds"] / dcd["seconds"])
+        assert dcd["margin"] >= romma["margin"] * (1 - 1e-9)
+        assert dcd["margin"] <= romma["margin"] / 0.99 * (1 + 1e-9)
     else:
         assert runs["DCD-L2"]["status"] == "liblinear missing"
 
