@@ -23,6 +23,10 @@ than duplicating the active-set driver): PDM, Eq. (8),
 :math:`a_t \cdot y_k \le (1-\epsilon)\|a_t\|^2/t` (threshold 0 at t = 0),
 and PFM, Eq. (7), :math:`a_t \cdot y_k \le \beta \|a_t\|`.
 
+The active-set schedule of Sec. 4 (:func:`active_set_epoch`) is written once
+for any pass with the signature of :func:`margin_pass`'s first four
+arguments; ROMMA (:mod:`perceptrons._loops.romma`) uses it too.
+
 References
 ----------
 C. Panagiotakopoulos and P. Tsampouka. The perceptron with dynamic margin.
@@ -34,8 +38,9 @@ from numba import njit
 
 from ._common import row_axpy, row_dot
 
-__all__ = ["RULE_PDM", "RULE_PFM", "condition_threshold", "margin_epoch",
-           "margin_pass", "n_multiple_updates"]
+__all__ = ["RULE_PDM", "RULE_PFM", "active_set_epoch",
+           "condition_threshold", "margin_epoch", "margin_pass",
+           "n_multiple_updates"]
 
 #: Condition (8) of the paper, parameter ε.
 RULE_PDM = 0
@@ -134,22 +139,31 @@ def n_multiple_updates(rule, param, ay, yy, sq_norm_a, t):
 
 
 @njit(cache=True)
-def margin_pass(X_data, X_indices, X_indptr, signs, y_sq_norms,
-                rows, n_rows, rho, delta_sq, rule, param, multiple,
-                collect_factor, w, ab, t, counts, collected):
+def margin_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
+                X_indptr, signs, y_sq_norms, rho, delta_sq, rule, param,
+                multiple, w, ab, t, counts):
     """Present ``rows[:n_rows]`` once, updating whenever the condition holds.
+
+    The first four arguments are those that :func:`active_set_epoch`
+    varies from pass to pass; the rest are passed through.
 
     Parameters
     ----------
+    rows : ndarray of shape (>= n_rows,), int64
+        Rows to present, in order.
+    n_rows : int
+    collect_factor : float
+        c > 0: write to ``collected`` every row presented with
+        ``a·y_k <= c * threshold`` (before its update), building the next
+        active set (Sec. 4); 0: collect nothing.
+    collected : ndarray of shape (>= n_rows,), int64
+        Output of the collection (unused when ``collect_factor == 0``).
     X_data, X_indices, X_indptr
         The data matrix (see :mod:`perceptrons._loops._common`).
     signs : ndarray of shape (n_samples,), float64
         Label :math:`l_k \\in \\{-1, +1\\}` of each row.
     y_sq_norms : ndarray of shape (n_samples,), float64
         :math:`\\|y_k\\|^2 = \\|x_k\\|^2 + \\rho^2 + \\Delta^2`.
-    rows : ndarray of shape (>= n_rows,), int64
-        Rows to present, in order.
-    n_rows : int
     rho, delta_sq : float
         Augmentation ρ and squared extension Δ².
     rule : int
@@ -158,10 +172,6 @@ def margin_pass(X_data, X_indices, X_indptr, signs, y_sq_norms,
         ε or β.
     multiple : int
         1: make λ = [μ₊] + 1 updates at once (Sec. 4); 0: one update.
-    collect_factor : float
-        c > 0: write to ``collected`` every row presented with
-        ``a·y_k <= c * threshold`` (before its update), building the next
-        active set (Sec. 4); 0: collect nothing.
     w : ndarray of shape (n_features,), float64
         Non-augmented part of a, updated in place.
     ab : ndarray of shape (2,), float64
@@ -171,8 +181,6 @@ def margin_pass(X_data, X_indices, X_indptr, signs, y_sq_norms,
         Updates made so far, updated in place.
     counts : ndarray of shape (n_samples,), int64
         :math:`c_k`, updates made on each row, updated in place.
-    collected : ndarray of shape (>= n_rows,), int64
-        Output of the collection (unused when ``collect_factor == 0``).
 
     Returns
     -------
@@ -215,12 +223,18 @@ def margin_pass(X_data, X_indices, X_indptr, signs, y_sq_norms,
     return n_updates, n_collected
 
 
-@njit(cache=True)
-def margin_epoch(X_data, X_indices, X_indptr, signs, y_sq_norms, order,
-                 rho, delta_sq, rule, param, multiple_full, multiple_active,
-                 active_sets, c1, c2, n_ep1, n_ep2, n_ep3,
-                 w, ab, t, counts, level1, level2, level3, stats):
-    """One full epoch, then (optionally) the nested active-set rounds of Sec. 4.
+@njit(inline="always")
+def active_set_epoch(pass_fn, full_args, active_args, order, active_sets,
+                     c1, c2, n_ep1, n_ep2, n_ep3, level1, level2, level3,
+                     stats):
+    """One full pass, then (optionally) the nested active-set rounds of Sec. 4.
+
+    The driver shared by PDM/PFM (:func:`margin_epoch`) and ROMMA
+    (:func:`perceptrons._loops.romma.romma_epoch`). It is inlined into
+    them at numba's IR level, so ``pass_fn`` resolves to a direct call of a
+    module-level loop and each caller is compiled and cached as a plain
+    loop of arrays and scalars (a jitted function passed as a run-time
+    argument would make the caller uncacheable).
 
     The full pass presents ``order`` and collects the first-level active set
     (``a·y <= c1 * threshold``). Up to ``n_ep1`` times, the first-level set
@@ -233,20 +247,21 @@ def margin_epoch(X_data, X_indices, X_indptr, signs, y_sq_norms, order,
 
     Parameters
     ----------
-    X_data, X_indices, X_indptr, signs, y_sq_norms, rho, delta_sq, rule, param
-        As in :func:`margin_pass`.
+    pass_fn : jitted function
+        ``pass_fn(rows, n_rows, collect_factor, collected, *args) ->
+        (n_updates, n_collected)``: one pass over ``rows[:n_rows]``,
+        writing the rows with ``a·y_k <= collect_factor * threshold`` to
+        ``collected`` (nothing when ``collect_factor == 0``).
+    full_args, active_args : tuple
+        ``args`` of the full pass and of the active passes.
     order : ndarray of shape (n_samples,), int64
-        Presentation order of the full epoch.
-    multiple_full, multiple_active : int
-        Multiple updates (0/1) in the full pass and in the active passes.
+        Presentation order of the full pass.
     active_sets : int
         0: the full pass only (the plain algorithm).
     c1, c2 : float
         Factors of the first- and second-level sets (paper: 2.2 and 1.1).
     n_ep1, n_ep2, n_ep3 : int
         Rounds per level (paper: 9, 12, 12).
-    w, ab, t, counts
-        The state, as in :func:`margin_pass`.
     level1, level2, level3 : ndarray of shape (n_samples,), int64
         Work space for the three active sets.
     stats : ndarray of shape (3,), int64
@@ -260,40 +275,64 @@ def margin_epoch(X_data, X_indices, X_indptr, signs, y_sq_norms, order,
     """
     n = order.shape[0]
     collect = c1 if active_sets else 0.0
-    full_updates, n1 = margin_pass(
-        X_data, X_indices, X_indptr, signs, y_sq_norms, order, n, rho,
-        delta_sq, rule, param, multiple_full, collect, w, ab, t, counts,
-        level1)
+    full_updates, n1 = pass_fn(order, n, collect, level1, *full_args)
     if not active_sets or full_updates == 0:
         return full_updates
     for _r1 in range(n_ep1):
-        u1, n2 = margin_pass(
-            X_data, X_indices, X_indptr, signs, y_sq_norms, level1, n1, rho,
-            delta_sq, rule, param, multiple_active, c2, w, ab, t, counts,
-            level2)
+        u1, n2 = pass_fn(level1, n1, c2, level2, *active_args)
         stats[0] += u1
         stats[1] += 1
         stats[2] += n1
         if u1 == 0:
             break
         for _r2 in range(n_ep2):
-            u2, n3 = margin_pass(
-                X_data, X_indices, X_indptr, signs, y_sq_norms, level2, n2,
-                rho, delta_sq, rule, param, multiple_active, 1.0, w, ab, t,
-                counts, level3)
+            u2, n3 = pass_fn(level2, n2, 1.0, level3, *active_args)
             stats[0] += u2
             stats[1] += 1
             stats[2] += n2
             if u2 == 0:
                 break
             for _r3 in range(n_ep3):
-                u3, _ = margin_pass(
-                    X_data, X_indices, X_indptr, signs, y_sq_norms, level3,
-                    n3, rho, delta_sq, rule, param, multiple_active, 0.0, w,
-                    ab, t, counts, level3)
+                u3, _ = pass_fn(level3, n3, 0.0, level3, *active_args)
                 stats[0] += u3
                 stats[1] += 1
                 stats[2] += n3
                 if u3 == 0:
                     break
     return full_updates
+
+
+@njit(cache=True)
+def margin_epoch(X_data, X_indices, X_indptr, signs, y_sq_norms, order,
+                 rho, delta_sq, rule, param, multiple_full, multiple_active,
+                 active_sets, c1, c2, n_ep1, n_ep2, n_ep3,
+                 w, ab, t, counts, level1, level2, level3, stats):
+    """One full epoch of PDM/PFM with the active sets of Sec. 4.
+
+    :func:`active_set_epoch` over :func:`margin_pass`.
+
+    Parameters
+    ----------
+    X_data, X_indices, X_indptr, signs, y_sq_norms, rho, delta_sq, rule, param
+        As in :func:`margin_pass`.
+    order : ndarray of shape (n_samples,), int64
+        Presentation order of the full epoch.
+    multiple_full, multiple_active : int
+        Multiple updates (0/1) in the full pass and in the active passes.
+    active_sets, c1, c2, n_ep1, n_ep2, n_ep3, level1, level2, level3, stats
+        As in :func:`active_set_epoch`.
+    w, ab, t, counts
+        The state, as in :func:`margin_pass`.
+
+    Returns
+    -------
+    int
+        Updates made in the full pass (0 means converged).
+    """
+    data = (X_data, X_indices, X_indptr, signs, y_sq_norms, rho, delta_sq,
+            rule, param)
+    state = (w, ab, t, counts)
+    return active_set_epoch(
+        margin_pass, (*data, multiple_full, *state),
+        (*data, multiple_active, *state), order, active_sets, c1, c2, n_ep1,
+        n_ep2, n_ep3, level1, level2, level3, stats)

@@ -50,6 +50,7 @@ import numpy as np
 from numba import njit
 
 from ._common import row_axpy, row_dot
+from .margin import active_set_epoch
 
 __all__ = ["romma_epoch", "romma_pass", "fold_scale"]
 
@@ -82,33 +83,37 @@ def fold_scale(w, st, g):
 
 
 @njit(cache=True)
-def romma_pass(X_data, X_indices, X_indptr, signs, y_sq_norms, rows, n_rows,
-               rho, delta_sq, threshold, collect_factor, w, st, g, collected):
+def romma_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
+               X_indptr, signs, y_sq_norms, rho, delta_sq, threshold, w, st,
+               g):
     """Present ``rows[:n_rows]`` once, updating whenever ``a·y_k < threshold``.
+
+    The argument order is :func:`perceptrons._loops.margin.margin_pass`'s,
+    so that :func:`~perceptrons._loops.margin.active_set_epoch` drives both.
 
     Parameters
     ----------
+    rows : ndarray of shape (>= n_rows,), int64
+    n_rows : int
+    collect_factor : float
+        c > 0: write to ``collected`` each row with ``a·y_k <= c·threshold``
+        (before its update); 0: collect nothing.
+    collected : ndarray of shape (>= n_rows,), int64
     X_data, X_indices, X_indptr
         The data matrix (see :mod:`perceptrons._loops._common`).
     signs : ndarray of shape (n_samples,), float64
         Labels l_k ∈ {-1, +1}.
     y_sq_norms : ndarray of shape (n_samples,), float64
         ‖y_k‖² = ‖x_k‖² + ρ² + Δ².
-    rows : ndarray of shape (>= n_rows,), int64
-    n_rows : int
     rho, delta_sq : float
     threshold : float
         1 - ε.
-    collect_factor : float
-        c > 0: write to ``collected`` each row with ``a·y_k <= c·threshold``
-        (before its update); 0: collect nothing.
     w : ndarray of shape (n_features,), float64
         u_w, updated in place.
     st : ndarray of shape (4,), float64
         ``[u_b, ‖a‖², s, retired]`` (see :func:`fold_scale`), in place.
     g : ndarray of shape (n_samples,), float64
         Extension coefficients of the current rows (in u units), in place.
-    collected : ndarray of shape (>= n_rows,), int64
 
     Returns
     -------
@@ -175,47 +180,17 @@ def romma_epoch(X_data, X_indices, X_indptr, signs, y_sq_norms, order,
                 n_ep1, n_ep2, n_ep3, w, st, g, level1, level2, level3, stats):
     """One full epoch, then the nested active-set rounds of PDM's Sec. 4.
 
-    The schedule is that of :func:`perceptrons._loops.margin.margin_epoch`
-    (which is compiled against PDM's pass, hence this ROMMA twin): level
-    sets collect ``a·y_k <= c1 (1-ε)``, ``<= c2 (1-ε)`` and ``<= 1-ε``.
+    :func:`perceptrons._loops.margin.active_set_epoch` over
+    :func:`romma_pass`: level sets collect ``a·y_k <= c1 (1-ε)``,
+    ``<= c2 (1-ε)`` and ``<= 1-ε``. Arguments as in those two.
 
     Returns
     -------
     int
         Updates made in the full pass (0 means converged).
     """
-    n = order.shape[0]
-    collect = c1 if active_sets else 0.0
-    full_updates, n1 = romma_pass(
-        X_data, X_indices, X_indptr, signs, y_sq_norms, order, n, rho,
-        delta_sq, threshold, collect, w, st, g, level1)
-    if not active_sets or full_updates == 0:
-        return full_updates
-    for _r1 in range(n_ep1):
-        u1, n2 = romma_pass(
-            X_data, X_indices, X_indptr, signs, y_sq_norms, level1, n1, rho,
-            delta_sq, threshold, c2, w, st, g, level2)
-        stats[0] += u1
-        stats[1] += 1
-        stats[2] += n1
-        if u1 == 0:
-            break
-        for _r2 in range(n_ep2):
-            u2, n3 = romma_pass(
-                X_data, X_indices, X_indptr, signs, y_sq_norms, level2, n2,
-                rho, delta_sq, threshold, 1.0, w, st, g, level3)
-            stats[0] += u2
-            stats[1] += 1
-            stats[2] += n2
-            if u2 == 0:
-                break
-            for _r3 in range(n_ep3):
-                u3, _ = romma_pass(
-                    X_data, X_indices, X_indptr, signs, y_sq_norms, level3,
-                    n3, rho, delta_sq, threshold, 0.0, w, st, g, level3)
-                stats[0] += u3
-                stats[1] += 1
-                stats[2] += n3
-                if u3 == 0:
-                    break
-    return full_updates
+    args = (X_data, X_indices, X_indptr, signs, y_sq_norms, rho, delta_sq,
+            threshold, w, st, g)
+    return active_set_epoch(romma_pass, args, args, order, active_sets, c1,
+                            c2, n_ep1, n_ep2, n_ep3, level1, level2, level3,
+                            stats)

@@ -270,10 +270,10 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         converged = np.zeros(n_problems, dtype=bool)
         for k in range(n_problems):
             n_upd, _ = margin_pass(
-                *loop_arrays, self._signs(targets, k), self._y_sq_norms,
-                order, order.shape[0], self._rho, self._delta_sq, self._rule,
-                param, 0, 0.0, self._W[k], self._ab[k], self._t[k:k + 1],
-                self._counts[k], order)
+                order, order.shape[0], 0.0, order, *loop_arrays,
+                self._signs(targets, k), self._y_sq_norms, self._rho,
+                self._delta_sq, self._rule, param, 0, self._W[k],
+                self._ab[k], self._t[k:k + 1], self._counts[k])
             self._check_finite(k, int(self.n_iter_per_problem_[k]) + 1)
             converged[k] = n_upd == 0
         self.n_iter_per_problem_ += 1

@@ -256,10 +256,10 @@ class ROMMA(_MarginPerceptron):
         converged = np.zeros(n_problems, dtype=bool)
         for k in range(n_problems):
             n_upd, _ = romma_pass(
-                *loop_arrays, self._signs(targets, k), self._y_sq_norms,
-                order, order.shape[0], self._rho, self._delta_sq,
-                1.0 - float(self.epsilon), 0.0, self._W[k], self._ab[k],
-                self._counts[k], order)
+                order, order.shape[0], 0.0, order, *loop_arrays,
+                self._signs(targets, k), self._y_sq_norms, self._rho,
+                self._delta_sq, 1.0 - float(self.epsilon), self._W[k],
+                self._ab[k], self._counts[k])
             self._t[k] += n_upd
             fold_scale(self._W[k], self._ab[k], self._counts[k])
             self._check_finite(k, int(self.n_iter_per_problem_[k]) + 1)

@@ -211,9 +211,9 @@ def test_scale_folding_in_the_loop():
         sq = float(clf.coef_[0] @ clf.coef_[0] + clf.intercept_[0] ** 2
                    + c @ c)
         st = np.array([clf.intercept_[0] / s, sq, s, 0.0])
-        n_upd, _ = romma_pass(*as_loop_arrays(X), signs, yy, rows,
-                              rows.shape[0], 1.0, 1.0, 0.99, 0.0, w, st,
-                              full_g, rows)
+        n_upd, _ = romma_pass(rows, rows.shape[0], 0.0, rows,
+                              *as_loop_arrays(X), signs, yy, 1.0, 1.0, 0.99,
+                              w, st, full_g)
         fold_scale(w, st, full_g)
         out.append((n_upd, w, st[0], full_g))
     assert out[0][0] == out[1][0] > 0
