@@ -49,7 +49,8 @@ from numba import njit
 
 from ._common import FASTMATH, best_other
 from .ballseptron import _gram_update
-from .dual import _append_support, dual_scores
+from .dual import _append_support, kernel_block_scores
+from .mercer import clear_kernel_block, new_kernel_block
 
 __all__ = ["dual_ballseptron_epoch", "dual_ballseptron_prototype_epoch",
            "support_gram"]
@@ -64,11 +65,12 @@ _FILTER_SLACK = 1e-8
 def support_gram(X_data, X_indices, X_indptr, n_features, is_dense,
                  kernel, degree, gamma, coef0, sq_norms,
                  support, n_support, cache, cache_filled, kernel_work,
-                 dense_work, coef, theta0, base0, scores, G):
+                 dense_work, coef, theta0, base0, scores, G, block):
     """``G = V Vᵀ`` exactly, ``V^k = Σ_p coef[k, p] φ(x_support[p])``.
 
     One kernel row per support vector (through the cache of
-    :func:`perceptrons._loops.dual.dual_scores`), then
+    :func:`perceptrons._loops.dual.dual_scores`, and BLAS blocks of support
+    rows for dense input), then
     ``G[a, b] = Σ_p coef[a, p] (V^b · φ(x_support[p]))``, symmetrised.
 
     Parameters
@@ -80,6 +82,12 @@ def support_gram(X_data, X_indices, X_indptr, n_features, is_dense,
     base0 : ndarray of shape (0, n_classes)
     scores : ndarray of shape (n_classes,), work space
     G : ndarray of shape (n_classes, n_classes), output
+    block : tuple
+        BLAS block state; left empty on return.
+
+    Returns
+    -------
+    block : tuple
     """
     K = coef.shape[0]
     for a in range(K):
@@ -87,10 +95,11 @@ def support_gram(X_data, X_indices, X_indptr, n_features, is_dense,
             G[a, b] = 0.0
     m = n_support[0]
     for p in range(m):
-        dual_scores(X_data, X_indices, X_indptr, n_features, is_dense,
-                    kernel, degree, gamma, coef0, sq_norms,
-                    support[p], support, n_support, cache, cache_filled,
-                    kernel_work, dense_work, coef, theta0, base0, scores)
+        block = kernel_block_scores(
+            X_data, X_indices, X_indptr, n_features, is_dense,
+            kernel, degree, gamma, coef0, sq_norms, support[:m], p,
+            support, n_support, cache, cache_filled, kernel_work,
+            dense_work, coef, theta0, base0, scores, block)
         for a in range(K):
             c = coef[a, p]
             if c != 0.0:
@@ -101,6 +110,8 @@ def support_gram(X_data, X_indices, X_indptr, n_features, is_dense,
             t = 0.5 * (G[a, b] + G[b, a])
             G[a, b] = t
             G[b, a] = t
+    clear_kernel_block(block)
+    return block
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -143,22 +154,25 @@ def dual_ballseptron_epoch(
     n_mistakes = 0
     n_margin_errors = 0
     track_norm = radius > 0.0
+    block = new_kernel_block(cache_filled.shape[0], n_features, is_dense)
     wsq = 0.0
     if track_norm:
-        support_gram(X_data, X_indices, X_indptr, n_features, is_dense,
-                     kernel, degree, gamma, coef0, sq_norms,
-                     support, n_support, cache, cache_filled, kernel_work,
-                     dense_work, coef, theta0, base0, scores, G)
+        block = support_gram(
+            X_data, X_indices, X_indptr, n_features, is_dense,
+            kernel, degree, gamma, coef0, sq_norms,
+            support, n_support, cache, cache_filled, kernel_work,
+            dense_work, coef, theta0, base0, scores, G, block)
         wsq = G[0, 0]
     scale = 1.0
     positive = 0.0
     for step in range(order.shape[0]):
         i = order[step]
         y = 1.0 if targets[i] == 1 else -1.0
-        dual_scores(X_data, X_indices, X_indptr, n_features, is_dense,
-                    kernel, degree, gamma, coef0, sq_norms,
-                    i, support, n_support, cache, cache_filled, kernel_work,
-                    dense_work, coef, theta0, base0, scores)
+        block = kernel_block_scores(
+            X_data, X_indices, X_indptr, n_features, is_dense,
+            kernel, degree, gamma, coef0, sq_norms, order, step,
+            support, n_support, cache, cache_filled, kernel_work,
+            dense_work, coef, theta0, base0, scores, block)
         m = y * (scale * scores[0])
         if m <= 0.0:
             n_mistakes += 1
@@ -184,10 +198,11 @@ def dual_ballseptron_epoch(
         pos = _append_support(i, support, position, n_support)
         coef[0, pos] += y / scale
         if track_norm and wsq < _CANCEL * positive:
-            support_gram(X_data, X_indices, X_indptr, n_features, is_dense,
-                         kernel, degree, gamma, coef0, sq_norms,
-                         support, n_support, cache, cache_filled, kernel_work,
-                         dense_work, coef, theta0, base0, scores, G)
+            block = support_gram(
+                X_data, X_indices, X_indptr, n_features, is_dense,
+                kernel, degree, gamma, coef0, sq_norms,
+                support, n_support, cache, cache_filled, kernel_work,
+                dense_work, coef, theta0, base0, scores, G, block)
             wsq = scale * scale * G[0, 0]
     if scale != 1.0:
         for p in range(n_support[0]):
@@ -220,18 +235,21 @@ def dual_ballseptron_prototype_epoch(
     n_mistakes = 0
     n_margin_errors = 0
     track_norm = radius > 0.0
+    block = new_kernel_block(cache_filled.shape[0], n_features, is_dense)
     if track_norm:
-        support_gram(X_data, X_indices, X_indptr, n_features, is_dense,
-                     kernel, degree, gamma, coef0, sq_norms,
-                     support, n_support, cache, cache_filled, kernel_work,
-                     dense_work, coef, theta0, base0, wx, G)
+        block = support_gram(
+            X_data, X_indices, X_indptr, n_features, is_dense,
+            kernel, degree, gamma, coef0, sq_norms,
+            support, n_support, cache, cache_filled, kernel_work,
+            dense_work, coef, theta0, base0, wx, G, block)
     for step in range(order.shape[0]):
         i = order[step]
         y = targets[i]
-        dual_scores(X_data, X_indices, X_indptr, n_features, is_dense,
-                    kernel, degree, gamma, coef0, sq_norms,
-                    i, support, n_support, cache, cache_filled, kernel_work,
-                    dense_work, coef, theta0, base0, scores)
+        block = kernel_block_scores(
+            X_data, X_indices, X_indptr, n_features, is_dense,
+            kernel, degree, gamma, coef0, sq_norms, order, step,
+            support, n_support, cache, cache_filled, kernel_work,
+            dense_work, coef, theta0, base0, scores, block)
         o = best_other(scores, y)
         gap = scores[y] - scores[o]
         if gap <= 0.0:
@@ -251,10 +269,11 @@ def dual_ballseptron_prototype_epoch(
         if gap * gap > radius * radius * upper:
             continue
         if dsq < _CANCEL * (G[y, y] + G[o, o]):
-            support_gram(X_data, X_indices, X_indptr, n_features, is_dense,
-                         kernel, degree, gamma, coef0, sq_norms,
-                         support, n_support, cache, cache_filled,
-                         kernel_work, dense_work, coef, theta0, base0, wx, G)
+            block = support_gram(
+                X_data, X_indices, X_indptr, n_features, is_dense,
+                kernel, degree, gamma, coef0, sq_norms,
+                support, n_support, cache, cache_filled,
+                kernel_work, dense_work, coef, theta0, base0, wx, G, block)
             dsq = G[y, y] + G[o, o] - 2.0 * G[y, o]
         # gap > 0, so w^y ≠ w^ỹ and dsq > 0 up to rounding.
         if dsq <= 0.0:

@@ -165,7 +165,10 @@ class Ballseptron(BaseOnlinePerceptron):
     Kernel form. Each weight vector is ``s · Σ_j c_j φ(x_j)`` over the
     rows that caused an update, and a step costs one kernel value per
     support vector (cached across the passes of a call within
-    ``cache_size``), one kernel row serving every class. The binary
+    ``cache_size``), one kernel row serving every class. With dense input
+    the values are computed for blocks of 128 rows at a time by one BLAS
+    product against the support held at the block's start, so a pass runs
+    at BLAS speed (see :mod:`perceptrons._loops.dual`). The binary
     margin-error update rescales every coefficient by ``1 - r/‖w‖``; it is
     made in O(1) on the global scale s (``s ← (1 - r/‖w‖) s``, then
     ``c_t += y_t / s``), which is multiplied back into the coefficients when

@@ -146,7 +146,11 @@ class KernelPerceptron(ThresholdFamilyBase):
 
     so that ``c_j = η y_j α_j`` (Sec. 2.1). A training step costs one kernel
     evaluation per support vector, shared by all one-vs-rest problems, and
-    the values are cached across epochs within ``cache_size``. The averaged
+    the values are cached across epochs within ``cache_size``. With dense
+    input the values are computed for blocks of 128 rows at a time by one
+    BLAS product against the support held at the block's start (see
+    :mod:`perceptrons._loops.dual`); CSR input is never densified and gets
+    its values row by row. The averaged
     hypothesis is kept lazily (``c - Σ (s-1) Δc_s / T``) and the longest
     survivor is a copy of the coefficients, taken once per new best run.
     Per-example state (α_i and the λ-trick's indicator) lives for one

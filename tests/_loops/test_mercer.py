@@ -129,3 +129,70 @@ def test_csr_int64_indices(data):
     assert_allclose(out, polynomial_kernel(data[3:4], data, degree=3,
                                            gamma=0.2, coef0=1.0)[0],
                     rtol=1e-12)
+
+
+# ------------------------------------------------------------- BLAS blocks
+def _block_values(X, code, degree, gamma, coef0, support, n_support, filled,
+                  candidates, lo, hi):
+    """Values the block of ``candidates[lo:hi]`` holds, as a dict."""
+    from perceptrons._loops.mercer import (
+        BLOCK_ROWS, fill_kernel_block, new_kernel_block)
+    data, _, _, d, is_dense = as_flat_loop_arrays(X)
+    sq = row_sq_norms_of(X)
+    block = new_kernel_block(X.shape[0], d, is_dense)
+    block = fill_kernel_block(block, data, d, code, degree, gamma, coef0, sq,
+                              support, np.array([n_support]), filled,
+                              candidates, lo, hi)
+    G, row_to_block, state = block[2], block[3], block[5]
+    out = {}
+    for i in candidates[lo:min(hi, lo + BLOCK_ROWS)]:
+        g = row_to_block[i]
+        assert g >= 0
+        if g == BLOCK_ROWS:
+            assert filled[i] >= n_support
+            continue
+        for p in range(filled[i], n_support):
+            out[i, p] = G[g * state[4] + p - state[1]]
+    return out
+
+
+@pytest.mark.parametrize("name, code, degree, gamma, coef0", KERNELS)
+def test_kernel_block_values_are_the_kernel(name, code, degree, gamma, coef0):
+    """A block holds k(x_i, x_support[p]) for the slots past each row's cache."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((300, 40))
+    support = rng.permutation(300)
+    filled = rng.integers(0, 20, 300)
+    candidates = rng.permutation(300)
+    values = _block_values(X, code, degree, gamma, coef0, support, 25, filled,
+                           candidates, 10, 300)
+    assert len(values) > 0
+    K = sklearn_gram(name, X, X, degree, gamma, coef0)
+    for (i, p), v in values.items():
+        assert_allclose(v, K[i, support[p]], rtol=1e-12, atol=1e-12)
+
+
+def test_kernel_block_value_does_not_depend_on_the_block():
+    """The same pair gets the same bits from blocks of other rows, other
+    column ranges, a short last block and a single needed slot (the
+    guarantee behind "the cache never changes a result")."""
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((400, 784))  # wide rows: BLAS splits the sums
+    support = rng.permutation(400)
+    zeros = np.zeros(400, dtype=np.int64)
+    full = {}
+    for lo in range(0, 400, 128):
+        full.update(_block_values(X, KERNEL_POLY, 5, 1.0, 0.5, support, 300,
+                                  zeros, np.arange(400), lo, 400))
+    others = [
+        _block_values(X, KERNEL_POLY, 5, 1.0, 0.5, support, 300,
+                      np.full(400, 200), rng.permutation(400), 0, 400),
+        _block_values(X, KERNEL_POLY, 5, 1.0, 0.5, support, 300,
+                      np.full(400, 299), np.arange(400)[::-1], 0, 400),
+        _block_values(X, KERNEL_POLY, 5, 1.0, 0.5, support, 300, zeros,
+                      np.arange(400), 390, 400),
+    ]
+    assert min(len(o) for o in others) > 0
+    for other in others:
+        for key, v in other.items():
+            assert v == full[key]

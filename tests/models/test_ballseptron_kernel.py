@@ -202,6 +202,42 @@ def test_cache_size_never_changes_a_result(n_classes):
         assert_array_equal(other.dual_coef_, full.dual_coef_)
 
 
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_blas_blocks_cache_and_storage(n_classes):
+    """Several BLAS blocks of wide rows (dense input): every cache size
+    gives the same bits, r = 0 is still the KernelPerceptron bit for bit,
+    and CSR input (per-row kernel values, no blocks) agrees to rounding."""
+    rng = np.random.default_rng(_seed("blocks", n_classes))
+    n, d = 420, 300
+    X = rng.standard_normal((n, d))
+    X /= np.linalg.norm(X, axis=1).mean()
+    y = np.argmax(X @ rng.standard_normal((d, n_classes)), axis=1)
+    y[rng.random(n) < 0.1] = rng.integers(0, n_classes)
+    params = dict(kernel="poly", degree=3, gamma=1.0, coef0=0.5, max_iter=2,
+                  random_state=0)
+    full = Ballseptron(radius=0.1, **params).fit(X, y)
+    assert full.n_margin_errors_ > 0 and full.support_.shape[0] > 128
+    for cache_size in (0, 60 * 8 * n / 2 ** 20):  # none, 60 slots a row
+        other = Ballseptron(radius=0.1, cache_size=cache_size,
+                            **params).fit(X, y)
+        assert_array_equal(other.mistakes_per_epoch_, full.mistakes_per_epoch_)
+        assert_array_equal(other.margin_errors_per_epoch_,
+                           full.margin_errors_per_epoch_)
+        assert_array_equal(other.dual_coef_, full.dual_coef_)
+    csr = Ballseptron(radius=0.1, **params).fit(sp.csr_matrix(X), y)
+    assert_array_equal(csr.mistakes_per_epoch_, full.mistakes_per_epoch_)
+    assert_array_equal(csr.support_, full.support_)
+    assert_allclose(csr.dual_coef_, full.dual_coef_, rtol=1e-9, atol=1e-9)
+    perceptron = KernelPerceptron(
+        eta=1, theta_init=0, threshold_step=0, cache_size=0,
+        multiclass="prototype" if n_classes > 2 else "ovr", **params)
+    ball = Ballseptron(radius=0.0, **params).fit(X, y)
+    perceptron.fit(X, y)
+    assert ball.n_mistakes_ == perceptron.n_mistakes_
+    assert_array_equal(ball.support_, perceptron.support_)
+    assert_array_equal(ball.dual_coef_, perceptron.dual_coef_)
+
+
 @pytest.mark.parametrize("stream, labels, radius", [
     # ‖w‖ = r exactly: the shrink factor is 0 (scale 0 path).
     ([2.0, 1.0, 1.0, 3.0, 0.5], [1, 1, 1, 1, 1], 2.0),
