@@ -94,6 +94,44 @@ def time_interleaved(funcs, repeat, setup=None, min_time=0.0, max_rounds=50):
     return {name: summarize(ts) for name, ts in times.items()}
 
 
+def parse_bench_args(argv, doc, quick_help, repeat, min_time,
+                     add_arguments=None):
+    """The options every ``bench_<question>.py`` takes, with their defaults.
+
+    ``--quick`` (``quick_help``), ``--write``, ``--repeat`` and
+    ``--min-time``, whose defaults are ``(full, quick)`` pairs resolved
+    after parsing; ``add_arguments(parser)`` adds a script's own options.
+
+    Returns
+    -------
+    argparse.Namespace
+    """
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        description=doc.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help=quick_help)
+    parser.add_argument("--write", action="store_true",
+                        help="replace this benchmark's section of "
+                             "BENCHMARKS.md")
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="least number of timed runs per measurement "
+                             f"(default {repeat[0]}; quick: {repeat[1]})")
+    parser.add_argument("--min-time", type=float, default=None,
+                        help="keep adding timed rounds until they add up to "
+                             f"this many seconds (default {min_time[0]:g}; "
+                             f"quick: {min_time[1]:g})")
+    if add_arguments is not None:
+        add_arguments(parser)
+    args = parser.parse_args(argv)
+    if args.repeat is None:
+        args.repeat = repeat[1] if args.quick else repeat[0]
+    if args.min_time is None:
+        args.min_time = min_time[1] if args.quick else min_time[0]
+    return args
+
+
 def load_average():
     """The 1-minute load average (other processes compete for 2 cores here)."""
     try:
@@ -401,6 +439,25 @@ def write_section(name, body, path=BENCHMARKS_MD):
     else:
         text = text.rstrip("\n") + "\n\n" + block
     path.write_text(text)
+
+
+def command_line(script, args, quick_note, extra=""):
+    """The report's "Command:" sentence for ``args`` of
+    :func:`parse_bench_args`; ``quick_note`` says what ``--quick`` runs."""
+    return (f"Command: `python benchmarks/{script} "
+            + ("--quick " if args.quick else "")
+            + f"--repeat {args.repeat} --write`"
+            + (f" (**quick mode: {quick_note}, not the answer**)"
+               if args.quick else "")
+            + f"{extra}; the method is in the script's docstring.")
+
+
+def publish(report, name, write):
+    """Print a report; with ``write``, also replace its BENCHMARKS.md section."""
+    print(report)
+    if write:
+        write_section(name, report)
+        print(f"\nwrote section '{name}' of {BENCHMARKS_MD}", file=sys.stderr)
 
 
 def md_table(header, rows):

@@ -62,7 +62,6 @@ for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
              "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
-import argparse  # noqa: E402
 import cProfile  # noqa: E402
 import pstats  # noqa: E402
 import shutil  # noqa: E402
@@ -395,12 +394,8 @@ def build_report(args, cases, results, bw, floors_bw, profiles, startup,
                "data in the same run, one thread, and how close is our "
                "steady-state epoch to the memory-bandwidth floor?")
     out.append("")
-    out.append("Command: `python benchmarks/bench_epoch_vs_sklearn.py "
-               + ("--quick " if args.quick else "")
-               + f"--repeat {args.repeat} --write`"
-               + (" (**quick mode: subsamples, not the answer**)"
-                  if args.quick else "")
-               + "; the method is in the script's docstring.")
+    out.append(C.command_line("bench_epoch_vs_sklearn.py", args,
+                              "subsamples"))
     out.append("")
     out.append(C.machine_description(loads))
     out.append("")
@@ -532,30 +527,16 @@ def build_report(args, cases, results, bw, floors_bw, profiles, startup,
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true",
-                        help="small subsamples and fewer runs (< 30 s)")
-    parser.add_argument("--write", action="store_true",
-                        help="replace this benchmark's section of "
-                             "BENCHMARKS.md")
-    parser.add_argument("--repeat", type=int, default=None,
-                        help="least number of timed runs per measurement "
-                             "(default 7; quick: 3)")
-    parser.add_argument("--min-time", type=float, default=None,
-                        help="keep adding runs of a case until its timed "
-                             "calls add up to this many seconds (default 3; "
-                             "quick: 0)")
-    parser.add_argument("--no-profile", action="store_true",
-                        help="skip the cProfile breakdown of fit")
-    parser.add_argument("--no-startup", action="store_true",
-                        help="skip the fresh-process start-up timings")
-    args = parser.parse_args(argv)
-    if args.repeat is None:
-        args.repeat = 3 if args.quick else 7
-    if args.min_time is None:
-        args.min_time = 0.0 if args.quick else 3.0
+    def options(parser):
+        parser.add_argument("--no-profile", action="store_true",
+                            help="skip the cProfile breakdown of fit")
+        parser.add_argument("--no-startup", action="store_true",
+                            help="skip the fresh-process start-up timings")
+
+    args = C.parse_bench_args(argv, __doc__,
+                              "small subsamples and fewer runs (< 30 s)",
+                              repeat=(7, 3), min_time=(3.0, 0.0),
+                              add_arguments=options)
     warnings.filterwarnings("ignore", message=".*Maximum number of iteration")
 
     t_start = time.perf_counter()
@@ -590,11 +571,7 @@ def main(argv=None):
                               startup, C.l3_cache_bytes(),
                               (load_start, C.load_average()))
     log("done")
-    print(report)
-    if args.write:
-        C.write_section(SECTION, report)
-        print(f"\nwrote section '{SECTION}' of {C.BENCHMARKS_MD}",
-              file=sys.stderr)
+    C.publish(report, SECTION, args.write)
 
 
 if __name__ == "__main__":
