@@ -22,11 +22,17 @@ reassociation only slows the gather.
 
 Under ``NUMBA_DISABLE_JIT=1`` the helpers run as plain Python and dispatch
 on ``X_data.ndim`` at run time.
+
+Passes that present rows in a shuffled order (PDM's active sets) can call
+:func:`prefetch_ahead` at each step: a cache hint for rows a few steps on,
+which changes no result (see its docstring).
 """
 
 import numpy as np
-from numba import njit
-from numba.extending import overload
+from llvmlite import ir
+from numba import config, njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
 
 FASTMATH = {"reassoc", "contract"}
 
@@ -223,3 +229,103 @@ def best_other(scores, y):
             best = r
             best_score = scores[r]
     return best
+
+
+# ------------------------------------------------------------------ prefetch
+#: Steps ahead at which :func:`prefetch_ahead` touches a row's index entry
+#: (``X_indptr``, per-row arrays) and its nonzeros: the index must be in
+#: cache before the nonzeros' address can be read. Flat optimum from 6/3 to
+#: 12/6 for PDM on a9a.
+PREFETCH_INDEX_AHEAD, PREFETCH_ROW_AHEAD = 8, 4
+
+
+def _prefetch_intrinsic(typingctx, a, i):
+    """LLVM ``llvm.prefetch`` (read, high locality) of ``a[i]`` (``a[i, 0]``
+    for a 2-D array); an address out of bounds is harmless (no fault)."""
+    if not isinstance(a, types.Array) or not isinstance(i, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        arrty = sig.args[0]
+        arr = context.make_array(arrty)(context, builder, args[0])
+        idx = [args[1]] + [context.get_constant(types.intp, 0)] * (
+            arrty.ndim - 1)
+        ptr = cgutils.get_item_pointer(context, builder, arrty, arr, idx,
+                                       wraparound=False)
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fn = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+            "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0),
+                          ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return types.void(a, i), codegen
+
+
+if config.DISABLE_JIT:
+    def _prefetch(a, i):
+        """A cache hint only: nothing to do in plain Python."""
+else:
+    _prefetch = intrinsic(_prefetch_intrinsic)
+
+
+@njit(inline="always")
+def _prefetch_index_ahead(rows, step, n_rows, X_indptr, r1, r2, r3):
+    # Straight-line code (indices clamped, no branch), so that numba's
+    # reference-count pruning removes the increfs of the inlined arguments.
+    # For dense data X_indptr is empty: a hint at an unmapped address is
+    # ignored.
+    j = rows[min(step + PREFETCH_INDEX_AHEAD, n_rows - 1)]
+    _prefetch(X_indptr, j)
+    _prefetch(r1, j)
+    _prefetch(r2, j)
+    _prefetch(r3, j)
+    return rows[min(step + PREFETCH_ROW_AHEAD, n_rows - 1)]
+
+
+def _dense_prefetch_ahead(rows, step, n_rows, X_data, X_indices, X_indptr,
+                          r1, r2, r3):
+    _prefetch(X_data, _prefetch_index_ahead(rows, step, n_rows, X_indptr,
+                                            r1, r2, r3))
+
+
+def _csr_prefetch_ahead(rows, step, n_rows, X_data, X_indices, X_indptr,
+                        r1, r2, r3):
+    j = _prefetch_index_ahead(rows, step, n_rows, X_indptr, r1, r2, r3)
+    start = X_indptr[j]
+    _prefetch(X_indices, start)
+    _prefetch(X_data, start)
+    _prefetch(X_data, X_indptr[j + 1] - 1)
+
+
+def prefetch_ahead(rows, step, n_rows, X_data, X_indices, X_indptr,
+                   r1, r2, r3):
+    """Cache hints for the rows a pass will present a few steps from now.
+
+    A pass over ``rows[:n_rows]`` in shuffled order reads each row's
+    nonzeros and per-row state from a cold cache line; called at ``step``
+    (< ``n_rows``), this asks for ``rows[step + 8]``'s ``X_indptr`` entry
+    and ``r1[j]``, ``r2[j]``, ``r3[j]``, and for the start and end of
+    ``rows[step + 4]``'s nonzeros (a dense row's first line), so the loads
+    are in flight while the current row is processed (near the end, the
+    last row's). A prefetch never faults and writes nothing: results are
+    unchanged. PDM on a9a: 1.36 s → 0.99 s per fit. Under
+    ``NUMBA_DISABLE_JIT=1`` it does nothing.
+
+    Parameters
+    ----------
+    rows : ndarray of shape (>= n_rows,), int64
+    step, n_rows : int
+    X_data, X_indices, X_indptr : ndarray
+        The data matrix (module docstring).
+    r1, r2, r3 : ndarray of shape (n_samples,)
+        Per-row arrays the pass reads at each row (labels, norms, counts).
+    """
+
+
+@overload(prefetch_ahead, inline="always")
+def _prefetch_ahead_overload(rows, step, n_rows, X_data, X_indices, X_indptr,
+                             r1, r2, r3):
+    return _dense_prefetch_ahead if X_data.ndim == 2 else _csr_prefetch_ahead

@@ -36,7 +36,7 @@ ALT 2011, LNCS 6925, pp. 204-218.
 import numpy as np
 from numba import njit
 
-from ._common import row_axpy, row_dot
+from ._common import prefetch_ahead, row_axpy, row_dot
 
 __all__ = ["RULE_PDM", "RULE_PFM", "active_set_epoch",
            "condition_threshold", "margin_epoch", "margin_pass",
@@ -195,6 +195,8 @@ def margin_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
     sq_norm_a = ab[1]
     tt = t[0]
     for step in range(n_rows):
+        prefetch_ahead(rows, step, n_rows, X_data, X_indices, X_indptr,
+                       signs, y_sq_norms, counts)
         i = rows[step]
         s = signs[i]
         ay = s * (row_dot(w, X_data, X_indices, X_indptr, i) + b * rho) \

@@ -49,7 +49,7 @@ Learning 46(1-3):361-387, 2002.
 import numpy as np
 from numba import njit
 
-from ._common import row_axpy, row_dot
+from ._common import prefetch_ahead, row_axpy, row_dot
 from .margin import active_set_epoch
 
 __all__ = ["romma_epoch", "romma_pass", "fold_scale"]
@@ -126,6 +126,8 @@ def romma_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
     sq_norm_a = st[1]
     s = st[2]
     for step in range(n_rows):
+        prefetch_ahead(rows, step, n_rows, X_data, X_indices, X_indptr,
+                       signs, y_sq_norms, g)
         i = rows[step]
         li = signs[i]
         ay = s * (li * (row_dot(w, X_data, X_indices, X_indptr, i) + b * rho)
