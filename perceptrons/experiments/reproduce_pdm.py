@@ -568,7 +568,7 @@ def render_markdown(results):
         "(`perceptrons.experiments._liblinear.directional_margin`). Times "
         f"are the fastest of {cfg.get('repeats', 1)} wall-clock runs on this "
         "machine after warm-up (no numba compilation), LIBLINEAR's "
-        "`train` call only for DCD; 'paper' "
+        "quiet (`-q`) `train` call only for DCD; 'paper' "
         "times are the authors' (2.5 GHz Core 2 Duo, C++), so compare the "
         "ratios to DCD-L2 of the same run.",
         "",
