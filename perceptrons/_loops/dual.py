@@ -38,7 +38,6 @@ see :mod:`perceptrons._loops.mercer`), so the results are bit for bit the
 same for every cache size; dense and CSR input agree to rounding.
 """
 
-import numpy as np
 from numba import njit
 
 from ._common import FASTMATH, best_other

@@ -7,7 +7,6 @@ thresholds, margin τ, λ-trick and α-bound of Khardon & Wachman (2007) Figure 
 carried over: the binary rule is the two-class case with ``w^1 = -w^0``.
 """
 
-import numpy as np
 from numba import njit
 
 from ._common import best_other, row_axpy, row_dot

@@ -12,7 +12,6 @@ R. Khardon and G. Wachman. Noise tolerant variants of the perceptron
 algorithm. JMLR 8:227-248, 2007.
 """
 
-import numpy as np
 from numba import njit
 
 from ._common import row_axpy, row_dot

@@ -46,7 +46,6 @@ Y. Li and P. M. Long. The relaxed online maximum margin algorithm. Machine
 Learning 46(1-3):361-387, 2002.
 """
 
-import numpy as np
 from numba import njit
 
 from ._common import prefetch_ahead, row_axpy, row_dot

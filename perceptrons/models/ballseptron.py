@@ -403,7 +403,6 @@ class Ballseptron(BaseOnlinePerceptron):
         self.intercept_ = np.zeros(self._W.shape[0])
 
     def _end_dual_call(self, X):
-        n_pool = self._n_pool
         m = int(self._n_support[0])
         slots = self._support[:m]
         # Data rows in slot order: pool rows first (slots 0..n_pool-1), then

@@ -265,15 +265,11 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         self._begin_call(X)
         loop_arrays = as_loop_arrays(X)
         order = np.arange(X.shape[0], dtype=np.int64)
-        param = float(self._params_schedule()[-1])
         n_problems = self._W.shape[0]
         converged = np.zeros(n_problems, dtype=bool)
         for k in range(n_problems):
-            n_upd, _ = margin_pass(
-                order, order.shape[0], 0.0, order, *loop_arrays,
-                self._signs(targets, k), self._y_sq_norms, self._rho,
-                self._delta_sq, self._rule, param, 0, self._W[k],
-                self._ab[k], self._t[k:k + 1], self._counts[k])
+            n_upd = self._plain_pass(k, order, loop_arrays,
+                                     self._signs(targets, k))
             self._check_finite(k, int(self.n_iter_per_problem_[k]) + 1)
             converged[k] = n_upd == 0
         self.n_iter_per_problem_ += 1
@@ -281,6 +277,15 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         self.t_ += n_problems * X.shape[0]
         self._finish(X, targets, converged)
         return self
+
+    def _plain_pass(self, k, order, loop_arrays, signs):
+        """Problem k's plain pass of ``partial_fit``; returns its updates."""
+        param = float(self._params_schedule()[-1])
+        n_updates, _ = margin_pass(
+            order, order.shape[0], 0.0, order, *loop_arrays, signs,
+            self._y_sq_norms, self._rho, self._delta_sq, self._rule, param, 0,
+            self._W[k], self._ab[k], self._t[k:k + 1], self._counts[k])
+        return n_updates
 
     # ----------------------------------------------------------- results
     def _finish(self, X, targets, converged):

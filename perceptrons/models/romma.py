@@ -9,11 +9,9 @@ The compiled loops are in :mod:`perceptrons._loops.romma`; the driver
 from numbers import Real
 
 import numpy as np
-from sklearn.utils.extmath import safe_sparse_dot
 
 from .._loops.romma import fold_scale, romma_epoch, romma_pass
 from ..utils._param_validation import Interval
-from ..utils.validation import as_loop_arrays
 from .margin import _C1, _C2, _N_EP1, _N_EP2, _N_EP3, _MarginPerceptron
 
 
@@ -231,44 +229,15 @@ class ROMMA(_MarginPerceptron):
         self._add_stats(n * epochs, stats)
         return converged
 
-    def partial_fit(self, X, y, classes=None):
-        """One plain pass over (X, y) in the given order, continuing the state.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        classes : array-like of shape (n_classes,), default=None
-            Every class; required on the first call.
-
-        Returns
-        -------
-        self : object
-        """
-        X, y, first = self._start_partial_fit(X, y, classes)
-        if first:
-            self._allocate(X, len(self.classes_))
-        targets = self._encode(y)
-        self._begin_call(X)
-        loop_arrays = as_loop_arrays(X)
-        order = np.arange(X.shape[0], dtype=np.int64)
-        n_problems = self._W.shape[0]
-        converged = np.zeros(n_problems, dtype=bool)
-        for k in range(n_problems):
-            n_upd, _ = romma_pass(
-                order, order.shape[0], 0.0, order, *loop_arrays,
-                self._signs(targets, k), self._y_sq_norms, self._rho,
-                self._delta_sq, 1.0 - float(self.epsilon), self._W[k],
-                self._ab[k], self._counts[k])
-            self._t[k] += n_upd
-            fold_scale(self._W[k], self._ab[k], self._counts[k])
-            self._check_finite(k, int(self.n_iter_per_problem_[k]) + 1)
-            converged[k] = n_upd == 0
-        self.n_iter_per_problem_ += 1
-        self.n_iter_ += 1
-        self.t_ += n_problems * X.shape[0]
-        self._finish(X, targets, converged)
-        return self
+    def _plain_pass(self, k, order, loop_arrays, signs):
+        n_updates, _ = romma_pass(
+            order, order.shape[0], 0.0, order, *loop_arrays, signs,
+            self._y_sq_norms, self._rho, self._delta_sq,
+            1.0 - float(self.epsilon), self._W[k], self._ab[k],
+            self._counts[k])
+        self._t[k] += n_updates
+        fold_scale(self._W[k], self._ab[k], self._counts[k])
+        return n_updates
 
     # ----------------------------------------------------------- results
     def _finish(self, X, targets, converged):
