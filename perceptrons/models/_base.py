@@ -92,7 +92,10 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         """Run one compiled pass; return (n_mistakes, n_updates)."""
 
     def _begin_call(self, X):
-        """Prepare per-call state (per-example counters live for one call)."""
+        """Prepare per-call state (per-example counters live for one call).
+
+        ``self._passes_in_call`` holds the number of passes the call makes.
+        """
 
     def _end_call(self, X, targets):
         """Derive public attributes once a fit/partial_fit call is done."""
@@ -192,7 +195,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         self._start(X)
         orders = epoch_orders(self.random_state, X.shape[0], self.max_iter,
                               self.shuffle)
-        self._train(X, self._encode(y), orders)
+        self._train(X, self._encode(y), orders, self.max_iter)
         return self
 
     def _start_partial_fit(self, X, y, classes):
@@ -248,7 +251,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
             self._start(X)
         targets = self._encode(y)
         order = np.arange(X.shape[0], dtype=np.int64)
-        self._train(X, targets, [order])
+        self._train(X, targets, [order], 1)
         return self
 
     def _start(self, X):
@@ -262,8 +265,9 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         self.mistakes_per_epoch_ = np.zeros(0, dtype=np.int64)
         self.updates_per_epoch_ = np.zeros(0, dtype=np.int64)
 
-    def _train(self, X, targets, orders):
+    def _train(self, X, targets, orders, n_passes):
         loop_arrays = as_loop_arrays(X)
+        self._passes_in_call = n_passes
         self._begin_call(X)
         mistakes, updates = [], []
         for order in orders:

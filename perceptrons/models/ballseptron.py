@@ -15,9 +15,9 @@ from .._loops.mercer import KERNELS, gram_block, kernel_diag
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import as_flat_loop_arrays
 from ._base import BaseOnlinePerceptron
+from .kernel_perceptron import kernel_cache
 from ._voted import _BLOCK_ROWS
 
-_MB = 2 ** 20
 
 
 class Ballseptron(BaseOnlinePerceptron):
@@ -347,9 +347,8 @@ class Ballseptron(BaseOnlinePerceptron):
         self._position = np.full(n, -1, dtype=np.int64)
         self._position[:n_pool] = np.arange(n_pool)
         self._n_support = np.array([n_pool], dtype=np.int64)
-        capacity = min(n, int(float(self.cache_size) * _MB // (8 * n)))
-        self._cache = np.empty((n, capacity))  # pages are touched lazily
-        self._cache_filled = np.zeros(n, dtype=np.int64)
+        self._cache, self._cache_filled = kernel_cache(
+            n, self.cache_size, self._passes_in_call)
         self._kernel_work = np.empty(n)
         self._dense_work = np.zeros(X.shape[1] if sp.issparse(X) else 0)
 
