@@ -83,7 +83,7 @@ def support_gram(X_data, X_indices, X_indptr, n_features, is_dense,
     scores : ndarray of shape (n_classes,), work space
     G : ndarray of shape (n_classes, n_classes), output
     block : tuple
-        BLAS block state; left empty on return.
+        BLAS block state; emptied on entry and on return.
 
     Returns
     -------
@@ -94,6 +94,9 @@ def support_gram(X_data, X_indices, X_indptr, n_features, is_dense,
         for b in range(K):
             G[a, b] = 0.0
     m = n_support[0]
+    # Blocks of support rows only (a row of the caller's block would mix in
+    # row-by-row values); the caller starts a new block afterwards.
+    clear_kernel_block(block)
     for p in range(m):
         block = kernel_block_scores(
             X_data, X_indices, X_indptr, n_features, is_dense,
