@@ -203,7 +203,10 @@ def test_cache_size_never_changes_a_result(n_classes):
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
-def test_blas_blocks_cache_and_storage(n_classes):
+@pytest.mark.parametrize("kernel", [
+    dict(kernel="poly", degree=3, gamma=1.0, coef0=0.5),
+    dict(kernel="rbf", gamma=0.5)])
+def test_blas_blocks_cache_and_storage(n_classes, kernel):
     """Several BLAS blocks of wide rows (dense input): every cache size
     gives the same bits, r = 0 is still the KernelPerceptron bit for bit,
     and CSR input (per-row kernel values, no blocks) agrees to rounding."""
@@ -213,8 +216,7 @@ def test_blas_blocks_cache_and_storage(n_classes):
     X /= np.linalg.norm(X, axis=1).mean()
     y = np.argmax(X @ rng.standard_normal((d, n_classes)), axis=1)
     y[rng.random(n) < 0.1] = rng.integers(0, n_classes)
-    params = dict(kernel="poly", degree=3, gamma=1.0, coef0=0.5, max_iter=2,
-                  random_state=0)
+    params = dict(max_iter=2, random_state=0, **kernel)
     full = Ballseptron(radius=0.1, **params).fit(X, y)
     assert full.n_margin_errors_ > 0 and full.support_.shape[0] > 128
     for cache_size in (0, 60 * 8 * n / 2 ** 20):  # none, 60 slots a row
