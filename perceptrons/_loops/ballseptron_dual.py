@@ -18,9 +18,13 @@ so every step costs one kernel row against the support and O(1) more.
 always sees ``s = 1``). ``‖w‖²`` is updated in O(1) from
 ``‖c w + y φ(x)‖² = c²‖w‖² + 2 c y (w·φ(x)) + k(x, x)``, ``w·φ(x)`` known
 from the prediction; it is recomputed exactly from the coefficients at the
-start of every pass and when the formula cancels (below 1% of its positive
-terms), as in the primal loop. The exact value costs one kernel row per
-support vector (mostly cached): ``‖w‖² = Σ_p coef[p] (w·φ(x_support[p]))``.
+start of a pass (``exact_start``) and when the formula cancels (below 1% of
+its positive terms), as in the primal loop. The exact value costs one kernel
+row per support vector (in BLAS blocks for dense input):
+``‖w‖² = Σ_p coef[p] (w·φ(x_support[p]))``, O(m²) kernel values; the
+estimator skips it for a ``partial_fit`` call shorter than the support
+(a stream of single rows would otherwise cost O(m²) per row) and passes in
+the value the previous call left in ``G``.
 
 Multiclass (:func:`dual_ballseptron_prototype_epoch`), one coefficient row
 per class. A mistake adds ``±1`` to the coefficients of x in rows y and ỹ.
@@ -31,8 +35,9 @@ with ``c = r / ‖w^ỹ - w^y‖``, which mixes the two coefficient rows, O(m)
 of the prototypes ``G = W Wᵀ``, updated in O(K) per update from the scores
 (:func:`perceptrons._loops.ballseptron._gram_update`):
 ``‖w^ỹ - w^y‖² = G_yy + G_ỹỹ - 2 G_yỹ``. G is recomputed exactly at the start
-of every pass, and whenever a candidate margin error finds that difference
-below 1% of ``G_yy + G_ỹỹ`` (where its rounding would matter).
+of a pass (``exact_start``, as for the binary ‖w‖²), and whenever a candidate
+margin error finds that difference below 1% of ``G_yy + G_ỹỹ`` (where its
+rounding would matter).
 
 With ``r = 0`` no margin error can happen, the scale stays 1 and the
 arithmetic is that of the dual perceptron (``KernelPerceptron`` with
@@ -124,7 +129,7 @@ def dual_ballseptron_epoch(
     targets, order,
     coef, support, position, n_support,
     cache, cache_filled, kernel_work, dense_work,
-    radius, theta0, base0, scores, G,
+    radius, theta0, base0, scores, G, exact_start,
 ):
     """One dual pass of Figure 2 over ``order``.
 
@@ -146,8 +151,14 @@ def dual_ballseptron_epoch(
         See :func:`perceptrons._loops.dual.dual_scores`; updated in place.
     radius : float
         r >= 0.
-    theta0, base0, scores, G
-        Work space, shapes (1,), (0, 1), (1,), (1, 1); ``theta0`` zero.
+    theta0, base0, scores
+        Work space, shapes (1,), (0, 1), (1,); ``theta0`` zero.
+    G : ndarray of shape (1, 1), float64
+        ``‖w‖²``, written on exit; read on entry unless ``exact_start``.
+    exact_start : bool
+        Recompute ``‖w‖²`` exactly from the coefficients first (one kernel
+        value per pair of support vectors); otherwise trust ``G``, as left
+        by the previous pass over the same coefficients.
 
     Returns
     -------
@@ -158,14 +169,13 @@ def dual_ballseptron_epoch(
     n_margin_errors = 0
     track_norm = radius > 0.0
     block = new_kernel_block(cache_filled.shape[0], n_features, is_dense)
-    wsq = 0.0
-    if track_norm:
+    if track_norm and exact_start:
         block = support_gram(
             X_data, X_indices, X_indptr, n_features, is_dense,
             kernel, degree, gamma, coef0, sq_norms,
             support, n_support, cache, cache_filled, kernel_work,
             dense_work, coef, theta0, base0, scores, G, block)
-        wsq = G[0, 0]
+    wsq = G[0, 0]
     scale = 1.0
     positive = 0.0
     for step in range(order.shape[0]):
@@ -210,6 +220,7 @@ def dual_ballseptron_epoch(
     if scale != 1.0:
         for p in range(n_support[0]):
             coef[0, p] *= scale
+    G[0, 0] = wsq
     return n_mistakes, n_margin_errors
 
 
@@ -220,14 +231,15 @@ def dual_ballseptron_prototype_epoch(
     targets, order,
     coef, support, position, n_support,
     cache, cache_filled, kernel_work, dense_work,
-    radius, theta0, base0, scores, G, wx,
+    radius, theta0, base0, scores, G, exact_start, wx,
 ):
     """One dual pass of the multiclass Ballseptron (Sec. 4) over ``order``.
 
     Arguments are those of :func:`dual_ballseptron_epoch` with one
     coefficient row per class (``coef`` of shape (n_classes, n_samples)),
-    class indices as ``targets``, and ``theta0, base0, scores, G, wx`` of
-    shapes (K,), (0, K), (K,), (K, K), (K,).
+    class indices as ``targets``, ``theta0, base0, scores, wx`` of shapes
+    (K,), (0, K), (K,), (K,), and ``G`` the (K, K) Gram matrix of the
+    prototypes, kept up to date (recomputed first if ``exact_start``).
 
     Returns
     -------
@@ -239,7 +251,7 @@ def dual_ballseptron_prototype_epoch(
     n_margin_errors = 0
     track_norm = radius > 0.0
     block = new_kernel_block(cache_filled.shape[0], n_features, is_dense)
-    if track_norm:
+    if track_norm and exact_start:
         block = support_gram(
             X_data, X_indices, X_indptr, n_features, is_dense,
             kernel, degree, gamma, coef0, sq_norms,

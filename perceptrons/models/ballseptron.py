@@ -308,6 +308,7 @@ class Ballseptron(BaseOnlinePerceptron):
         self._n_rows_seen = 0
         self._theta0 = np.zeros(n_rows)
         self._base0 = np.zeros((0, n_rows))
+        self._gram_key = None
 
     def _kernel_args(self):
         return (self._kernel_code, int(self.degree), float(self.gamma_),
@@ -373,12 +374,18 @@ class Ballseptron(BaseOnlinePerceptron):
             targets = np.concatenate(
                 [np.zeros(n_pool, dtype=np.int64), targets])
             order = order + n_pool
+        # The exact norms cost O(n_support²) kernel values: a partial_fit
+        # call shorter than the support continues from the norms the
+        # previous call left (the same coefficients, radius and kernel).
+        key = (float(self.radius) > 0, self._kernel_args())
+        exact = (order.shape[0] >= n_pool or self._gram_key != key)
+        self._gram_key = key
         head = (
             *self._flat, *self._kernel_args(), self._sq, self._kdiag,
             targets, order, self._coef, self._support, self._position,
             self._n_support, self._cache, self._cache_filled,
             self._kernel_work, self._dense_work, float(self.radius),
-            self._theta0, self._base0, self._scores, self._gram,
+            self._theta0, self._base0, self._scores, self._gram, exact,
         )
         if self._multiclass:
             return dual_ballseptron_prototype_epoch(*head, self._wx)

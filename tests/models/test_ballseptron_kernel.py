@@ -189,6 +189,31 @@ def test_partial_fit_passes_equal_fit(n_classes, sparse):
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
+def test_single_row_partial_fit_stream(n_classes):
+    """A stream of one-row partial_fit calls (which carry the norms over
+    instead of recomputing them from all support pairs) makes the updates
+    of one fit pass over the same rows, and its norms stay exact."""
+    X, y, _, scale = make_stream(n_classes, _seed("stream", n_classes), n=90)
+    params = dict(kernel="poly", degree=2, gamma=0.5, coef0=1.0,
+                  radius=0.3 * scale)
+    fitted = Ballseptron(max_iter=1, shuffle=False, **params).fit(X, y)
+    online = Ballseptron(**params)
+    for i in range(X.shape[0]):
+        online.partial_fit(X[i:i + 1], y[i:i + 1], classes=np.unique(y))
+    assert fitted.n_margin_errors_ > 0
+    assert online.n_mistakes_ == fitted.n_mistakes_
+    assert online.n_margin_errors_ == fitted.n_margin_errors_
+    assert_array_equal(online.support_, fitted.support_)
+    assert_close_scores(online.decision_function(X),
+                        fitted.decision_function(X))
+    # The carried norms equal the exact ones of the final coefficients.
+    K = gram_matrix(online.support_vectors_, online.support_vectors_,
+                    "poly", degree=2, gamma=0.5, coef0=1.0)
+    exact = online.dual_coef_ @ K @ online.dual_coef_.T
+    assert_allclose(online._gram, exact, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
 def test_cache_size_never_changes_a_result(n_classes):
     X, y, _, scale = make_stream(n_classes, _seed("cache", n_classes), n=120)
     params = dict(kernel="poly", degree=2, radius=0.3 * scale, max_iter=3,
