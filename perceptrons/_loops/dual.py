@@ -29,7 +29,9 @@ row outside the current block, the values of the next ``BLOCK_ROWS`` rows
 against the support held then (beyond each row's cache) are computed by one
 BLAS product (:func:`perceptrons._loops.mercer.fill_kernel_block`); only the
 values against support vectors added inside the block are computed row by
-row. A pass thus costs about (support size × rows) kernel values at BLAS
+row, and all values of a block shorter than ``SHORT_BLOCK`` rows (the end of
+a pass, a ``partial_fit`` call of a few rows), which would pay for a full
+block's product. A pass thus costs about (support size × rows) kernel values at BLAS
 speed (6.5x faster than row by row on MNIST, see BENCHMARKS.md), plus one
 copy of the support vectors' rows (``n_support × n_features`` floats) and
 ``BLOCK_ROWS × n_support`` block values. Only block values enter the cache,
@@ -43,6 +45,7 @@ from numba import njit
 from ._common import FASTMATH, best_other
 from .mercer import (
     BLOCK_ROWS,
+    ROW_BY_ROW,
     clear_row,
     dot_n,
     fill_kernel_block,
@@ -165,13 +168,19 @@ def _dense_kernel_values(X_data, X_indices, X_indptr, n_features, kernel, degree
     Slots below ``cache_filled[i]`` come from the cache, the next ones up
     to the block's support size from the BLAS block (and join the cache),
     the rest, added inside the block, from the per-row path. Only block
-    values are cached, so that a value never depends on the cache.
+    values are cached, so that a value never depends on the cache. A row of
+    a short block gets every value from the per-row path.
     """
     capacity = cache.shape[1]
     filled = cache_filled[i]
     m_block = filled
     row_to_block, state = block[3], block[5]
     g = row_to_block[i]
+    if g == ROW_BY_ROW:
+        fill_kernel_values(X_data, X_indices, X_indptr, n_features, True,
+                           sq_norms, kernel, degree, gamma, coef0,
+                           i, support, 0, m, dense_work, kernel_work)
+        return kernel_work
     if g >= 0 and g < BLOCK_ROWS:
         m_block = state[2]
         top = m_block if m_block < capacity else capacity

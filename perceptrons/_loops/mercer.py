@@ -201,6 +201,14 @@ def kernel_row(data, indices, indptr, n_features, is_dense, sq_norms,
 # least two columns, so each pair gets the same value from every block, from
 # any cache and any position in the pass (checked by the cache tests).
 BLOCK_ROWS = 128
+# A block of fewer rows (the end of a pass, a partial_fit call of a few
+# rows) would pay for BLOCK_ROWS rows: its rows get every value row by row
+# instead, never from or into the cache, so that the choice depends on the
+# order alone and the cache still changes no result.
+SHORT_BLOCK = 16
+# row_to_block codes besides a row of G.
+IN_CACHE = BLOCK_ROWS
+ROW_BY_ROW = BLOCK_ROWS + 1
 
 
 @njit(cache=True)
@@ -210,8 +218,9 @@ def new_kernel_block(n_samples, n_features, is_dense):
     ``S`` holds the support vectors' rows gathered in slot order,
     ``X_block`` the rows of the block that need values, ``G`` (flat) their
     kernel values against slots ``[state[1], state[2])``;
-    ``row_to_block[i]`` is row i's row of G, ``BLOCK_ROWS`` for a row of the
-    block whose cache already holds those values, -1 outside the block;
+    ``row_to_block[i]`` is row i's row of G, ``IN_CACHE`` for a row of the
+    block whose cache already holds those values, ``ROW_BY_ROW`` for a row
+    of a short block (fewer than ``SHORT_BLOCK`` rows), -1 outside the block;
     ``rows[:state[3]]`` are the block's rows; ``state[0]`` counts the slots
     gathered into S; G has ``state[4]`` columns. CSR input gets zero-size arrays: no blocks.
     """
@@ -256,19 +265,22 @@ def fill_kernel_block(block, data, n_features, kernel, degree, gamma, coef0,
     clear_kernel_block(block)
     m0 = n_support[0]
     n_block = min(BLOCK_ROWS, hi - lo)
+    short = n_block < SHORT_BLOCK
     n_need = 0
     c_lo = m0
     for b in range(n_block):
         i = candidates[lo + b]
         rows[b] = i
-        if cache_filled[i] < m0:
+        if short:
+            row_to_block[i] = ROW_BY_ROW
+        elif cache_filled[i] < m0:
             # Row i needs the values of slots [cache_filled[i], m0).
             c_lo = min(c_lo, cache_filled[i])
             X_block[n_need] = data[i * n_features:(i + 1) * n_features]
             row_to_block[i] = n_need
             n_need += 1
         else:
-            row_to_block[i] = BLOCK_ROWS
+            row_to_block[i] = IN_CACHE
     state[3] = n_block
     if n_need == 0:
         return block
@@ -296,7 +308,7 @@ def fill_kernel_block(block, data, n_features, kernel, degree, gamma, coef0,
         for b in range(n_block):
             i = rows[b]
             g = row_to_block[i]
-            if g == BLOCK_ROWS:
+            if g >= BLOCK_ROWS:
                 continue
             sq_i = sq_norms[i]
             for q in range(cache_filled[i] - c_lo, m0 - c_lo):

@@ -136,7 +136,7 @@ def _block_values(X, code, degree, gamma, coef0, support, n_support, filled,
                   candidates, lo, hi):
     """Values the block of ``candidates[lo:hi]`` holds, as a dict."""
     from perceptrons._loops.mercer import (
-        BLOCK_ROWS, fill_kernel_block, new_kernel_block)
+        BLOCK_ROWS, IN_CACHE, fill_kernel_block, new_kernel_block)
     data, _, _, d, is_dense = as_flat_loop_arrays(X)
     sq = row_sq_norms_of(X)
     block = new_kernel_block(X.shape[0], d, is_dense)
@@ -147,8 +147,8 @@ def _block_values(X, code, degree, gamma, coef0, support, n_support, filled,
     out = {}
     for i in candidates[lo:min(hi, lo + BLOCK_ROWS)]:
         g = row_to_block[i]
-        assert g >= 0
-        if g == BLOCK_ROWS:
+        assert 0 <= g <= BLOCK_ROWS
+        if g == IN_CACHE:
             assert filled[i] >= n_support
             continue
         for p in range(filled[i], n_support):
@@ -174,7 +174,7 @@ def test_kernel_block_values_are_the_kernel(name, code, degree, gamma, coef0):
 
 def test_kernel_block_value_does_not_depend_on_the_block():
     """The same pair gets the same bits from blocks of other rows, other
-    column ranges, a short last block and a single needed slot (the
+    column ranges, a last block of 70 rows and a single needed slot (the
     guarantee behind "the cache never changes a result")."""
     rng = np.random.default_rng(6)
     X = rng.standard_normal((400, 784))  # wide rows: BLAS splits the sums
@@ -190,9 +190,30 @@ def test_kernel_block_value_does_not_depend_on_the_block():
         _block_values(X, KERNEL_POLY, 5, 1.0, 0.5, support, 300,
                       np.full(400, 299), np.arange(400)[::-1], 0, 400),
         _block_values(X, KERNEL_POLY, 5, 1.0, 0.5, support, 300, zeros,
-                      np.arange(400), 390, 400),
+                      np.arange(400), 330, 400),
     ]
     assert min(len(o) for o in others) > 0
     for other in others:
         for key, v in other.items():
             assert v == full[key]
+
+
+def test_short_block_is_row_by_row():
+    """Fewer than SHORT_BLOCK rows make no BLAS product: their rows are
+    marked for the per-row path, whatever their caches hold."""
+    from perceptrons._loops.mercer import (
+        ROW_BY_ROW, SHORT_BLOCK, fill_kernel_block, new_kernel_block)
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((100, 30))
+    data, _, _, d, is_dense = as_flat_loop_arrays(X)
+    filled = np.zeros(100, dtype=np.int64)
+    block = new_kernel_block(100, d, is_dense)
+    block = fill_kernel_block(block, data, d, KERNEL_POLY, 3, 0.2, 1.0,
+                              row_sq_norms_of(X), np.arange(100),
+                              np.array([50]), filled, np.arange(100),
+                              100 - SHORT_BLOCK + 1, 100)
+    row_to_block, state = block[3], block[5]
+    assert state[3] == SHORT_BLOCK - 1
+    assert np.all(row_to_block[100 - SHORT_BLOCK + 1:] == ROW_BY_ROW)
+    assert np.all(row_to_block[:100 - SHORT_BLOCK + 1] == -1)
+    assert block[0].shape[0] == 0  # nothing gathered, no product
