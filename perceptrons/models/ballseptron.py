@@ -176,9 +176,14 @@ class Ballseptron(BaseOnlinePerceptron):
     ``‖w‖²`` is updated in O(1) from
     ``‖c w + y φ(x)‖² = c²‖w‖² + 2 c y (w·φ(x)) + k(x, x)``, with ``w·φ(x)``
     known from the prediction, and recomputed from the coefficients at the
-    start of each pass. In the multiclass form the margin-error update mixes
-    two coefficient rows (O(n_support)) and ``‖w^ỹ - w^y‖`` is read from the
-    Gram matrix of the prototypes ``W Wᵀ``, kept in O(k) per update. With
+    start of each pass (O(n_support²) kernel values; a ``partial_fit`` call
+    of fewer rows than there are support vectors continues from the value
+    the previous call left instead, so a stream of one-row calls costs
+    O(n_support) kernel values per row). In the multiclass form the
+    margin-error update mixes two coefficient rows (O(n_support)) and
+    ``‖w^ỹ - w^y‖`` is read from the Gram matrix of the prototypes
+    ``W Wᵀ``, kept in O(k) per update (recomputed and carried over the
+    same way). With
     ``radius=0`` and a kernel this is ``KernelPerceptron(eta=1,
     theta_init=0, threshold_step=0)`` (``multiclass="prototype"`` for more
     than two classes). See :mod:`perceptrons._loops.ballseptron_dual`.
