@@ -84,7 +84,7 @@ QUICK_RADII = (0.0, 0.1, 0.25, 0.5, 1.0)
 KERNEL_PARAMS = {"kernel": "poly", "degree": 5, "coef0": 0.5, "gamma": 1.0}
 #: Examples per data set in the full run; None = the whole training set.
 #: A pass costs (support × T) kernel values in BLAS blocks: all of MNIST
-#: takes about 3.4 s at r = 0 and 17 s at r = 0.1 (BENCHMARKS.md).
+#: takes about 3.5 s at r = 0 and 17 s at r = 0.1 (BENCHMARKS.md).
 FULL_KERNEL_DATASETS = {"usps": None, "mnist": None}
 QUICK_KERNEL_DATASETS = {"usps": 1000}
 PAPER_SIZES = {"usps": 7291, "mnist": 60000}
