@@ -121,14 +121,14 @@ def dual_scores(X_data, X_indices, X_indptr, n_features, is_dense,
         (:func:`kernel_block_scores` does both).
     """
     m = n_support[0]
-    capacity = cache.shape[1]
-    filled = cache_filled[i]
     if is_dense:
         values = _dense_kernel_values(
-            X_data, X_indices, X_indptr, n_features, kernel, degree, gamma, coef0, sq_norms,
-            i, support, m, cache, cache_filled, kernel_work, dense_work,
-            block)
+            X_data, X_indices, X_indptr, n_features, kernel, degree, gamma,
+            coef0, sq_norms, i, support, m, cache, cache_filled, kernel_work,
+            dense_work, block)
     else:
+        capacity = cache.shape[1]
+        filled = cache_filled[i]
         lim = m if m < capacity else capacity
         need = filled < lim or m > lim
         if need:
@@ -160,9 +160,9 @@ def dual_scores(X_data, X_indices, X_indptr, n_features, is_dense,
 
 
 @njit(cache=True, inline="always")
-def _dense_kernel_values(X_data, X_indices, X_indptr, n_features, kernel, degree, gamma, coef0,
-                         sq_norms, i, support, m, cache, cache_filled,
-                         kernel_work, dense_work, block):
+def _dense_kernel_values(X_data, X_indices, X_indptr, n_features, kernel,
+                         degree, gamma, coef0, sq_norms, i, support, m,
+                         cache, cache_filled, kernel_work, dense_work, block):
     """Row i's kernel values against ``support[:m]``, dense input.
 
     Slots below ``cache_filled[i]`` come from the cache, the next ones up
@@ -173,7 +173,7 @@ def _dense_kernel_values(X_data, X_indices, X_indptr, n_features, kernel, degree
     """
     capacity = cache.shape[1]
     filled = cache_filled[i]
-    m_block = filled
+    m_block = filled  # the block's values end here (>= filled)
     row_to_block, state = block[3], block[5]
     g = row_to_block[i]
     if g == ROW_BY_ROW:
@@ -194,8 +194,6 @@ def _dense_kernel_values(X_data, X_indices, X_indptr, n_features, kernel, degree
         kernel_work[p] = cache[i, p]
     if m_block > filled:
         kernel_block_values(block, i, filled, m_block, kernel_work)
-    else:
-        m_block = filled
     if m > m_block:
         fill_kernel_values(X_data, X_indices, X_indptr, n_features, True,
                            sq_norms, kernel, degree, gamma, coef0,

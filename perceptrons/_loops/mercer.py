@@ -222,7 +222,8 @@ def new_kernel_block(n_samples, n_features, is_dense):
     block whose cache already holds those values, ``ROW_BY_ROW`` for a row
     of a short block (fewer than ``SHORT_BLOCK`` rows), -1 outside the block;
     ``rows[:state[3]]`` are the block's rows; ``state[0]`` counts the slots
-    gathered into S; G has ``state[4]`` columns. CSR input gets zero-size arrays: no blocks.
+    gathered into S; G has ``state[4]`` columns. CSR input gets zero-size
+    arrays: no blocks.
     """
     n_rows = n_samples if is_dense else 0
     d = n_features if is_dense else 0

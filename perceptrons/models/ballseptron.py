@@ -19,7 +19,6 @@ from .kernel_perceptron import kernel_cache
 from ._voted import _BLOCK_ROWS
 
 
-
 class Ballseptron(BaseOnlinePerceptron):
     r"""Perceptron that also updates on margin errors, with a ball of radius r.
 
