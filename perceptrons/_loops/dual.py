@@ -194,6 +194,10 @@ def _dense_kernel_values(X_data, X_indices, X_indptr, n_features, kernel,
         kernel_work[p] = cache[i, p]
     if m_block > filled:
         kernel_block_values(block, i, filled, m_block, kernel_work)
+    else:
+        # A no-op (m_block == filled here), but without it this function
+        # compiles to a pass 15% slower (USPS, r = 0.1: 0.086 s -> 0.106 s).
+        m_block = filled
     if m > m_block:
         fill_kernel_values(X_data, X_indices, X_indptr, n_features, True,
                            sq_norms, kernel, degree, gamma, coef0,
