@@ -8,16 +8,16 @@ report-writing utilities for the benchmark scripts only.
   alike.
 * :func:`blas_read_bandwidth` measures the read bandwidth of one core with a
   BLAS matrix-vector product, the memory-bandwidth floor of a pass over X.
-* :func:`load_a9a`, :func:`load_w8a`, :func:`load_mnist` read the offline
-  copies in ``shared/data`` (``PERCEPTRONS_DATA`` overrides the search);
-  :func:`make_realsim_like` generates a seeded real-sim-shaped CSR matrix.
+* :func:`load_libsvm` reads ``a9a``/``w8a`` with the package's own loader
+  (:func:`perceptrons.datasets.load_named`, which finds the data folder) as
+  CSR with int32 indices; :func:`make_realsim_like` generates a seeded
+  real-sim-shaped CSR matrix.
 * :func:`machine_description` and :func:`write_section` build the header of a
   BENCHMARKS.md section and replace that section in place, so that every
   benchmark owns one marked block of the file.
 """
 
 import datetime
-import gzip
 import json
 import os
 import platform
@@ -29,6 +29,8 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+
+from perceptrons.datasets import load_named
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS_MD = REPO_ROOT / "BENCHMARKS.md"
@@ -230,50 +232,21 @@ def l3_cache_bytes():
 # --------------------------------------------------------------------------
 
 
-def data_home():
-    """The offline data folder: ``$PERCEPTRONS_DATA`` or ``<ancestor>/shared/data``."""
-    env = os.environ.get("PERCEPTRONS_DATA", "").strip()
-    if env:
-        return Path(env).expanduser()
-    for folder in (REPO_ROOT, *REPO_ROOT.parents):
-        candidate = folder / "shared" / "data"
-        if (candidate / "MANIFEST.md").is_file():
-            return candidate
-    raise FileNotFoundError(
-        "no shared/data/MANIFEST.md above the repository; set PERCEPTRONS_DATA")
-
-
-def _svmlight(name, n_features):
-    from sklearn.datasets import load_svmlight_file
-
-    X, y = load_svmlight_file(str(data_home() / "libsvm" / name),
-                              n_features=n_features)
+def int32_csr(X):
+    """``X`` as CSR with sorted int32 indices, as scikit-learn's SGD wants
+    them (a loader may give int64), so that no estimator pays a conversion."""
     X = sp.csr_matrix(X, dtype=np.float64)
-    # int32 indices, as scikit-learn's SGD requires (the loader may give int64)
     X.indices = X.indices.astype(np.int32)
     X.indptr = X.indptr.astype(np.int32)
     X.sort_indices()
-    return X, y
+    return X
 
 
-def load_a9a():
-    """a9a (LIBSVM Adult) train: CSR 32561 x 123 (int32 indices), labels ±1."""
-    return _svmlight("a9a.gz", 123)
-
-
-def load_w8a():
-    """w8a (LIBSVM web) train: CSR 49749 x 300 (int32 indices), labels ±1."""
-    return _svmlight("w8a.gz", 300)
-
-
-def load_mnist():
-    """MNIST train: uint8 images (60000, 784) and uint8 labels (60000,)."""
-    folder = data_home() / "mnist"
-    with gzip.open(folder / "train-images-idx3-ubyte.gz") as f:
-        X = np.frombuffer(f.read()[16:], np.uint8).reshape(-1, 784)
-    with gzip.open(folder / "train-labels-idx1-ubyte.gz") as f:
-        y = np.frombuffer(f.read()[8:], np.uint8)
-    return X, y
+def load_libsvm(name):
+    """``a9a`` or ``w8a`` (training part) through
+    :func:`perceptrons.datasets.load_named`: CSR with int32 indices, labels ±1."""
+    data = load_named(name)
+    return int32_csr(data.X), data.y
 
 
 def make_realsim_like(n_samples=72309, n_features=20958, mean_nnz=51.3,
@@ -326,10 +299,7 @@ def make_realsim_like(n_samples=72309, n_features=20958, mean_nnz=51.3,
     idf = np.log(n_samples / np.maximum(df, 1))
     X.data = (1.0 + np.log(X.data)) * idf[X.indices] + 1e-3
     norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-    X = sp.csr_matrix(sp.diags(1.0 / norms) @ X)
-    X.indices = X.indices.astype(np.int32)
-    X.indptr = X.indptr.astype(np.int32)
-    X.sort_indices()
+    X = int32_csr(sp.diags(1.0 / norms) @ X)
     w_true = np.zeros(n_features)
     support = rng.choice(n_features, size=n_features // 10, replace=False)
     w_true[support] = rng.standard_normal(support.shape[0])

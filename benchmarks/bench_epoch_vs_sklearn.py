@@ -85,6 +85,7 @@ import scipy.linalg  # noqa: E402,F401
 import sklearn.linear_model  # noqa: E402,F401
 
 import perceptrons  # noqa: E402,F401
+from perceptrons.datasets import load_named  # noqa: E402
 
 SECTION = "bench_epoch_vs_sklearn"
 FIT_TARGETS = {"a9a": 0.5, "mnist-ovr": 0.25}
@@ -99,11 +100,11 @@ def load_cases(quick):
     """Return ``[(name, description, X, y)]``; quick mode takes subsamples."""
     n_mnist = 6000 if quick else None
     n_libsvm = 8000 if quick else None
-    images, digits = C.load_mnist()
-    X_mnist = np.ascontiguousarray(images[:n_mnist], dtype=np.float64) / 255.0
-    digits = digits[:n_mnist].astype(np.int64)
-    a9a, y_a9a = C.load_a9a()
-    w8a, y_w8a = C.load_w8a()
+    mnist = load_named("mnist")
+    X_mnist = mnist.X_train[:n_mnist] / 255.0  # a new C-contiguous array
+    digits = mnist.y_train[:n_mnist]
+    a9a, y_a9a = C.load_libsvm("a9a")
+    w8a, y_w8a = C.load_libsvm("w8a")
     a9a, y_a9a = a9a[:n_libsvm], y_a9a[:n_libsvm]
     w8a, y_w8a = w8a[:n_libsvm], y_w8a[:n_libsvm]
     rs, y_rs = C.make_realsim_like(n_samples=8000 if quick else 72309,

@@ -79,7 +79,6 @@ for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
              "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
-import argparse  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -264,27 +263,18 @@ def run_stream(X, y, n_first, n_stream, repeat, log):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true",
-                        help="USPS, first 2000 rows only (< 1 min)")
-    parser.add_argument("--write", action="store_true",
-                        help="replace this script's section of BENCHMARKS.md")
-    parser.add_argument("--mnist-n", type=int, default=60000,
-                        help="MNIST rows (prefix of the training set); "
-                             "0 skips MNIST (default 60000, all)")
-    parser.add_argument("--repeat", type=int, default=None,
-                        help="timed runs per case (default 3, quick 2)")
-    parser.add_argument("--min-time", type=float, default=None,
-                        help="seconds of timed calls per case (default 2, "
-                             "quick 0.5)")
-    parser.add_argument("--block", type=int, default=BLOCK_ROWS,
-                        help="rows per BLAS block of the reference")
-    args = parser.parse_args(argv)
-    repeat = args.repeat or (2 if args.quick else 3)
-    min_time = args.min_time if args.min_time is not None else (
-        0.5 if args.quick else 2.0)
+    def options(parser):
+        parser.add_argument("--mnist-n", type=int, default=60000,
+                            help="MNIST rows (prefix of the training set); "
+                                 "0 skips MNIST (default 60000, all)")
+        parser.add_argument("--block", type=int, default=BLOCK_ROWS,
+                            help="rows per BLAS block of the reference")
+
+    args = C.parse_bench_args(argv, __doc__,
+                              "USPS, first 2000 rows only (< 1 min)",
+                              repeat=(3, 2), min_time=(2.0, 0.5),
+                              add_arguments=options)
+    repeat, min_time = args.repeat, args.min_time
 
     def log(msg):
         print(msg, flush=True)
@@ -320,7 +310,7 @@ def main(argv=None):
     cmd = ("python benchmarks/bench_kernel_pass.py"
            + (" --quick" if args.quick else "")
            + (f" --mnist-n {args.mnist_n}" if not args.quick else "")
-           + (f" --repeat {args.repeat}" if args.repeat else "")
+           + f" --repeat {args.repeat}"
            + (" --write" if args.write else ""))
     report = "\n".join([
         "## One online pass of the kernel Ballseptron: kernel evaluations per second",
@@ -380,10 +370,7 @@ def main(argv=None):
         machine,
     ])
     print()
-    print(report)
-    if args.write:
-        C.write_section(SECTION, report)
-        print(f"\nwrote section {SECTION!r} of {C.BENCHMARKS_MD}")
+    C.publish(report, SECTION, args.write)
 
 
 if __name__ == "__main__":

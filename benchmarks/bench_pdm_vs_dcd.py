@@ -84,9 +84,8 @@ ROWS = [("PDM", "PDM"),
 def load_cases(quick):
     """``[(paper name, file name, X, y in ±1)]``, 3000-row heads if quick."""
     cases = []
-    for paper, name, load in (("Adult", "a9a", C.load_a9a),
-                              ("Web", "w8a", C.load_w8a)):
-        X, y = load()
+    for paper, name in (("Adult", "a9a"), ("Web", "w8a")):
+        X, y = C.load_libsvm(name)
         if quick:
             X, y = X[:QUICK_ROWS], y[:QUICK_ROWS]
         cases.append((paper, name, X, _liblinear.signed_labels(y)))
@@ -116,7 +115,7 @@ def time_case(X, y, delta, repeat, min_time):
     pdm = PDM(epsilon=EPSILON, **common).fit(X, y)
     ests = {
         "PDM": lambda: PDM(epsilon=EPSILON, **common),
-        "PFM (β = γ'_d of PDM)": lambda: PFM(beta=float(pdm.margin_[0]),
+        "PFM (β = γ'_d of PDM)": lambda: PFM(beta=float(pdm.directional_margin_[0]),
                                              **common),
         "PDM-succ": lambda: PDM(epsilon=EPSILON, successive=ETA, **common),
         "ROMMA": lambda: ROMMA(epsilon=EPSILON, **common),
@@ -137,7 +136,7 @@ def time_case(X, y, delta, repeat, min_time):
     times = C.time_interleaved(funcs, repeat, setup=setup, min_time=min_time)
     out = {}
     for name, est in fitted.items():
-        out[name] = {"margin": float(est.margin_[0]),
+        out[name] = {"margin": float(est.directional_margin_[0]),
                      "updates": int(est.n_updates_),
                      "epochs": int(est.n_iter_),
                      "converged": bool(est.converged_[0]),

@@ -4,18 +4,20 @@ synthetic data with a known separator.
 The real data are read in place from the folder given by
 :func:`get_data_home` (argument, ``PERCEPTRONS_DATA``, or a ``shared/data``
 folder next to the repository); nothing is downloaded or copied.
+
+* :mod:`.catalogue`: :func:`load_named`, the paper data sets by name;
+* :mod:`.svmlight`, :mod:`.uci_csv`, :mod:`.images`: one reader per file
+  format (svmlight/LIBSVM; UCI CSV with nominal attributes one-hot; MNIST's
+  IDX and the USPS ``.npz``);
+* :mod:`.synthetic`: generators of separable data with a known separator.
 """
 
 from ._home import DATA_HOME_ENV, get_data_home
-from .loaders import (
-    NAMED_DATASETS,
-    dump_svmlight,
-    load_csv,
-    load_idx,
-    load_named,
-    load_svmlight,
-)
+from .catalogue import NAMED_DATASETS, load_named
+from .images import load_idx
+from .svmlight import dump_svmlight, load_svmlight
 from .synthetic import make_khardon_wachman, make_separable, make_unit_circle
+from .uci_csv import load_csv
 
 __all__ = [
     "DATA_HOME_ENV",
