@@ -6,20 +6,21 @@ A model file is a zip archive (numpy's ``.npz`` layout) that holds
     UTF-8 JSON: the format name ``"perceptrons-model"``, the format
     version (:data:`FORMAT_VERSION`), the package version that wrote it,
     the estimator's public name (``"perceptrons.Perceptron"``), its
-    ``get_params()``, a manifest of every saved attribute, and the name,
+    ``get_params()``, its declared fitted state (the attributes its class
+    lists in ``_model_state``: see :func:`model_state`), and the name,
     dtype and shape of every array member.
 ``a<N>.npy``
     One member per array, in numpy's ``.npy`` format. Object arrays are
     never written, so the file loads with ``allow_pickle=False``.
 
 Loading never unpickles and never imports a class named in the file unless
-it is on a whitelist: the public estimators of :mod:`perceptrons` (what
-``perceptrons.__all__`` exports that is a scikit-learn estimator) and a few
-small state holders such as :class:`~perceptrons.models._voted.VotedLog`.
+it is on a whitelist: the estimators of :mod:`perceptrons.registry` and a
+few small state holders such as :class:`~perceptrons.models._voted.VotedLog`.
 
-The fitted state is saved generically: every entry of ``vars(estimator)``
-(private ones included, since prediction and ``partial_fit`` may need them)
-is encoded as a tree of JSON nodes whose leaves are
+A model file holds the model and nothing else: the attributes the class
+declares in ``_model_state`` (what prediction and ``partial_fit`` need),
+never per-call scratch, which lives in a per-call object during training.
+The declared state is encoded as a tree of JSON nodes whose leaves are
 
 ====================  ====================================================
 Python value          node ``{"type": ...}``
@@ -48,9 +49,10 @@ shared again after loading. Floats round-trip exactly (JSON numbers are
 written with ``repr``), so predictions after loading are identical bit for
 bit and ``partial_fit`` continues exactly where it stopped.
 
-Version policy: a reader accepts every format version up to its own
-:data:`FORMAT_VERSION`; a newer file is refused with a message asking for an
-upgrade.
+Version policy: a reader reads its own :data:`FORMAT_VERSION`. A newer
+file is refused with a message asking for an upgrade; a version-1 file
+(which saved every attribute, training scratch included) is refused with a
+message saying to refit and save again.
 """
 
 import importlib
@@ -70,7 +72,7 @@ __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "load_model", "save_model"]
 #: ``"format"`` field of the header.
 FORMAT_NAME = "perceptrons-model"
 #: Newest format version this module writes and reads.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 _HEADER = "header.json"
 # Classes whose __dict__ may be saved, besides those declaring
@@ -85,18 +87,31 @@ def estimator_registry():
     Returns
     -------
     dict of str to type
-        Every class in ``perceptrons.__all__`` that is a scikit-learn
-        estimator (has ``fit`` and ``get_params``).
+        The classes of :data:`perceptrons.registry.ESTIMATORS`.
     """
-    import perceptrons
+    from .registry import estimator_classes
 
-    out = {}
-    for name in perceptrons.__all__:
-        obj = getattr(perceptrons, name, None)
-        if (isinstance(obj, type) and hasattr(obj, "fit")
-                and hasattr(obj, "get_params")):
-            out[f"perceptrons.{name}"] = obj
-    return out
+    return {f"perceptrons.{name}": cls
+            for name, cls in estimator_classes().items()}
+
+
+def model_state(estimator):
+    """The declared fitted state of an estimator: what a model file holds.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A public perceptrons estimator; its class lists its fitted state in
+        ``_model_state`` (names of attributes, in a fixed order).
+
+    Returns
+    -------
+    dict of str to object
+        The declared attributes the estimator has (none before ``fit``).
+    """
+    names = type(estimator)._model_state
+    return {name: vars(estimator)[name] for name in names
+            if name in vars(estimator)}
 
 
 def _state_class_name(cls):
@@ -303,7 +318,7 @@ def save_model(estimator, path):
     params = estimator.get_params(deep=False)
     params_node = {k: enc.encode(v, f"parameter {k!r}")
                    for k, v in params.items()}
-    attrs = {k: v for k, v in vars(estimator).items() if k not in params}
+    attrs = model_state(estimator)
     attrs_node = {k: enc.encode(v, f"attribute {k!r}")
                   for k, v in attrs.items()}
     header = {
@@ -522,6 +537,14 @@ def read_header(path):
     version = header.get("format_version")
     if type(version) is not int or version < 1:
         raise _fail(path, f"bad format_version {version!r}")
+    if version < FORMAT_VERSION:
+        raise ValueError(
+            f"{str(path)} uses perceptrons model format version {version} "
+            f"(written by perceptrons {header.get('perceptrons_version', '?')}"
+            "), which saved training scratch with the model; this "
+            f"perceptrons reads version {FORMAT_VERSION} only: refit the "
+            "model on its training data and save it again (perceptrons "
+            "train ... -o MODEL)")
     if version > FORMAT_VERSION:
         raise ValueError(
             f"{str(path)} uses perceptrons model format version {version}, "
@@ -594,8 +617,10 @@ def load_model(path):
         raise _fail(path, f"parameters {sorted(unknown)} are not parameters "
                           f"of {cls.__name__} in this version")
     estimator.set_params(**values)
+    declared = set(cls._model_state)
     for key, value in state.items():
-        if not isinstance(key, str) or not key.isidentifier():
-            raise _fail(path, f"bad attribute name {key!r:.40}")
+        if key not in declared:
+            raise _fail(path, f"attribute {key!r:.40} is not part of the "
+                              f"fitted state of {cls.__name__}")
         setattr(estimator, key, value)
     return estimator

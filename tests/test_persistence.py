@@ -401,3 +401,21 @@ def test_object_array_member_is_not_unpickled(good_file, tmp_path,
     with pytest.raises(ValueError, match="not a valid perceptrons model"):
         load_model(bad)
     load_model(good_file)  # the good file loads with pickle disabled
+
+
+@pytest.mark.parametrize("name", ["Perceptron", "PDM", "PFM", "ROMMA"])
+def test_ten_class_model_file_is_small(tmp_path, name):
+    """A 10-class model of 20 features saves to a few KiB, whatever the rows."""
+    import warnings
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(6000, 20)
+    y = rng.randint(10, size=6000)
+    est = getattr(perceptrons, name)(max_iter=2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X, y)
+    path = tmp_path / "model.npz"
+    save_model(est, path)
+    assert path.stat().st_size < 8 * 1024, path.stat().st_size
+    assert_array_equal(load_model(path).predict(X), est.predict(X))

@@ -52,7 +52,7 @@ extension coordinates are in its weight vector and are used as they are
 (``α_k = l_k w_{n+k} / Δ``); that is how the paper's Table 2 reports both.
 
 ``directional_margin`` computes ``min_k u·y_k / ‖u‖`` exactly as
-:class:`perceptrons.PDM` computes ``margin_`` (there the extension block is
+:class:`perceptrons.PDM` computes ``directional_margin_`` (there the extension block is
 ``Δ l_k c_k``, c_k the update counts): pass ``alpha=c`` to reproduce it.
 
 LIBLINEAR's own log (printed by its C code) is captured during a second
@@ -271,7 +271,7 @@ def directional_margin(X, y, w, b, *, rho=1.0, delta=None, alpha=None):
 
     ``u = [w, b, Δ l_1 α_1, …, Δ l_m α_m]`` and ``y_k = [l_k x_k, l_k ρ,
     l_k Δ e_k]``, so ``u·y_k = l_k(w·x_k + ρb) + Δ² α_k``; the directional
-    margin is ``min_k u·y_k / ‖u‖`` (``γ'_d``, :attr:`PDM.margin_`) and the
+    margin is ``min_k u·y_k / ‖u‖`` (``γ'_d``, :attr:`PDM.directional_margin_`) and the
     geometric one divides by ‖u‖ without b (:attr:`PDM.geometric_margin_`).
 
     Parameters

@@ -1,10 +1,17 @@
-"""scikit-learn estimators: one thin class per algorithm."""
+"""scikit-learn estimators: one thin class per algorithm.
 
-from .ballseptron import Ballseptron
-from .kernel_perceptron import KernelPerceptron
-from .margin import PDM, PFM
-from .perceptron import Perceptron
-from .romma import ROMMA
+The classes are listed in :mod:`perceptrons.registry` and imported on first
+use, each from its own module.
+"""
 
-__all__ = ["Ballseptron", "KernelPerceptron", "PDM", "PFM", "Perceptron",
-           "ROMMA"]
+from ..registry import ESTIMATORS as _ESTIMATORS
+
+__all__ = [entry.class_name for entry in _ESTIMATORS]
+
+
+def __getattr__(name):
+    for entry in _ESTIMATORS:
+        if entry.class_name == name:
+            return entry.load()
+    raise AttributeError(
+        f"module 'perceptrons.models' has no attribute {name!r}")

@@ -9,6 +9,7 @@ checks the weights stay finite, and handles ``fit``/``partial_fit``/
 """
 
 from abc import abstractmethod
+from types import SimpleNamespace
 from numbers import Integral
 
 import numpy as np
@@ -73,6 +74,18 @@ def _plain_class_labels(y):
 _NO_ROW_NORMS = np.zeros(0)
 
 
+class TrainingCall(SimpleNamespace):
+    """Scratch of one ``fit``/``partial_fit`` call, never kept on the model.
+
+    Created when a call starts and dropped when it ends, so that a fitted
+    estimator holds its declared state (``_model_state``) and nothing sized
+    by the training set that is not part of the model. The base class sets
+    ``X``, ``sq_norms`` (``<x_i, x_i>`` per row, or empty when the model
+    does not read them), ``mean_sq_norm`` and ``n_passes``; a model adds
+    its own per-example arrays and work space.
+    """
+
+
 class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
     """Shared machinery of the online perceptron estimators (not public)."""
 
@@ -81,6 +94,13 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         "shuffle": ["boolean"],
         "random_state": ["random_state"],
     }
+
+    #: The fitted state: what prediction and ``partial_fit`` need, and all a
+    #: model file holds (:func:`perceptrons.persistence.model_state`). A
+    #: subclass extends it; nothing else stays on a fitted estimator.
+    _model_state = ("classes_", "n_features_in_", "feature_names_in_", "t_",
+                    "n_iter_", "n_mistakes_", "n_updates_",
+                    "mistakes_per_epoch_", "updates_per_epoch_")
 
     # ----------------------------------------------------------- hooks
     @abstractmethod
@@ -130,6 +150,13 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
             if self._needs_row_sq_norms() else _NO_ROW_NORMS)
         return X, y
 
+    def _take_call(self, X, n_passes=1):
+        """The :class:`TrainingCall` of this call, from the validated input."""
+        return TrainingCall(
+            X=X, sq_norms=self.__dict__.pop("_call_sq_norms"),
+            mean_sq_norm=self.__dict__.pop("_call_mean_sq_norm"),
+            n_passes=n_passes)
+
     def _needs_row_sq_norms(self):
         """Whether ``_call_sq_norms`` (``<x_i, x_i>`` per row) is needed."""
         return True
@@ -176,7 +203,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         return X, y
 
-    def fit(self, X, y):
+    def fit(self, X, y, coef_init=None, intercept_init=None):
         """Train from scratch for ``max_iter`` passes over (X, y).
 
         Parameters
@@ -185,6 +212,12 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
             Training instances; CSR input is used without densifying.
         y : array-like of shape (n_samples,)
             Labels; at least two classes.
+        coef_init : ndarray of shape (n_problems, n_features), default=None
+            Weights to start from instead of zero (linear models only), as
+            scikit-learn's ``SGDClassifier.fit``: one row for two classes
+            (a 1-D array is taken as that row), one per class otherwise.
+        intercept_init : ndarray of shape (n_problems,), default=None
+            Intercepts to start from.
 
         Returns
         -------
@@ -193,10 +226,67 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         """
         X, y = self._start_fit(X, y)
         self._start(X)
+        self._start_from(coef_init, intercept_init)
         orders = epoch_orders(self.random_state, X.shape[0], self.max_iter,
                               self.shuffle)
         self._train(X, self._encode(y), orders, self.max_iter)
         return self
+
+    def _start_from(self, coef_init, intercept_init):
+        """Set the initial weights of a fresh start, when given."""
+        if coef_init is None and intercept_init is None:
+            return
+        coef, intercept = self._initial_arrays(coef_init, intercept_init)
+        self._set_initial(coef, intercept)
+
+    def _set_initial(self, coef, intercept):
+        """Write validated ``coef_init`` / ``intercept_init`` into the state.
+
+        Parameters
+        ----------
+        coef : ndarray of shape (n_problems, n_features) or None
+        intercept : ndarray of shape (n_problems,) or None
+        """
+        raise ValueError(f"{type(self).__name__} does not take coef_init/"
+                         "intercept_init (its model is not a weight vector "
+                         "of the input space)")
+
+    def _n_problems(self):
+        """Rows of ``coef_``: one for two classes, else one per class."""
+        return 1 if len(self.classes_) == 2 else len(self.classes_)
+
+    def _initial_arrays(self, coef_init, intercept_init):
+        """Validate ``coef_init`` and ``intercept_init`` against the data.
+
+        Returns
+        -------
+        coef : ndarray of shape (n_problems, n_features), float64, or None
+        intercept : ndarray of shape (n_problems,), float64, or None
+
+        Raises
+        ------
+        ValueError
+            On a wrong shape or a non-finite value.
+        """
+        n_problems = self._n_problems()
+        out = []
+        for name, value, shape in (
+                ("coef_init", coef_init, (n_problems, self.n_features_in_)),
+                ("intercept_init", intercept_init, (n_problems,))):
+            if value is None:
+                out.append(None)
+                continue
+            arr = np.array(value, dtype=np.float64)
+            if arr.ndim == len(shape) - 1 and n_problems == 1:
+                arr = arr[None]
+            if arr.shape != shape:
+                raise ValueError(f"{name} has shape {arr.shape}; expected "
+                                 f"{shape} for {len(self.classes_)} classes "
+                                 f"and {self.n_features_in_} features")
+            if not np.isfinite(arr).all():
+                raise ValueError(f"{name} contains NaN or infinity")
+            out.append(arr)
+        return tuple(out)
 
     def _start_partial_fit(self, X, y, classes):
         """Validate a partial_fit call; on the first, set ``classes_``.

@@ -38,6 +38,7 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
     """Figure 2 of Khardon & Wachman without the weight storage (not public).
 
     A subclass sets ``eta``, ``theta_init``, ``threshold_step``, ``margin``,
+    ``tau``,
     ``lam``, ``alpha_bound``, ``hypothesis`` and ``multiclass`` in its
     ``__init__`` and supplies:
 
@@ -69,11 +70,18 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
         "threshold_step": [Interval(Real, 0, None, closed="left"),
                            StrOptions({"auto"})],
         "margin": [Interval(Real, 0, None, closed="left")],
+        "tau": [Interval(Real, 0, None, closed="left"), None],
         "lam": [Interval(Real, 0, None, closed="left")],
         "alpha_bound": [Interval(Integral, 1, None, closed="left"), None],
         "hypothesis": [StrOptions(set(_HYPOTHESES))],
         "multiclass": [StrOptions({"ovr", "prototype"})],
     }
+
+    _model_state = BaseOnlinePerceptron._model_state + (
+        "intercept_", "theta_init_", "threshold_step_", "margin_",
+        "_prototype", "_hypothesis_code", "_theta", "_theta_avg_acc",
+        "_theta_ls", "_tally", "_best_tally", "_ls_current", "_current_vote",
+        "_n_updates_per_problem", "_voted")
 
     # What "auto" averages, and the way out when the average overflows (for
     # the error message of _resolve_thresholds).
@@ -120,6 +128,23 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
             self.theta_init)
         self.threshold_step_ = avg if self.threshold_step == "auto" else float(
             self.threshold_step)
+        self.margin_ = self._resolve_margin()
+
+    def _resolve_margin(self):
+        """The absolute margin: ``margin``, or ``tau`` times ``theta_init_``.
+
+        Raises
+        ------
+        ValueError
+            If both ``margin`` and ``tau`` are set.
+        """
+        if self.tau is None:
+            return float(self.margin)
+        if self.margin != 0:
+            raise ValueError(
+                f"margin={self.margin!r} and tau={self.tau!r} are both set; "
+                "pass one: margin is absolute, tau is in units of theta_init")
+        return float(self.tau) * self.theta_init_
 
     def _zero_weights(self, n_rows, n_columns):
         """Zero current, accumulated and longest-survivor weights.
@@ -223,7 +248,7 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
             update_log``, in the loops' order.
         """
         return (
-            float(self.eta), float(self.threshold_step_), float(self.margin),
+            float(self.eta), float(self.threshold_step_), self.margin_,
             float(self.lam),
             -1 if self.alpha_bound is None else int(self.alpha_bound),
             self._alpha_counts, self._hypothesis_code, self.t_,

@@ -11,13 +11,13 @@ from numbers import Real
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 from sklearn.utils.extmath import safe_sparse_dot
 
 from .._loops.margin import RULE_PDM, RULE_PFM, margin_epoch, margin_pass
 from ..utils._param_validation import Interval
 from ..utils.validation import as_loop_arrays
 from ._base import BaseOnlinePerceptron
+from ._ovr import epochs_until_converged, problem_seeds, problem_signs
 
 # Active-set constants of Sec. 4.
 _C1, _C2, _C1_FIRST = 2.2, 1.1, 1.1
@@ -33,15 +33,16 @@ _COMMON_ATTRIBUTES = """    Attributes
         ``ρ b``, b being the augmented coordinate of a, so that
         ``decision_function(x) = a·[x, ρ] = coef_·x + intercept_``.
     dual_coef_ : ndarray of shape (n_problems, n_support), float64
+        Only with ``store_dual=True`` (it is sized by the training set).
         ``l_k c_k``: the number of updates c_k made on row ``support_[j]``,
         signed by its label l_k in each problem. Since ``a = Σ_k c_k y_k``,
         ``coef_ = dual_coef_ @ X[support_]``,
         ``intercept_ = ρ² dual_coef_.sum(axis=1)`` and the extension block of
         a is ``Δ dual_coef_``.
     support_ : ndarray of shape (n_support,), int64
-        Rows (of the last ``fit``/``partial_fit`` call's X) updated at least
-        once in some problem.
-    margin_ : ndarray of shape (n_problems,)
+        Only with ``store_dual=True``. Rows (of the last ``fit``/
+        ``partial_fit`` call's X) updated at least once in some problem.
+    directional_margin_ : ndarray of shape (n_problems,)
         γ'_d: the directional margin ``min_k a·y_k / ‖a‖`` of the final a on
         the whole training set of the last call, in the augmented (and, with
         ``extension``, extended) space of Eq. (1); computed afresh, not from
@@ -54,7 +55,7 @@ _COMMON_ATTRIBUTES = """    Attributes
         ``‖a_t‖ / t``, the upper bound (4) on the maximum directional margin
         γ_d (valid when every update came from the current training set).
     margin_fraction_ : ndarray of shape (n_problems,)
-        ``γ'_d t / ‖a_t‖ = margin_ / margin_bound_``: by Eq. (5) a lower
+        ``γ'_d t / ‖a_t‖ = directional_margin_ / margin_bound_``: by Eq. (5) a lower
         bound on γ'_d / γ_d.
     accuracy_estimate_ : ndarray of shape (n_problems,)
         ``1 - margin_fraction_``, the after-run estimate (5) of the relative
@@ -85,13 +86,20 @@ def _fill_doc(cls):
 
 
 class _MarginPerceptron(BaseOnlinePerceptron):
-    """Shared driver of PDM and PFM (not public).
+    """Shared driver of PDM, PFM and ROMMA (not public).
 
-    ``fit`` runs full epochs until one makes no update (or ``max_iter``
-    full epochs were made), each problem of one-vs-rest on its own;
-    ``partial_fit`` makes one plain pass, one presentation per row. Input
-    validation, label encoding, ``decision_function`` and ``predict`` come
-    from :class:`~perceptrons.models._base.BaseOnlinePerceptron`.
+    ``fit`` runs each one-vs-rest problem on its own to convergence
+    (:mod:`perceptrons.models._ovr`); ``partial_fit`` makes one plain pass,
+    one presentation per row. Input validation, label encoding,
+    ``decision_function`` and ``predict`` come from
+    :class:`~perceptrons.models._base.BaseOnlinePerceptron`.
+
+    The model is a = [w, b, extension] per problem: ``_weights`` (w),
+    ``_scalars`` (b and ‖a‖², and ROMMA's scale), ``_n_updates`` (t) and
+    ``_retired_ext_sq`` (Δ² Σ c_k² of the rows of finished calls, whose
+    extension coordinates stay in a). The per-row update counts c_k are
+    per-call scratch: folded into ``_retired_ext_sq`` when the call ends and
+    kept only as ``dual_coef_`` with ``store_dual=True``.
     """
 
     _parameter_constraints = {
@@ -100,10 +108,21 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         "extension": [Interval(Real, 0, None, closed="neither"), None],
         "active_sets": ["boolean"],
         "multiple_updates": ["boolean"],
+        "store_dual": ["boolean"],
     }
+
+    _model_state = BaseOnlinePerceptron._model_state + (
+        "coef_", "intercept_", "converged_", "directional_margin_",
+        "geometric_margin_", "margin_bound_", "margin_fraction_",
+        "accuracy_estimate_", "n_active_passes_", "n_iter_per_problem_",
+        "n_updates_per_problem_", "support_", "dual_coef_",
+        "_rho", "_delta_sq", "_weights", "_scalars", "_n_updates",
+        "_retired_ext_sq")
 
     # ----------------------------------------------------------- schedule
     _rule = None
+    #: Columns of ``_scalars``: [b, ‖a‖²] (ROMMA adds its own).
+    _n_scalars = 2
 
     def _params_schedule(self):
         """Condition parameters of the successive runs (one run: one value)."""
@@ -123,13 +142,10 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         self._rho = float(self.augmentation)
         self._delta_sq = (0.0 if self.extension is None
                           else float(self.extension) ** 2)
-        self._W = np.zeros((n_problems, X.shape[1]))
-        self._ab = np.zeros((n_problems, 2))
-        self._t = np.zeros(n_problems, dtype=np.int64)
-        # Δ² Σ c_k² over the rows of earlier calls (their extension
-        # coordinates stay in a; no later row touches them).
+        self._weights = np.zeros((n_problems, X.shape[1]))
+        self._scalars = np.zeros((n_problems, self._n_scalars))
+        self._n_updates = np.zeros(n_problems, dtype=np.int64)
         self._retired_ext_sq = np.zeros(n_problems)
-        self._counts = np.zeros((n_problems, 0), dtype=np.int64)
         self.t_ = 0
         self.n_iter_ = 0
         self.n_updates_ = 0
@@ -137,25 +153,39 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         self.n_iter_per_problem_ = np.zeros(n_problems, dtype=np.int64)
 
     def _begin_call(self, X):
-        if self._counts.shape[1]:
-            c = self._counts.astype(np.float64)
-            self._retired_ext_sq += self._delta_sq * np.einsum("ij,ij->i", c, c)
-        self._counts = np.zeros((self._W.shape[0], X.shape[0]), dtype=np.int64)
-        self._y_sq_norms = self._call_sq_norms + (self._rho ** 2
-                                                  + self._delta_sq)
+        """The per-call scratch: row norms ‖y_k‖² and update counts c_k."""
+        call = self._take_call(X)
+        call.counts = np.zeros((self._weights.shape[0], X.shape[0]),
+                               dtype=self._counts_dtype)
+        call.y_sq_norms = call.sq_norms + (self._rho ** 2 + self._delta_sq)
+        call.loop_arrays = as_loop_arrays(X)
+        return call
+
+    _counts_dtype = np.int64
+
+    def _set_initial(self, coef, intercept):
+        if coef is not None:
+            self._weights[:] = coef
+        if intercept is not None:
+            if self._rho == 0 and np.any(intercept != 0):
+                raise ValueError("intercept_init must be zero with "
+                                 "augmentation=0 (no bias coordinate)")
+            self._scalars[:, 0] = intercept / self._rho if self._rho else 0.0
+        w, b = self._weights, self._scalars[:, 0]
+        self._scalars[:, 1] = np.einsum("ij,ij->i", w, w) + b * b
 
     def _signs(self, targets, k):
-        positive = 1 if self._W.shape[0] == 1 else k
-        return np.where(targets == positive, 1.0, -1.0)
+        return problem_signs(targets, k, self._weights.shape[0])
 
     def _check_finite(self, k, epoch):
-        if not (np.isfinite(self._W[k]).all() and np.isfinite(self._ab[k]).all()):
+        if not (np.isfinite(self._weights[k]).all()
+                and np.isfinite(self._scalars[k]).all()):
             raise ValueError(
                 f"floating-point overflow at full epoch {epoch}: the weights "
                 "are no longer finite; scale the input (e.g. StandardScaler)")
 
     # ----------------------------------------------------------- training
-    def fit(self, X, y):
+    def fit(self, X, y, coef_init=None, intercept_init=None):
         """Run full epochs until one finds no pattern satisfying the condition.
 
         Parameters
@@ -164,6 +194,10 @@ class _MarginPerceptron(BaseOnlinePerceptron):
             Training instances; CSR input is used without densifying.
         y : array-like of shape (n_samples,)
             Labels; at least two classes.
+        coef_init : ndarray of shape (n_problems, n_features), default=None
+            w to start from (1-D for two classes), instead of zero.
+        intercept_init : ndarray of shape (n_problems,), default=None
+            ``ρ b`` to start from (zero when ``augmentation=0``).
 
         Returns
         -------
@@ -173,19 +207,20 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         X, y = self._start_fit(X, y)
         targets = self._encode(y)
         self._allocate(X, len(self.classes_))
-        self._begin_call(X)
-        loop_arrays = as_loop_arrays(X)
-        n_problems = self._W.shape[0]
-        # One seed per problem, drawn before any work (scikit-learn's OvR).
-        rng = check_random_state(self.random_state)
-        seeds = rng.randint(np.iinfo(np.int32).max, size=n_problems)
+        self._start_from(coef_init, intercept_init)
+        call = self._begin_call(X)
+        n_problems = self._weights.shape[0]
+        seeds = problem_seeds(self.random_state, n_problems)
         converged = np.zeros(n_problems, dtype=bool)
         for k in range(n_problems):
-            converged[k] = self._fit_problem(
-                k, X.shape[0], loop_arrays, self._signs(targets, k),
-                np.random.RandomState(seeds[k]))
+            epochs, converged[k] = epochs_until_converged(
+                self._problem_epoch(call, k, self._signs(targets, k)),
+                self._params_schedule(), self.max_iter, X.shape[0],
+                self.shuffle, np.random.RandomState(seeds[k]))
+            self.n_iter_per_problem_[k] = epochs
+            self.t_ += X.shape[0] * epochs
         self.n_iter_ = int(self.n_iter_per_problem_.max())
-        self._finish(X, targets, converged)
+        self._finish(call, X, targets, converged)
         if not converged.all():
             warnings.warn(
                 f"{type(self).__name__} did not converge within max_iter="
@@ -196,46 +231,42 @@ class _MarginPerceptron(BaseOnlinePerceptron):
                 "problem, or raise max_iter", ConvergenceWarning)
         return self
 
-    def _fit_problem(self, k, n, loop_arrays, signs, rng):
-        """Run problem k to convergence; True if it converged."""
-        rho, delta_sq = self._rho, self._delta_sq
+    def _problem_epoch(self, call, k, signs):
+        """Problem k's full epoch (with its active-set passes), for the driver.
+
+        Returns
+        -------
+        callable
+            ``run_epoch(order, param, epoch) -> n_updates_of_full_pass``.
+        """
         active = int(self.active_sets)
         multiple = int(self.multiple_updates)
         first_plain = self._first_epoch_plain()
-        identity = np.arange(n, dtype=np.int64)
-        level1 = np.empty(n, dtype=np.int64)
-        level2 = np.empty(n, dtype=np.int64)
-        level3 = np.empty(n, dtype=np.int64)
+        n = signs.shape[0]
+        levels = [np.empty(n, dtype=np.int64) for _ in range(3)]
         stats = np.zeros(3, dtype=np.int64)
-        w, ab, t, counts = (self._W[k], self._ab[k], self._t[k:k + 1],
-                            self._counts[k])
-        epochs = 0
-        for param in self._params_schedule():
-            while True:
-                if epochs >= self.max_iter:
-                    self.n_iter_per_problem_[k] = epochs
-                    self._add_stats(n * epochs, stats)
-                    return False
-                order = rng.permutation(n).astype(np.int64) \
-                    if self.shuffle else identity
-                first = epochs == 0 and first_plain
-                n_full = margin_epoch(
-                    *loop_arrays, signs, self._y_sq_norms, order, rho,
-                    delta_sq, self._rule, float(param),
-                    0 if first else multiple, multiple, active,
-                    _C1_FIRST if first else _C1, _C2,
-                    _N_EP1, _N_EP2, _N_EP3, w, ab, t, counts,
-                    level1, level2, level3, stats)
-                epochs += 1
-                self._check_finite(k, epochs)
-                if n_full == 0:
-                    break
-        self.n_iter_per_problem_[k] = epochs
-        self._add_stats(n * epochs, stats)
-        return True
+        w, scalars, t = (self._weights[k], self._scalars[k],
+                         self._n_updates[k:k + 1])
 
-    def _add_stats(self, n_full_presented, stats):
-        self.t_ += int(n_full_presented + stats[2])
+        def run_epoch(order, param, epoch):
+            first = epoch == 0 and first_plain
+            before = stats.copy()
+            n_full = margin_epoch(
+                *call.loop_arrays, signs, call.y_sq_norms, order, self._rho,
+                self._delta_sq, self._rule, float(param),
+                0 if first else multiple, multiple, active,
+                _C1_FIRST if first else _C1, _C2,
+                _N_EP1, _N_EP2, _N_EP3, w, scalars, t, call.counts[k],
+                *levels, stats)
+            self._add_stats(stats - before)
+            self._check_finite(k, epoch + 1)
+            return n_full
+
+        return run_epoch
+
+    def _add_stats(self, stats):
+        """Count one epoch's active passes and their presentations."""
+        self.t_ += int(stats[2])
         self.n_active_passes_ += int(stats[1])
 
     def partial_fit(self, X, y, classes=None):
@@ -262,70 +293,96 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         if first:
             self._allocate(X, len(self.classes_))
         targets = self._encode(y)
-        self._begin_call(X)
-        loop_arrays = as_loop_arrays(X)
+        call = self._begin_call(X)
         order = np.arange(X.shape[0], dtype=np.int64)
-        n_problems = self._W.shape[0]
+        n_problems = self._weights.shape[0]
         converged = np.zeros(n_problems, dtype=bool)
         for k in range(n_problems):
-            n_upd = self._plain_pass(k, order, loop_arrays,
-                                     self._signs(targets, k))
+            n_upd = self._plain_pass(call, k, order, self._signs(targets, k))
             self._check_finite(k, int(self.n_iter_per_problem_[k]) + 1)
             converged[k] = n_upd == 0
         self.n_iter_per_problem_ += 1
         self.n_iter_ += 1
         self.t_ += n_problems * X.shape[0]
-        self._finish(X, targets, converged)
+        self._finish(call, X, targets, converged)
         return self
 
-    def _plain_pass(self, k, order, loop_arrays, signs):
+    def _plain_pass(self, call, k, order, signs):
         """Problem k's plain pass of ``partial_fit``; returns its updates."""
         param = float(self._params_schedule()[-1])
         n_updates, _ = margin_pass(
-            order, order.shape[0], 0.0, order, *loop_arrays, signs,
-            self._y_sq_norms, self._rho, self._delta_sq, self._rule, param, 0,
-            self._W[k], self._ab[k], self._t[k:k + 1], self._counts[k])
+            order, order.shape[0], 0.0, order, *call.loop_arrays, signs,
+            call.y_sq_norms, self._rho, self._delta_sq, self._rule, param, 0,
+            self._weights[k], self._scalars[k], self._n_updates[k:k + 1],
+            call.counts[k])
         return n_updates
 
     # ----------------------------------------------------------- results
-    def _finish(self, X, targets, converged):
-        """Public attributes, computed afresh from (w, b, c)."""
+    def _finish(self, call, X, targets, converged):
+        """Public attributes, computed afresh from (w, b, c); retire c."""
         rho = self._rho
-        self.coef_ = self._W.copy()
-        self.intercept_ = rho * self._ab[:, 0]
+        self.coef_ = self._weights.copy()
+        self.intercept_ = rho * self._scalars[:, 0]
         self.converged_ = converged
-        self.n_updates_per_problem_ = self._t.copy()
-        self.n_updates_ = int(self._t.sum())
+        self.n_updates_per_problem_ = self._n_updates.copy()
+        self.n_updates_ = int(self._n_updates.sum())
         scores = safe_sparse_dot(X, self.coef_.T, dense_output=True)
         scores = np.asarray(scores) + self.intercept_
-        n_problems = self._W.shape[0]
+        n_problems = self._weights.shape[0]
         margin = np.zeros(n_problems)
         geometric = np.zeros(n_problems)
         bound = np.zeros(n_problems)
         for k in range(n_problems):
             signs = self._signs(targets, k)
-            c = self._counts[k].astype(np.float64)
+            c = call.counts[k].astype(np.float64)
             ay = signs * scores[:, k] + self._delta_sq * c
             ext_sq = self._delta_sq * float(c @ c) + self._retired_ext_sq[k]
-            w_sq = float(self._W[k] @ self._W[k])
-            b = self._ab[k, 0]
+            w_sq = float(self._weights[k] @ self._weights[k])
+            b = self._scalars[k, 0]
             norm = np.sqrt(w_sq + b * b + ext_sq)
             norm_geo = np.sqrt(w_sq + ext_sq)
             low = float(ay.min())
             margin[k] = low / norm if norm > 0 else 0.0
             geometric[k] = low / norm_geo if norm_geo > 0 else 0.0
-            bound[k] = norm / self._t[k] if self._t[k] > 0 else np.inf
-        self.margin_ = margin
+            bound[k] = self._margin_bound(call, k, norm)
+        self.directional_margin_ = margin
         self.geometric_margin_ = geometric
         self.margin_bound_ = bound
         with np.errstate(divide="ignore", invalid="ignore"):
             fraction = np.where(np.isfinite(bound), margin / bound, 0.0)
         self.margin_fraction_ = fraction
         self.accuracy_estimate_ = 1.0 - fraction
-        support = np.flatnonzero((self._counts != 0).any(axis=0))
+        self._store_dual(call, targets)
+        self._retire(call)
+
+    def _margin_bound(self, call, k, norm):
+        """Upper bound (4) on γ_d: ``‖a_t‖ / t`` (inf before any update)."""
+        t = self._n_updates[k]
+        return norm / t if t > 0 else np.inf
+
+    def _store_dual(self, call, targets):
+        """``support_`` and ``dual_coef_`` of this call, if asked for."""
+        if not self.store_dual:
+            for name in ("support_", "dual_coef_"):
+                self.__dict__.pop(name, None)
+            return
+        counts = call.counts
+        support = np.flatnonzero((counts != 0).any(axis=0))
         self.support_ = support.astype(np.int64)
-        signed = np.stack([self._signs(targets, k) for k in range(n_problems)])
-        self.dual_coef_ = (signed * self._counts)[:, support].astype(np.float64)
+        signed = np.stack([self._signs(targets, k)
+                           for k in range(counts.shape[0])])
+        self.dual_coef_ = (signed * counts)[:, support].astype(np.float64)
+
+    def _retire(self, call):
+        """Fold this call's extension coordinates into ``_retired_ext_sq``.
+
+        Rows of later calls are new instances: no later update touches
+        these coordinates, so only their squared norm stays in ‖a‖².
+        """
+        if self._delta_sq:
+            c = call.counts.astype(np.float64)
+            self._retired_ext_sq += self._delta_sq * np.einsum("ij,ij->i",
+                                                               c, c)
 
     def _run_epoch(self, X, loop_arrays, targets, order):
         raise NotImplementedError("PDM/PFM drive their own epochs")
@@ -374,6 +431,10 @@ class PDM(_MarginPerceptron):
         On a pattern satisfying (8), make λ = [μ₊] + 1 updates at once so
         that it no longer does (Sec. 4); plain PDM starts doing so after the
         first full epoch.
+    store_dual : bool, default=False
+        Keep ``support_`` and ``dual_coef_``, the per-row update counts of
+        the last call (arrays sized by the training set, saved with the
+        model when kept), as scikit-learn's ``store_covariance``.
     max_iter : int, default=1000
         Most full epochs (passes over the whole training set; the active
         passes between them are not counted). On reaching it without
@@ -450,13 +511,15 @@ class PDM(_MarginPerceptron):
 
     def __init__(self, *, epsilon=0.01, augmentation=1.0, extension=None,
                  successive=None, active_sets=True, multiple_updates=True,
-                 max_iter=1000, shuffle=True, random_state=None):
+                 store_dual=False, max_iter=1000, shuffle=True,
+                 random_state=None):
         self.epsilon = epsilon
         self.augmentation = augmentation
         self.extension = extension
         self.successive = successive
         self.active_sets = active_sets
         self.multiple_updates = multiple_updates
+        self.store_dual = store_dual
         self.max_iter = max_iter
         self.shuffle = shuffle
         self.random_state = random_state
@@ -478,15 +541,16 @@ class PDM(_MarginPerceptron):
         return self.successive is None
 
 
-def epsilon_schedule(epsilon, eta):
+def epsilon_schedule(epsilon, ratio):
     """Accuracies of PDM-succ: ε_0 = 1/2, ε_{n+1} = ε_n / η, ending at ε.
 
     Parameters
     ----------
     epsilon : float
         Final accuracy ε.
-    eta : float or None
-        Step η > 1; None gives the single run ``[epsilon]``.
+    ratio : float or None
+        The paper's η > 1 (``successive``); None gives the single run
+        ``[epsilon]``.
 
     Returns
     -------
@@ -494,13 +558,13 @@ def epsilon_schedule(epsilon, eta):
         Decreasing; the last entry is ``epsilon`` (the step that would go
         below it is replaced by it, as in Sec. 5: 0.5, 0.0625, 0.01).
     """
-    if eta is None or epsilon >= 0.5:
+    if ratio is None or epsilon >= 0.5:
         return [float(epsilon)]
     out = []
     e = 0.5
     while e > epsilon:
         out.append(e)
-        e /= eta
+        e /= ratio
     out.append(float(epsilon))
     return out
 
@@ -535,6 +599,10 @@ class PFM(_MarginPerceptron):
         λ = [μ₊] + 1 updates at once on a pattern satisfying (7), μ₊ the
         root of :math:`a_{t+\mu}\cdot y_k = \beta\|a_{t+\mu}\|` (Sec. 4),
         from the first epoch on.
+    store_dual : bool, default=False
+        Keep ``support_`` and ``dual_coef_``, the per-row update counts of
+        the last call (arrays sized by the training set, saved with the
+        model when kept), as scikit-learn's ``store_covariance``.
     max_iter : int, default=1000
         Most full epochs; see :class:`PDM`.
     shuffle : bool, default=True
@@ -579,13 +647,14 @@ class PFM(_MarginPerceptron):
     _rule = RULE_PFM
 
     def __init__(self, *, beta=0.0, augmentation=1.0, extension=None,
-                 active_sets=True, multiple_updates=True, max_iter=1000,
-                 shuffle=True, random_state=None):
+                 active_sets=True, multiple_updates=True, store_dual=False,
+                 max_iter=1000, shuffle=True, random_state=None):
         self.beta = beta
         self.augmentation = augmentation
         self.extension = extension
         self.active_sets = active_sets
         self.multiple_updates = multiple_updates
+        self.store_dual = store_dual
         self.max_iter = max_iter
         self.shuffle = shuffle
         self.random_state = random_state

@@ -34,8 +34,14 @@ class Perceptron(ThresholdFamilyBase):
     margin : float, default=0.0
         τ of Sec. 2.4, absolute: update when ``y(SUM - θ) <= margin``
         (Figure 2's band ``θ-τ <= SUM <= θ+τ`` predicts ŷ = 0, hence ``<=``;
-        the text of Sec. 2.4 writes ``<``). K&W state τ in units of θ_Init;
-        pass ``tau * theta_init`` to follow them.
+        the text of Sec. 2.4 writes ``<``). K&W state τ in units of θ_Init:
+        use ``tau`` to follow them.
+    tau : float or None, default=None
+        τ of Sec. 2.4 in units of θ_Init, as K&W state it (Sec. 3.2 grid
+        0, 0.125, ..., 4): the margin used is ``tau * theta_init_``, θ_Init
+        resolved in ``fit`` (for "auto", from the training data of the
+        call), so ``GridSearchCV`` can search it. None: use ``margin``.
+        Setting both ``tau`` and a non-zero ``margin`` is an error.
     lam : float, default=0.0
         λ of the λ-trick, Eq. (1): while training, examples that already
         caused an update (Figure 2's indicator ``α_i ≠ 0``, which counts
@@ -79,6 +85,8 @@ class Perceptron(ThresholdFamilyBase):
         ``-θ`` of the final hypothesis.
     theta_init_, threshold_step_ : float
         The θ_Init and C used, "auto" resolved.
+    margin_ : float
+        The absolute margin used: ``margin``, or ``tau * theta_init_``.
     n_mistakes_ : int
         Online prediction mistakes during training, ties counted as
         mistakes: ``y(<w,x> - θ) <= 0`` for two classes under "ovr", the true
@@ -163,13 +171,14 @@ class Perceptron(ThresholdFamilyBase):
     """
 
     def __init__(self, *, eta=0.1, theta_init="auto", threshold_step="auto",
-                 margin=0.0, lam=0.0, alpha_bound=None, hypothesis="last",
+                 margin=0.0, tau=None, lam=0.0, alpha_bound=None, hypothesis="last",
                  multiclass="ovr", max_iter=10, shuffle=True,
                  random_state=None):
         self.eta = eta
         self.theta_init = theta_init
         self.threshold_step = threshold_step
         self.margin = margin
+        self.tau = tau
         self.lam = lam
         self.alpha_bound = alpha_bound
         self.hypothesis = hypothesis
@@ -197,6 +206,8 @@ class Perceptron(ThresholdFamilyBase):
 
     # ----------------------------------------------------------- state
     _WEIGHT_NAMES = ("_W", "_W_avg_acc", "_W_ls")
+    _model_state = ThresholdFamilyBase._model_state + (
+        "coef_", *_WEIGHT_NAMES, "_support_X", "_n_support")
 
     def _allocate(self, X, n_classes):
         self._allocate_family_state(n_classes, n_weight_columns=X.shape[1])
@@ -204,6 +215,24 @@ class Perceptron(ThresholdFamilyBase):
             self._voted = self._new_voted_log()
             self._support_blocks = []
             self._n_support = 0
+
+    def _n_problems(self):
+        # The prototype rule keeps one row per class, two classes included.
+        return self._theta.shape[0]
+
+    def _set_initial(self, coef, intercept):
+        if self.hypothesis == "voted":
+            raise ValueError("coef_init/intercept_init cannot start a voted "
+                             "perceptron: its vote replays every hypothesis "
+                             "from w = 0")
+        # The initial hypothesis is also the first longest survivor.
+        if coef is not None:
+            self._W[:] = coef
+            if self._W_ls.shape[1]:
+                self._W_ls[:] = coef
+        if intercept is not None:
+            self._theta[:] = -intercept
+            self._theta_ls[:] = -intercept
 
     def _run_epoch(self, X, loop_arrays, targets, order):
         head = (*loop_arrays, targets, order, self._call_sq_norms,

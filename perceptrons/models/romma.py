@@ -42,6 +42,8 @@ class ROMMA(_MarginPerceptron):
         PDM's nested active sets (Sec. 4), with conditions
         ``a·y_k <= c (1-ε)`` (c1 = 2.2, c2 = 1.1, 1; Nep1 = 9,
         Nep2 = Nep3 = 12).
+    store_dual : bool, default=False
+        Keep ``support_`` and ``dual_coef_`` (sized by the training set).
     max_iter : int, default=1000
         Most full epochs; on reaching it a ConvergenceWarning is issued.
     shuffle : bool, default=True
@@ -57,12 +59,14 @@ class ROMMA(_MarginPerceptron):
     intercept_ : ndarray of shape (n_problems,)
         ``ρ b``, b the augmented coordinate of a.
     dual_coef_ : ndarray of shape (n_problems, n_support), float64
+        Only with ``store_dual=True`` (it is sized by the training set).
         ``l_k g_k`` with ``a = Σ_k g_k y_k`` over the rows of the last call
         (real coefficients: ROMMA rescales a). ``coef_ = dual_coef_ @
         X[support_]`` when the state comes from one ``fit``.
     support_ : ndarray of shape (n_support,), int64
-        Rows with ``g_k != 0`` in some problem.
-    margin_ : ndarray of shape (n_problems,)
+        Only with ``store_dual=True``: rows with ``g_k != 0`` in some
+        problem.
+    directional_margin_ : ndarray of shape (n_problems,)
         γ'_d, ``min_k a·y_k / ‖a‖`` on the training set of the last call.
     geometric_margin_ : ndarray of shape (n_problems,)
         The same minimum over ``‖a‖`` without its augmented coordinate.
@@ -70,7 +74,7 @@ class ROMMA(_MarginPerceptron):
         ``1 / ‖a‖ >= γ_d`` (valid when every update came from the current
         training set; inf before any update).
     margin_fraction_ : ndarray of shape (n_problems,)
-        ``margin_ / margin_bound_ = min_k a·y_k``, a lower bound on
+        ``directional_margin_ / margin_bound_ = min_k a·y_k``, a lower bound on
         γ'_d / γ_d.
     accuracy_estimate_ : ndarray of shape (n_problems,)
         ``1 - margin_fraction_``.
@@ -150,12 +154,13 @@ class ROMMA(_MarginPerceptron):
                                                   closed="neither")]
 
     def __init__(self, *, epsilon=0.01, augmentation=1.0, extension=None,
-                 active_sets=True, max_iter=1000, shuffle=True,
-                 random_state=None):
+                 active_sets=True, store_dual=False, max_iter=1000,
+                 shuffle=True, random_state=None):
         self.epsilon = epsilon
         self.augmentation = augmentation
         self.extension = extension
         self.active_sets = active_sets
+        self.store_dual = store_dual
         self.max_iter = max_iter
         self.shuffle = shuffle
         self.random_state = random_state
@@ -171,92 +176,76 @@ class ROMMA(_MarginPerceptron):
              "max_iter": 50000},
         ]
 
-    def _params_schedule(self):
-        return [float(self.epsilon)]
-
     # ----------------------------------------------------------- state
-    # _ab[k] = [u_b, ‖a‖², scale s, Δ² Σ g² of retired rows], a = s u;
-    # _counts holds the real coefficients g_k (u units).
+    # _scalars[k] = [u_b, ‖a‖², scale s, Δ² Σ g² of retired rows], a = s u;
+    # the per-call counts hold the real coefficients g_k (u units).
+    _n_scalars = 4
+    _counts_dtype = np.float64
+
     def _allocate(self, X, n_classes):
         super()._allocate(X, n_classes)
-        self._ab = np.zeros((self._W.shape[0], 4))
-        self._ab[:, 2] = 1.0
-        self._counts = np.zeros((self._W.shape[0], 0))
+        self._scalars[:, 2] = 1.0
 
-    def _fold(self):
+    def _fold(self, call):
         """Make s = 1 and ``_retired_ext_sq`` current in every problem."""
-        for k in range(self._W.shape[0]):
-            fold_scale(self._W[k], self._ab[k], self._counts[k])
-        self._retired_ext_sq = self._ab[:, 3].copy()
-
-    def _begin_call(self, X):
-        self._fold()
-        super()._begin_call(X)
-        self._counts = np.zeros(self._counts.shape)
-        self._ab[:, 3] = self._retired_ext_sq
+        for k in range(self._weights.shape[0]):
+            fold_scale(self._weights[k], self._scalars[k], call.counts[k])
+        self._retired_ext_sq = self._scalars[:, 3].copy()
 
     # ----------------------------------------------------------- training
-    def _fit_problem(self, k, n, loop_arrays, signs, rng):
-        """Run problem k to convergence; True if it converged."""
-        identity = np.arange(n, dtype=np.int64)
-        level1, level2, level3 = (np.empty(n, dtype=np.int64)
-                                  for _ in range(3))
+    def _problem_epoch(self, call, k, signs):
+        n = signs.shape[0]
+        levels = [np.empty(n, dtype=np.int64) for _ in range(3)]
         stats = np.zeros(3, dtype=np.int64)
-        threshold = 1.0 - float(self.epsilon)
-        w, st, g = self._W[k], self._ab[k], self._counts[k]
-        epochs = 0
-        converged = False
-        while epochs < self.max_iter:
-            order = (rng.permutation(n).astype(np.int64) if self.shuffle
-                     else identity)
-            before = stats[0]
-            n_full = romma_epoch(
-                *loop_arrays, signs, self._y_sq_norms, order, self._rho,
-                self._delta_sq, threshold, int(self.active_sets), _C1, _C2,
-                _N_EP1, _N_EP2, _N_EP3, w, st, g, level1, level2, level3,
-                stats)
-            self._t[k] += n_full + stats[0] - before
-            epochs += 1
-            fold_scale(w, st, g)
-            # Recompute ‖a‖² afresh once per epoch (the loop carries it).
-            st[1] = (float(w @ w) + st[0] ** 2
-                     + self._delta_sq * float(g @ g) + st[3])
-            self._check_finite(k, epochs)
-            if n_full == 0:
-                converged = True
-                break
-        self.n_iter_per_problem_[k] = epochs
-        self._add_stats(n * epochs, stats)
-        return converged
+        w, scalars, g = self._weights[k], self._scalars[k], call.counts[k]
 
-    def _plain_pass(self, k, order, loop_arrays, signs):
+        def run_epoch(order, threshold, epoch):
+            before = stats.copy()
+            n_full = romma_epoch(
+                *call.loop_arrays, signs, call.y_sq_norms, order, self._rho,
+                self._delta_sq, threshold, int(self.active_sets), _C1, _C2,
+                _N_EP1, _N_EP2, _N_EP3, w, scalars, g, *levels, stats)
+            self._n_updates[k] += n_full + stats[0] - before[0]
+            fold_scale(w, scalars, g)
+            # Recompute ‖a‖² afresh once per epoch (the loop carries it).
+            scalars[1] = (float(w @ w) + scalars[0] ** 2
+                          + self._delta_sq * float(g @ g) + scalars[3])
+            self._add_stats(stats - before)
+            self._check_finite(k, epoch + 1)
+            return n_full
+
+        return run_epoch
+
+    def _params_schedule(self):
+        # The loop takes the threshold 1 - ε of its condition.
+        return [1.0 - float(self.epsilon)]
+
+    def _plain_pass(self, call, k, order, signs):
         n_updates, _ = romma_pass(
-            order, order.shape[0], 0.0, order, *loop_arrays, signs,
-            self._y_sq_norms, self._rho, self._delta_sq,
-            1.0 - float(self.epsilon), self._W[k], self._ab[k],
-            self._counts[k])
-        self._t[k] += n_updates
-        fold_scale(self._W[k], self._ab[k], self._counts[k])
+            order, order.shape[0], 0.0, order, *call.loop_arrays, signs,
+            call.y_sq_norms, self._rho, self._delta_sq,
+            1.0 - float(self.epsilon), self._weights[k], self._scalars[k],
+            call.counts[k])
+        self._n_updates[k] += n_updates
+        fold_scale(self._weights[k], self._scalars[k], call.counts[k])
         return n_updates
 
     # ----------------------------------------------------------- results
-    def _finish(self, X, targets, converged):
-        self._fold()
-        super()._finish(X, targets, converged)
-        # ROMMA's bound: ‖a‖ <= 1/γ_d (not PDM's ‖a_t‖/t).
-        margin_bound = np.full(self._W.shape[0], np.inf)
-        for k in range(self._W.shape[0]):
-            c = self._counts[k]
-            sq = (float(self._W[k] @ self._W[k]) + self._ab[k, 0] ** 2
-                  + self._delta_sq * float(c @ c) + self._retired_ext_sq[k])
-            if sq > 0:
-                margin_bound[k] = 1.0 / np.sqrt(sq)
-        self.margin_bound_ = margin_bound
-        with np.errstate(divide="ignore", invalid="ignore"):
-            fraction = np.where(np.isfinite(margin_bound),
-                                self.margin_ / margin_bound, 0.0)
-        self.margin_fraction_ = fraction
-        self.accuracy_estimate_ = 1.0 - fraction
+    def _finish(self, call, X, targets, converged):
+        self._fold(call)
+        super()._finish(call, X, targets, converged)
+
+    def _margin_bound(self, call, k, norm):
+        """ROMMA's bound ``1/‖a‖ >= γ_d`` (not PDM's ``‖a_t‖/t``)."""
+        c = call.counts[k]
+        sq = (float(self._weights[k] @ self._weights[k])
+              + self._scalars[k, 0] ** 2 + self._delta_sq * float(c @ c)
+              + self._retired_ext_sq[k])
+        return 1.0 / np.sqrt(sq) if sq > 0 else np.inf
+
+    def _retire(self, call):
+        super()._retire(call)
+        self._scalars[:, 3] = self._retired_ext_sq
 
 
 __all__ = ["ROMMA"]

@@ -58,21 +58,21 @@ def _fmt(X, sparse):
 # (name, estimator factory, reference kwargs, data kwargs)
 CASES = {
     "pdm-plain": (
-        lambda **kw: PDM(epsilon=0.2, **kw),
+        lambda **kw: PDM(store_dual=True, epsilon=0.2, **kw),
         dict(rule="pdm", schedule=[0.2]), dict()),
     "pdm-plain-ext": (
-        lambda **kw: PDM(epsilon=0.1, extension=0.7, augmentation=2.0, **kw),
+        lambda **kw: PDM(store_dual=True, epsilon=0.1, extension=0.7, augmentation=2.0, **kw),
         dict(rule="pdm", schedule=[0.1], rho=2.0, delta=0.7),
         dict(noise=0.15)),
     "pdm-succ": (
-        lambda **kw: PDM(epsilon=0.05, successive=3.0, extension=1.0, **kw),
+        lambda **kw: PDM(store_dual=True, epsilon=0.05, successive=3.0, extension=1.0, **kw),
         dict(rule="pdm", schedule=epsilon_schedule(0.05, 3.0), delta=1.0),
         dict(noise=0.1)),
     "pfm-plain": (
-        lambda **kw: PFM(beta=0.05, **kw),
+        lambda **kw: PFM(store_dual=True, beta=0.05, **kw),
         dict(rule="pfm", schedule=[0.05]), dict()),
     "pfm-ext": (
-        lambda **kw: PFM(beta=0.05, extension=1.0, augmentation=0.5, **kw),
+        lambda **kw: PFM(store_dual=True, beta=0.05, extension=1.0, augmentation=0.5, **kw),
         dict(rule="pfm", schedule=[0.05], rho=0.5, delta=1.0),
         dict(noise=0.2)),
 }
@@ -95,7 +95,7 @@ def _check_agrees(est, ref, X, y, ref_kwargs):
     assert_allclose(est.coef_[0], ref["w"], rtol=RTOL, atol=RTOL * scale)
     assert_allclose(est.intercept_[0], rho * ref["b"], rtol=RTOL,
                     atol=RTOL * scale)
-    assert_allclose(est.margin_[0], directional_margin(ref["a"], ref["Y"]),
+    assert_allclose(est.directional_margin_[0], directional_margin(ref["a"], ref["Y"]),
                     rtol=1e-8, atol=1e-12)
 
 
@@ -136,7 +136,7 @@ def test_multiclass_is_one_vs_rest_of_binary_runs():
     rng = np.random.default_rng(5)
     X = rng.standard_normal((45, 4))
     y = np.argmax(X @ rng.standard_normal((4, 3)), axis=1) * 10 + 7
-    est = PDM(epsilon=0.1, extension=1.0, shuffle=False, active_sets=False,
+    est = PDM(store_dual=True, epsilon=0.1, extension=1.0, shuffle=False, active_sets=False,
               multiple_updates=False, max_iter=30)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -155,7 +155,7 @@ def test_multiclass_is_one_vs_rest_of_binary_runs():
 
 def test_partial_fit_is_one_plain_pass():
     X, y = make_stream(6, noise=0.1)
-    est = PDM(epsilon=0.3, extension=1.0)
+    est = PDM(store_dual=True, epsilon=0.3, extension=1.0)
     est.partial_fit(X, y, classes=[-1, 1])
     ref = run_reference(X, y, "pdm", [0.3], delta=1.0, max_epochs=1)
     _check_agrees(est, {**ref, "converged": ref["t"] == 0}, X, y, {})
@@ -168,7 +168,7 @@ def test_partial_fit_is_one_plain_pass():
 def test_partial_fit_keeps_retired_extension_coordinates():
     X, y = make_stream(18, noise=0.2)
     delta = 0.8
-    est = PDM(epsilon=0.2, extension=delta)
+    est = PDM(store_dual=True, epsilon=0.2, extension=delta)
     est.partial_fit(X, y, classes=[-1, 1])
     first = np.abs(est.dual_coef_[0])
     est.partial_fit(X[::-1], y[::-1])
@@ -182,12 +182,12 @@ def test_partial_fit_keeps_retired_extension_coordinates():
 
 def test_running_norm_does_not_drift():
     X, y = make_stream(19, n=80, noise=0.1)
-    est = PDM(epsilon=0.005, extension=0.5, random_state=0).fit(X, y)
+    est = PDM(store_dual=True, epsilon=0.005, extension=0.5, random_state=0).fit(X, y)
     assert est.n_updates_ > 10_000
     counts = np.abs(est.dual_coef_[0])
     w, b = est.coef_[0], est.intercept_[0]
     exact = w @ w + b * b + 0.25 * counts @ counts
-    assert_allclose(est._ab[0, 1], exact, rtol=1e-10)
+    assert_allclose(est._scalars[0, 1], exact, rtol=1e-10)
 
 
 def test_epsilon_schedule():
@@ -207,7 +207,7 @@ def test_epsilon_schedule():
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 def test_margin_recomputed_from_public_attributes(cls, params, sparse):
     X, y = make_stream(7, n=60, noise=0.1 if "extension" in params else 0.0)
-    est = cls(random_state=0, **params).fit(_fmt(X, sparse), y)
+    est = cls(random_state=0, store_dual=True, **params).fit(_fmt(X, sparse), y)
     assert est.converged_.all()
     rho = params.get("augmentation", 1.0)
     delta = params.get("extension", 0.0)
@@ -219,7 +219,7 @@ def test_margin_recomputed_from_public_attributes(cls, params, sparse):
     counts[est.support_] = np.abs(dual)
     ay = y * (X @ w + c0) + delta ** 2 * counts
     sq_a = w @ w + (c0 / rho) ** 2 + delta ** 2 * counts @ counts
-    assert_allclose(est.margin_[0], ay.min() / np.sqrt(sq_a), rtol=1e-9)
+    assert_allclose(est.directional_margin_[0], ay.min() / np.sqrt(sq_a), rtol=1e-9)
     assert_allclose(est.geometric_margin_[0],
                     ay.min() / np.sqrt(sq_a - (c0 / rho) ** 2), rtol=1e-9)
     assert est.n_updates_ == np.abs(dual).sum()
@@ -232,13 +232,13 @@ def test_margin_recomputed_from_public_attributes(cls, params, sparse):
     Y = extended_patterns(X, y, rho, params.get("extension"))
     a = np.concatenate([w, [c0 / rho], delta * y * counts]
                        if "extension" in params else [w, [c0 / rho]])
-    assert_allclose(directional_margin(a, Y), est.margin_[0], rtol=1e-9)
+    assert_allclose(directional_margin(a, Y), est.directional_margin_[0], rtol=1e-9)
 
 
 def test_converged_pdm_certifies_its_accuracy():
     X, y = make_stream(8, n=80)
     for eps in (0.3, 0.1, 0.02):
-        est = PDM(epsilon=eps, random_state=1).fit(X, y)
+        est = PDM(store_dual=True, epsilon=eps, random_state=1).fit(X, y)
         assert est.converged_[0]
         # every pattern violates (8): γ'_d > (1-ε)‖a‖/t, so Eq. (5) gives < ε
         assert est.margin_fraction_[0] > 1 - eps
@@ -248,8 +248,8 @@ def test_converged_pdm_certifies_its_accuracy():
 
 def test_dense_and_csr_agree_with_shuffling():
     X, y = make_stream(9, n=70, noise=0.1)
-    a = PDM(extension=1.0, random_state=3).fit(X, y)
-    b = PDM(extension=1.0, random_state=3).fit(sp.csr_matrix(X), y)
+    a = PDM(store_dual=True, extension=1.0, random_state=3).fit(X, y)
+    b = PDM(store_dual=True, extension=1.0, random_state=3).fit(sp.csr_matrix(X), y)
     assert_array_equal(a.dual_coef_, b.dual_coef_)
     assert_allclose(a.coef_, b.coef_, rtol=RTOL)
     assert a.n_iter_ == b.n_iter_
@@ -257,7 +257,7 @@ def test_dense_and_csr_agree_with_shuffling():
 
 def test_determinism_and_seed_dependence():
     X, y = make_stream(10, n=70)
-    fits = [PDM(epsilon=0.05, random_state=s).fit(X, y) for s in (0, 0, 1)]
+    fits = [PDM(store_dual=True, epsilon=0.05, random_state=s).fit(X, y) for s in (0, 0, 1)]
     assert_array_equal(fits[0].coef_, fits[1].coef_)
     assert_array_equal(fits[0].dual_coef_, fits[1].dual_coef_)
     assert fits[0].n_updates_ == fits[1].n_updates_
@@ -267,7 +267,7 @@ def test_determinism_and_seed_dependence():
 
 def test_refit_resets_state():
     X, y = make_stream(11)
-    est = PDM(epsilon=0.1, random_state=0)
+    est = PDM(store_dual=True, epsilon=0.1, random_state=0)
     first = est.fit(X, y).coef_.copy()
     est.partial_fit(X, y)
     assert_array_equal(est.fit(X, y).coef_, first)
@@ -277,19 +277,19 @@ def test_inseparable_without_extension_warns_and_stops():
     X = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [2.0, 0.5]])
     y = np.array([0, 1, 0, 1])  # a duplicated point with both labels
     with pytest.warns(ConvergenceWarning, match="extension"):
-        est = PDM(max_iter=5, random_state=0).fit(X, y)
+        est = PDM(store_dual=True, max_iter=5, random_state=0).fit(X, y)
     assert est.n_iter_ == 5 and not est.converged_[0]
-    assert est.margin_[0] <= 0
+    assert est.directional_margin_[0] <= 0
     # the extension makes it separable
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        est = PDM(extension=1.0, random_state=0).fit(X, y)
-    assert est.converged_[0] and est.margin_[0] > 0
+        est = PDM(store_dual=True, extension=1.0, random_state=0).fit(X, y)
+    assert est.converged_[0] and est.directional_margin_[0] > 0
 
 
 def test_pfm_beta_zero_is_augmented_rosenblatt():
     X, y = make_stream(12)
-    est = PFM(beta=0.0, shuffle=False, active_sets=False,
+    est = PFM(store_dual=True, beta=0.0, shuffle=False, active_sets=False,
               multiple_updates=False).fit(X, y)
     Xa = np.hstack([X, np.ones((X.shape[0], 1))])
     w = np.zeros(Xa.shape[1])
@@ -313,8 +313,8 @@ def test_pdm_epsilon_one_is_pfm_beta_zero(sparse):
     # both conditions read a·y <= 0 (Eq. 8 at ε = 1, Eq. 7 at β = 0)
     X, y = make_stream(16, n=60)
     X = _fmt(X, sparse)
-    a = PDM(epsilon=1.0, multiple_updates=False, random_state=4).fit(X, y)
-    b = PFM(beta=0.0, multiple_updates=False, random_state=4).fit(X, y)
+    a = PDM(store_dual=True, epsilon=1.0, multiple_updates=False, random_state=4).fit(X, y)
+    b = PFM(store_dual=True, beta=0.0, multiple_updates=False, random_state=4).fit(X, y)
     assert_array_equal(a.dual_coef_, b.dual_coef_)
     assert_array_equal(a.coef_, b.coef_)
     assert a.n_iter_ == b.n_iter_ and a.n_active_passes_ == b.n_active_passes_
@@ -361,14 +361,14 @@ def test_multiple_update_is_minimal_repetition(rule, param):
 def test_pdm_rejects_bad_parameters(params):
     X, y = make_stream(13)
     with pytest.raises(ValueError):
-        PDM(**params).fit(X, y)
+        PDM(store_dual=True, **params).fit(X, y)
 
 
 @pytest.mark.parametrize("params", [dict(beta=-0.1), dict(extension=-1.0)])
 def test_pfm_rejects_bad_parameters(params):
     X, y = make_stream(13)
     with pytest.raises(ValueError):
-        PFM(**params).fit(X, y)
+        PFM(store_dual=True, **params).fit(X, y)
 
 
 def test_bad_data():
@@ -376,12 +376,12 @@ def test_bad_data():
     Xn = X.copy()
     Xn[3, 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        PDM().fit(Xn, y)
+        PDM(store_dual=True).fit(Xn, y)
     with pytest.raises(ValueError, match="one class"):
-        PDM().fit(X, np.ones_like(y))
+        PDM(store_dual=True).fit(X, np.ones_like(y))
     with pytest.raises(ValueError, match="classes must be passed"):
-        PDM().partial_fit(X, y)
-    est = PDM(epsilon=0.2).fit(X, y)
+        PDM(store_dual=True).partial_fit(X, y)
+    est = PDM(store_dual=True, epsilon=0.2).fit(X, y)
     with pytest.raises(ValueError):
         est.predict(X[:, :-1])
     with pytest.raises(ValueError, match="not in classes_"):
@@ -391,4 +391,4 @@ def test_bad_data():
 def test_overflow_is_reported():
     X, y = make_stream(15)
     with pytest.raises(ValueError, match="overflow"):
-        PDM().fit(X * 1e160, y)
+        PDM(store_dual=True).fit(X * 1e160, y)

@@ -62,7 +62,7 @@ CASES = {
 def test_matches_reference(case, seed, sparse):
     params, data = CASES[case]
     X, y = make_stream(seed, **data)
-    clf = ROMMA(shuffle=False, **params).fit(
+    clf = ROMMA(store_dual=True, shuffle=False, **params).fit(
         sp.csr_matrix(X) if sparse else X, y)
     ref = run_reference(
         X, np.where(y == 1, 1.0, -1.0), params["epsilon"],
@@ -75,7 +75,7 @@ def test_matches_reference(case, seed, sparse):
     assert_allclose(clf.coef_[0], ref["w"], rtol=RTOL, atol=1e-12)
     rho = params.get("augmentation", 1.0)
     assert_allclose(clf.intercept_[0], rho * ref["b"], rtol=RTOL, atol=1e-12)
-    assert_allclose(clf.margin_[0], directional_margin(ref["a"], ref["Y"]),
+    assert_allclose(clf.directional_margin_[0], directional_margin(ref["a"], ref["Y"]),
                     rtol=1e-8)
     assert_allclose(clf.margin_bound_[0], 1 / np.linalg.norm(ref["a"]),
                     rtol=1e-8)
@@ -86,12 +86,12 @@ def test_matches_reference(case, seed, sparse):
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 def test_partial_fit_is_one_reference_pass(sparse):
     X, y = make_stream(3, noise=0.1)
-    clf = ROMMA(epsilon=0.05, extension=1.0).partial_fit(
+    clf = ROMMA(store_dual=True, epsilon=0.05, extension=1.0).partial_fit(
         sp.csr_matrix(X) if sparse else X, y, classes=[-1, 1])
     ref = run_reference(X, y.astype(float), 0.05, delta=1.0, max_epochs=1)
     assert clf.n_updates_ == ref["t"]
     assert_allclose(clf.coef_[0], ref["w"], rtol=RTOL, atol=1e-12)
-    assert_allclose(clf.margin_[0], directional_margin(ref["a"], ref["Y"]),
+    assert_allclose(clf.directional_margin_[0], directional_margin(ref["a"], ref["Y"]),
                     rtol=1e-8)
 
 
@@ -100,7 +100,7 @@ def test_slack_old_constraint_restarts_at_pattern():
     # so the minimiser ignores the old half-space: a' = y2/‖y2‖².
     X = np.array([[1.0, 0.0], [0.5, 0.1]])
     y = np.array([1, 1])
-    clf = ROMMA(epsilon=0.01, augmentation=0.0).partial_fit(
+    clf = ROMMA(store_dual=True, epsilon=0.01, augmentation=0.0).partial_fit(
         X, y, classes=[0, 1])
     assert clf.n_updates_ == 2
     assert_allclose(clf.coef_[0], X[1] / (X[1] @ X[1]), rtol=1e-12)
@@ -110,29 +110,29 @@ def test_slack_old_constraint_restarts_at_pattern():
 
 def test_dual_coef_reconstructs_coef():
     X, y = make_stream(4, noise=0.1)
-    clf = ROMMA(epsilon=0.05, extension=1.0, random_state=0).fit(X, y)
+    clf = ROMMA(store_dual=True, epsilon=0.05, extension=1.0, random_state=0).fit(X, y)
     assert_allclose(clf.dual_coef_ @ X[clf.support_], clf.coef_, atol=1e-10)
     assert_allclose(clf.dual_coef_.sum(axis=1), clf.intercept_, atol=1e-10)
 
 
 def test_margin_approaches_hard_margin_optimum():
     X, y = make_stream(5, n=30, d=3)
-    romma = ROMMA(epsilon=0.001, random_state=0).fit(X, y)
-    pdm = PDM(epsilon=0.001, random_state=0).fit(X, y)
+    romma = ROMMA(store_dual=True, epsilon=0.001, random_state=0).fit(X, y)
+    pdm = PDM(store_dual=True, epsilon=0.001, random_state=0).fit(X, y)
     assert romma.converged_[0] and pdm.converged_[0]
     # Both are within 0.1% of γ_d <= 1/‖a‖ (ROMMA's own bound).
-    assert romma.margin_[0] >= (1 - 0.001) * pdm.margin_[0] * (1 - 0.001)
-    assert pdm.margin_[0] <= romma.margin_bound_[0] * (1 + 1e-12)
-    assert romma.margin_[0] >= (1 - 0.001) * romma.margin_bound_[0] - 1e-12
-    assert_allclose(romma.margin_[0], pdm.margin_[0], rtol=2e-3)
+    assert romma.directional_margin_[0] >= (1 - 0.001) * pdm.directional_margin_[0] * (1 - 0.001)
+    assert pdm.directional_margin_[0] <= romma.margin_bound_[0] * (1 + 1e-12)
+    assert romma.directional_margin_[0] >= (1 - 0.001) * romma.margin_bound_[0] - 1e-12
+    assert_allclose(romma.directional_margin_[0], pdm.directional_margin_[0], rtol=2e-3)
 
 
 def test_multiclass_and_determinism():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((60, 4))
     y = rng.integers(0, 3, 60)
-    a = ROMMA(extension=1.0, epsilon=0.05, random_state=7).fit(X, y)
-    b = ROMMA(extension=1.0, epsilon=0.05, random_state=7).fit(X, y)
+    a = ROMMA(store_dual=True, extension=1.0, epsilon=0.05, random_state=7).fit(X, y)
+    b = ROMMA(store_dual=True, extension=1.0, epsilon=0.05, random_state=7).fit(X, y)
     assert a.coef_.shape == (3, 4) and a.converged_.all()
     assert np.array_equal(a.coef_, b.coef_)
     assert np.array_equal(a.intercept_, b.intercept_)
@@ -146,21 +146,21 @@ def test_multiclass_and_determinism():
 def test_bad_parameters(params):
     X, y = make_stream(0)
     with pytest.raises(ValueError):
-        ROMMA(**params).fit(X, y)
+        ROMMA(store_dual=True, **params).fit(X, y)
 
 
 def test_bad_input():
     X, y = make_stream(0)
     with pytest.raises(TypeError):
-        ROMMA(multiple_updates=True)
+        ROMMA(store_dual=True, multiple_updates=True)
     X_nan = X.copy()
     X_nan[0, 0] = np.nan
     with pytest.raises(ValueError):
-        ROMMA().fit(X_nan, y)
+        ROMMA(store_dual=True).fit(X_nan, y)
     with pytest.raises(ValueError):
-        ROMMA().fit(X, np.ones_like(y))
+        ROMMA(store_dual=True).fit(X, np.ones_like(y))
     with pytest.raises(ValueError):
-        ROMMA().partial_fit(X, y)
+        ROMMA(store_dual=True).partial_fit(X, y)
 
 
 def test_inseparable_without_extension_warns():
@@ -168,7 +168,7 @@ def test_inseparable_without_extension_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         with pytest.raises(ConvergenceWarning):
-            ROMMA(max_iter=5, random_state=0).fit(X, y)
+            ROMMA(store_dual=True, max_iter=5, random_state=0).fit(X, y)
 
 
 def test_zero_row_is_skipped_without_bias():
@@ -181,10 +181,10 @@ def test_zero_row_is_skipped_without_bias():
         np.abs(scores) > 0.3]
     X = np.vstack([X, np.zeros((1, 3))])
     y = np.append(y, 1)
-    clf = ROMMA(epsilon=0.05, augmentation=0.0, random_state=0).fit(X, y)
+    clf = ROMMA(store_dual=True, epsilon=0.05, augmentation=0.0, random_state=0).fit(X, y)
     assert clf.converged_[0]
     assert X.shape[0] - 1 not in clf.support_
-    assert clf.margin_[0] == 0.0  # the minimum includes a·0 = 0
+    assert clf.directional_margin_[0] == 0.0  # the minimum includes a·0 = 0
     assert clf.score(X[:-1], y[:-1]) == 1.0
 
 
@@ -195,7 +195,7 @@ def test_scale_folding_in_the_loop():
     from perceptrons.utils.validation import as_loop_arrays
 
     X, y = make_stream(7, noise=0.1)
-    clf = ROMMA(epsilon=0.2, extension=1.0, max_iter=1, active_sets=False,
+    clf = ROMMA(store_dual=True, epsilon=0.2, extension=1.0, max_iter=1, active_sets=False,
                 shuffle=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -206,7 +206,8 @@ def test_scale_folding_in_the_loop():
     out = []
     for s in (1.0, 1e200):
         w = clf.coef_[0] / s
-        c = clf._counts[0]  # g_k, folded (s = 1) after fit
+        c = np.zeros(X.shape[0])  # g_k, folded (s = 1) after fit
+        c[clf.support_] = clf.dual_coef_[0] * signs[clf.support_]
         full_g = c / s
         sq = float(clf.coef_[0] @ clf.coef_[0] + clf.intercept_[0] ** 2
                    + c @ c)

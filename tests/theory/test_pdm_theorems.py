@@ -100,7 +100,7 @@ def _check_run(est, X, y, eps, delta):
     lo, hi = max_directional_margin(Y)
     R = directional_radius(X, est.augmentation, delta)
     assert est.converged_[0]
-    margin = est.margin_[0]
+    margin = est.directional_margin_[0]
     assert margin <= hi * (1 + TOL)
     # Eq. (4): γ_d <= ‖a_t‖/t
     assert est.margin_bound_[0] >= lo * (1 - TOL)
@@ -137,7 +137,7 @@ def test_pdm_accuracy_and_theorem_3_2(variant, eps, noisy, seed):
     assert est.n_updates_ <= pdm_update_bound(R, lo, eps)
     # Eq. (5): (γ_d - γ'_d)/γ_d <= 1 - γ'_d t/‖a_t‖, the after-run estimate
     # (the left side grows with γ_d, so its upper bound is the safe side)
-    assert (hi - est.margin_[0]) / hi <= est.accuracy_estimate_[0] + TOL
+    assert (hi - est.directional_margin_[0]) / hi <= est.accuracy_estimate_[0] + TOL
     assert est.accuracy_estimate_[0] < eps
 
 
@@ -155,7 +155,7 @@ def test_pfm_margin_and_theorems_3_1_3_2(multiple, active, eps, noisy):
               multiple_updates=multiple, max_iter=100000,
               random_state=0).fit(X, y)
     lo, hi, R = _check_run(est, X, y, None, delta)
-    assert est.margin_[0] > beta * (1 - TOL)
+    assert est.directional_margin_[0] > beta * (1 - TOL)
     assert est.n_updates_ <= pfm_update_bound_beta(R, lo, beta)
     # Remark 1: Theorem 3.2 holds for PFM with ε = 1 - β/γ_d
     assert est.n_updates_ <= pdm_update_bound(R, lo, 1 - beta / lo)

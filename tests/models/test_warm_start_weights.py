@@ -1,0 +1,66 @@
+"""``fit(X, y, coef_init=, intercept_init=)``: starting from given weights."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_array_equal
+
+from perceptrons import PDM, PFM, ROMMA, Ballseptron, Perceptron
+from perceptrons.datasets import make_separable
+
+
+def _data(n_classes=2):
+    X, y = make_separable(n_samples=120, n_features=6, margin=0.2,
+                          random_state=3)[:2]
+    if n_classes > 2:
+        y = np.where(X[:, 0] > 0.3, 2, y)
+    return X, y
+
+
+@pytest.mark.parametrize("cls, params", [
+    (Perceptron, {}), (Perceptron, {"multiclass": "prototype"}),
+    (Perceptron, {"hypothesis": "longest"}),
+    (PDM, {}), (PFM, {}), (ROMMA, {})])
+def test_starting_at_a_separator_makes_no_update(cls, params):
+    X, y = _data()
+    first = cls(random_state=0, **params).fit(X, y)
+    assert first.score(X, y) == 1.0
+    again = cls(random_state=1, **params).fit(
+        X, y, coef_init=first.coef_, intercept_init=first.intercept_)
+    if cls is Perceptron:
+        # Figure 2 updates only on mistakes (margin 0): none are left.
+        assert again.n_updates_ == 0
+        assert_array_equal(again.coef_, first.coef_)
+    else:
+        # PDM/PFM/ROMMA may still update to widen the margin, but start
+        # correct: the first epoch begins from the given hyperplane.
+        assert again.score(X, y) == 1.0
+    assert again.n_iter_ >= 1
+
+
+def test_one_dimensional_coef_for_two_classes_and_shape_errors():
+    X, y = _data()
+    w = np.ones(X.shape[1])
+    a = Perceptron(max_iter=1, shuffle=False).fit(X, y, coef_init=w)
+    b = Perceptron(max_iter=1, shuffle=False).fit(X, y, coef_init=w[None])
+    assert_array_equal(a.coef_, b.coef_)
+    with pytest.raises(ValueError, match="coef_init has shape"):
+        Perceptron().fit(X, y, coef_init=np.ones(3))
+    with pytest.raises(ValueError, match="intercept_init has shape"):
+        PDM().fit(X, y, intercept_init=np.ones(2))
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        PDM().fit(X, y, coef_init=np.full(X.shape[1], np.nan))
+    with pytest.raises(ValueError, match="voted"):
+        Perceptron(hypothesis="voted").fit(X, y, coef_init=w)
+    with pytest.raises(ValueError, match="does not take coef_init"):
+        Ballseptron().fit(X, y, coef_init=w)
+
+
+def test_multiclass_rows_per_class():
+    X, y = _data(n_classes=3)
+    coef = np.zeros((3, X.shape[1]))
+    coef[1, 0] = 1.0
+    est = Perceptron(max_iter=1, eta=1e-9, theta_init=0.0,
+                     threshold_step=0.0, shuffle=False)
+    est.fit(X, y, coef_init=coef, intercept_init=np.zeros(3))
+    # With a vanishing step the weights stay (to rounding) where they began.
+    np.testing.assert_allclose(est.coef_, coef, atol=1e-6)
