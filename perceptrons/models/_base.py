@@ -227,10 +227,14 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         X, y = self._start_fit(X, y)
         self._start(X)
         self._start_from(coef_init, intercept_init)
+        self._fit_passes(X, self._encode(y))
+        return self
+
+    def _fit_passes(self, X, targets):
+        """The passes of ``fit``: ``max_iter`` epochs, shuffled if asked."""
         orders = epoch_orders(self.random_state, X.shape[0], self.max_iter,
                               self.shuffle)
-        self._train(X, self._encode(y), orders, self.max_iter)
-        return self
+        self._train(X, targets, orders, self.max_iter)
 
     def _start_from(self, coef_init, intercept_init):
         """Set the initial weights of a fresh start, when given."""
@@ -339,10 +343,13 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         X, y, first = self._start_partial_fit(X, y, classes)
         if first:
             self._start(X)
-        targets = self._encode(y)
+        self._partial_pass(X, self._encode(y))
+        return self
+
+    def _partial_pass(self, X, targets):
+        """The pass of ``partial_fit``: the rows once, in the given order."""
         order = np.arange(X.shape[0], dtype=np.int64)
         self._train(X, targets, [order], 1)
-        return self
 
     def _start(self, X):
         if X.shape[0] == 0:

@@ -185,29 +185,11 @@ class _MarginPerceptron(BaseOnlinePerceptron):
                 "are no longer finite; scale the input (e.g. StandardScaler)")
 
     # ----------------------------------------------------------- training
-    def fit(self, X, y, coef_init=None, intercept_init=None):
-        """Run full epochs until one finds no pattern satisfying the condition.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training instances; CSR input is used without densifying.
-        y : array-like of shape (n_samples,)
-            Labels; at least two classes.
-        coef_init : ndarray of shape (n_problems, n_features), default=None
-            w to start from (1-D for two classes), instead of zero.
-        intercept_init : ndarray of shape (n_problems,), default=None
-            ``ρ b`` to start from (zero when ``augmentation=0``).
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-        """
-        X, y = self._start_fit(X, y)
-        targets = self._encode(y)
+    def _start(self, X):
         self._allocate(X, len(self.classes_))
-        self._start_from(coef_init, intercept_init)
+
+    def _fit_passes(self, X, targets):
+        """Each one-vs-rest problem to convergence (or ``max_iter`` epochs)."""
         call = self._begin_call(X)
         n_problems = self._weights.shape[0]
         seeds = problem_seeds(self.random_state, n_problems)
@@ -229,7 +211,6 @@ class _MarginPerceptron(BaseOnlinePerceptron):
                 "may not be separable with a positive margin in the augmented "
                 "space: set extension (Δ) to solve the 2-norm soft-margin "
                 "problem, or raise max_iter", ConvergenceWarning)
-        return self
 
     def _problem_epoch(self, call, k, signs):
         """Problem k's full epoch (with its active-set passes), for the driver.
@@ -269,30 +250,15 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         self.t_ += int(stats[2])
         self.n_active_passes_ += int(stats[1])
 
-    def partial_fit(self, X, y, classes=None):
-        """One plain pass over (X, y) in the given order, continuing the state.
+    def _partial_pass(self, X, targets):
+        """One plain pass per problem: each row presented once.
 
-        Each row is presented once, with single updates (a multiple update
-        stands for repeated presentations) and no active sets, using the
-        final condition parameter (the last ε of a successive-run schedule).
-        The rows are new instances: with ``extension`` they get fresh
-        extension coordinates, while those of earlier calls stay in ‖a‖².
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        classes : array-like of shape (n_classes,), default=None
-            Every class; required on the first call.
-
-        Returns
-        -------
-        self : object
+        Single updates (a multiple update stands for repeated presentations),
+        no active sets, the final condition parameter (the last ε of a
+        successive-run schedule). The rows are new instances: with
+        ``extension`` they get fresh extension coordinates, while those of
+        earlier calls stay in ‖a‖².
         """
-        X, y, first = self._start_partial_fit(X, y, classes)
-        if first:
-            self._allocate(X, len(self.classes_))
-        targets = self._encode(y)
         call = self._begin_call(X)
         order = np.arange(X.shape[0], dtype=np.int64)
         n_problems = self._weights.shape[0]
@@ -305,7 +271,6 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         self.n_iter_ += 1
         self.t_ += n_problems * X.shape[0]
         self._finish(call, X, targets, converged)
-        return self
 
     def _plain_pass(self, call, k, order, signs):
         """Problem k's plain pass of ``partial_fit``; returns its updates."""
@@ -383,9 +348,6 @@ class _MarginPerceptron(BaseOnlinePerceptron):
             c = call.counts.astype(np.float64)
             self._retired_ext_sq += self._delta_sq * np.einsum("ij,ij->i",
                                                                c, c)
-
-    def _run_epoch(self, X, loop_arrays, targets, order):
-        raise NotImplementedError("PDM/PFM drive their own epochs")
 
     # ----------------------------------------------------------- prediction
     def _decision(self, X):
