@@ -1,0 +1,57 @@
+"""Command-line interface: ``perceptrons train|predict|evaluate|demo|
+reproduce|models``.
+
+The package parses arguments (:mod:`.parser`, with the help texts of
+:mod:`.texts`), turns them into data and an estimator (:mod:`.options`),
+and runs a command (:mod:`.commands`) that calls :mod:`perceptrons.models`,
+:mod:`perceptrons.persistence`, :mod:`perceptrons.datasets` or
+:mod:`perceptrons.experiments` and prints; it holds no algorithm logic.
+Estimators and reproductions are named by :mod:`perceptrons.registry`.
+Heavy modules (numba, scikit-learn, matplotlib) are imported inside the
+commands, so that ``perceptrons --help`` starts quickly.
+
+Errors a user can cause (missing or malformed files, a corrupt model, bad
+options) end with one line ``perceptrons: error: ...`` on stderr and exit
+status 2, without a traceback.
+"""
+
+import sys
+
+from .options import CLIError
+from .parser import build_parser
+from .texts import PROG
+
+__all__ = ["main", "build_parser"]
+
+
+def main(argv=None):
+    """Run the command line; return the exit status.
+
+    Parameters
+    ----------
+    argv : list of str, default=None
+        Arguments without the program name (default: ``sys.argv[1:]``).
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return args.func(args)
+    except CLIError as exc:
+        return _error(str(exc))
+    except FileNotFoundError as exc:
+        name = exc.filename if exc.filename else ""
+        return _error(f"file not found: {name}" if name else str(exc))
+    except (OSError, ValueError) as exc:
+        return _error(str(exc))
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _error(message):
+    message = " ".join(str(message).split())  # one line
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return 2

@@ -1,0 +1,171 @@
+"""The argparse parser of ``perceptrons``: commands, options and help."""
+
+import argparse
+
+from .. import registry
+from . import commands, texts
+from .options import KERNEL_OPTIONS, MODEL_OPTIONS, key_value
+
+__all__ = ["build_parser"]
+
+_FORMATTER = argparse.RawDescriptionHelpFormatter
+_OUTPUT_DIR = "perceptrons_output"
+
+
+def _add_data_options(p, labels_note=""):
+    g = p.add_argument_group("data options")
+    g.add_argument("--format", choices=("auto", "svmlight", "csv"),
+                   default="auto",
+                   help="file format (default: auto, by file name)")
+    g.add_argument("--label-column", type=int, default=-1, metavar="N",
+                   help="CSV: index of the label column, negative from the "
+                        "end (default: -1)" + labels_note)
+    g.add_argument("--delimiter", default=",",
+                   help="CSV: field separator (default: ',')")
+    g.add_argument("--zero-based", choices=("auto", "yes", "no"),
+                   default="auto",
+                   help="svmlight: whether feature indices start at 0 "
+                        "(default: auto; LIBSVM files are one-based: no)")
+
+
+def _add_model_options(p):
+    g = p.add_argument_group("model options")
+    g.add_argument("--model", default="perceptron", metavar="NAME",
+                   help="estimator (default: perceptron; list them with "
+                        "`perceptrons models`)")
+    for flag, keywords in MODEL_OPTIONS:
+        g.add_argument(flag, default=argparse.SUPPRESS, **keywords)
+    k = p.add_argument_group("kernel options (kernel models)")
+    for flag, keywords in KERNEL_OPTIONS:
+        k.add_argument(flag, default=argparse.SUPPRESS, **keywords)
+    g.add_argument("--param", type=key_value, action="append",
+                   metavar="NAME=VALUE",
+                   help="any other estimator parameter (VALUE parsed as "
+                        "JSON if possible); repeatable")
+
+
+def _add_run_options(p, quick_help):
+    p.add_argument("--output-dir", default=_OUTPUT_DIR, metavar="DIR",
+                   help=f"where to write the files (default: ./{_OUTPUT_DIR})")
+    p.add_argument("--quick", action="store_true", help=quick_help)
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar")
+
+
+def _command(sub, name, func, summary, description, epilog=None):
+    p = sub.add_parser(name, formatter_class=_FORMATTER, help=summary,
+                       description=texts.wrap(description), epilog=epilog)
+    p.set_defaults(func=func)
+    return p
+
+
+def _version():
+    try:
+        from importlib.metadata import version
+
+        v = version("perceptrons")
+    except Exception:  # noqa: BLE001 - not installed: fall back to source
+        from .. import __version__ as v
+    return f"{texts.PROG} {v}"
+
+
+def build_parser():
+    """The argparse parser of the ``perceptrons`` command."""
+    parser = argparse.ArgumentParser(
+        prog=texts.PROG, formatter_class=_FORMATTER,
+        description=texts.wrap(
+            "Perceptron-family online classifiers: train, predict, "
+            "cross-validate, run the demo comparison and reproduce papers."),
+        epilog=texts.MAIN)
+    parser.add_argument("--version", action="version",
+                        version=_version())
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = _command(
+        sub, "train", commands.train,
+        "fit a model on a data file and save it",
+        "Fit a perceptron-family model on DATA and save it to a model file; "
+        "prints the online mistakes and updates made while training and the "
+        "training accuracy.", texts.TRAIN)
+    p.add_argument("data", help="training data file")
+    p.add_argument("-o", "--output", default="model.npz", metavar="MODEL",
+                   help="model file to write (default: model.npz)")
+    p.add_argument("--n-features", type=int, metavar="D",
+                   help="svmlight: number of features (default: highest "
+                        "index in the file)")
+    _add_data_options(p)
+    _add_model_options(p)
+
+    p = _command(
+        sub, "predict", commands.predict,
+        "predict labels with a saved model",
+        "Predict the label of every row of DATA with MODEL.", texts.PREDICT)
+    p.add_argument("model", help="model file written by `perceptrons train`")
+    p.add_argument("data", help="data file to label")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write the predictions here (default: stdout)")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="do not report the accuracy on labelled data")
+    _add_data_options(p, labels_note="; the labels are only used to report "
+                                     "accuracy")
+    p.set_defaults(n_features=None)
+
+    p = _command(
+        sub, "evaluate", commands.evaluate,
+        "k-fold cross-validation with a T-confidence interval",
+        "Cross-validate a model on DATA: accuracy +/- the T-confidence "
+        "interval and the online mistake rate.", texts.EVALUATE)
+    p.add_argument("data", help="labelled data file")
+    p.add_argument("--folds", type=int, default=10, metavar="K",
+                   help="number of folds (default: 10, as K&W)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the fold assignment (default: 0)")
+    p.add_argument("--confidence", type=float, default=0.95,
+                   help="coverage of the T-interval (default: 0.95)")
+    p.add_argument("--scale", action="store_true",
+                   help="standardize features on each training fold")
+    p.add_argument("--n-features", type=int, metavar="D",
+                   help="svmlight: number of features")
+    p.add_argument("--json", metavar="FILE",
+                   help="also write the per-fold results as JSON")
+    _add_data_options(p)
+    _add_model_options(p)
+
+    p = _command(
+        sub, "demo", commands.demo,
+        "compare the perceptron family on built-in data",
+        "Compare the Khardon & Wachman perceptron variants on built-in data "
+        "sets; print a Markdown table and write a plot and result files.",
+        texts.DEMO)
+    _add_run_options(p, "3 folds and 10 passes: a smoke test in seconds")
+    p.add_argument("--datasets", nargs="+", metavar="NAME",
+                   help="subset of: 'kw f50 M0.1 N0', 'kw f50 M0.1 N0.1', "
+                        "wdbc, digits")
+    p.add_argument("--folds", type=int, metavar="K",
+                   help="number of folds (default: 10; 3 with --quick)")
+    p.add_argument("--max-iter", type=int, metavar="N",
+                   help="passes (default: 100; 10 with --quick)")
+
+    names = [entry.name for entry in registry.REPRODUCTIONS]
+    p = _command(
+        sub, "reproduce", commands.reproduce,
+        "reproduce a paper's tables and figures",
+        "Run a paper's experiment and write its tables (Markdown, beside the "
+        "paper's own numbers) and figures (PNG).",
+        texts.reproduce_epilog(registry.REPRODUCTIONS))
+    p.add_argument("name", metavar="NAME",
+                   help="which reproduction: " + ", ".join(names))
+    _add_run_options(p, "the small configuration on built-in data, under a "
+                        "minute")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="parallel workers where the tasks allow it "
+                        "(default: 1)")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the results already in --output-dir and run "
+                        "only the missing tasks")
+
+    _command(sub, "models", commands.models,
+             "list the available models and their parameters",
+             "List the estimators usable with --model and their default "
+             "parameters.")
+    return parser

@@ -1,0 +1,130 @@
+"""The help texts of ``perceptrons``: epilogs with examples and references."""
+
+import textwrap
+
+PROG = "perceptrons"
+
+PAPERS = """\
+papers:
+  R. Khardon, G. Wachman. Noise tolerant variants of the perceptron algorithm.
+    JMLR 8:227-248, 2007 (the threshold perceptron with margin tau, lambda-trick,
+    alpha-bound, longest survivor and voted hypotheses; the 10-fold CV with a
+    95% T-interval of their footnote 5).
+  Y. Freund, R. Schapire. Large margin classification using the perceptron
+    algorithm. Machine Learning 37(3), 1999 (voted perceptron).
+  F. Rosenblatt. The perceptron. Psychological Review 65(6), 1958.
+"""
+
+MAIN = """\
+examples:
+  perceptrons demo                          # compare the family on built-in data
+  perceptrons train a9a.svm -o model.npz --hypothesis voted
+  perceptrons predict model.npz a9a.t.svm -o predictions.txt
+  perceptrons evaluate wdbc.csv --format csv --label-column 1 --tau 0.5
+  perceptrons reproduce pdm --quick         # a paper's tables and figures
+  perceptrons models                        # estimators and their parameters
+  perceptrons COMMAND --help                # details of one command
+
+""" + PAPERS
+
+DATA = """\
+data files:
+  svmlight/LIBSVM text ("label index:value ..."), optionally .gz/.bz2/.xz
+  compressed, or CSV without a header row (--format csv, --label-column N).
+  --format auto picks CSV for *.csv and *.data (after a compression suffix),
+  svmlight otherwise. Nominal CSV columns are one-hot encoded (K&W Sec. 3.1).
+"""
+
+TRAIN = DATA + """
+algorithm options (unset options keep the estimator's defaults; see
+`perceptrons models`):
+  --eta            learning rate eta (K&W: 0.1)
+  --theta-init     initial threshold theta_Init, a number or "auto" = avg <x,x>
+  --threshold-step C: an update on label y moves theta by -eta*y*C ("auto")
+  --margin         absolute margin: update when y(<w,x> - theta) <= margin
+  --tau            the margin in units of theta_Init, as K&W state it
+                   (margin = tau * theta_Init, theta_Init from the training data)
+  --lam            lambda of the lambda-trick, K&W Eq. (1)
+  --alpha-bound    at most this many updates per example ("none": unbounded)
+  --hypothesis     last | longest | voted | averaged
+  --multiclass     ovr | prototype
+
+examples:
+  perceptrons train train.svm -o model.npz
+  perceptrons train train.svm.gz -o model.npz --hypothesis voted --max-iter 100
+  perceptrons train wdbc.data --format csv --label-column 1 --tau 1 -o wdbc.npz
+  perceptrons train train.svm --model kernel-perceptron --kernel poly --degree 4
+
+The model file is a zip of .npy arrays plus a JSON header, loaded without
+pickle (see perceptrons.persistence).
+
+""" + PAPERS
+
+PREDICT = """\
+Writes one predicted label per line, in the order of the rows of DATA. The
+data file must use the model's feature space: an svmlight file may omit
+trailing features, but a file with more features than the model is an error.
+If DATA holds labels (svmlight always does; CSV via --label-column), the
+accuracy is reported on stderr (silence it with -q).
+
+examples:
+  perceptrons predict model.npz test.svm
+  perceptrons predict model.npz test.svm -o predictions.txt
+  perceptrons predict model.npz test.csv --format csv --label-column 0
+
+""" + DATA
+
+EVALUATE = """\
+Stratified, shuffled k-fold cross-validation (the same folds for a given
+--seed). Reports the mean accuracy with the T-confidence interval of Khardon
+& Wachman (2007), footnote 5:
+    mean +/- t_{k-1, 0.975} * sqrt( sum_i (acc_i - mean)^2 / (k (k-1)) )
+and the online mistake rate n_mistakes_ / t_: the fraction of training
+examples (over all passes) the model predicted wrongly before learning from
+them, averaged over the folds. With --tau, theta_Init (and so the margin) is
+resolved on each training fold.
+
+examples:
+  perceptrons evaluate train.svm
+  perceptrons evaluate train.svm --hypothesis voted --folds 5 --seed 1
+  perceptrons evaluate wdbc.data --format csv --label-column 1 --tau 0.5 --scale
+
+""" + DATA + "\n" + PAPERS
+
+DEMO = """\
+Runs the Khardon & Wachman (2007) family - classic (last), longest survivor,
+voted, averaged, margin tau = 0.5 and 1 (units of theta_Init), lambda-trick,
+alpha-bound - and scikit-learn's Perceptron on built-in data only (K&W's
+artificial data f=50, M=0.1, N in {0, 0.1}; scikit-learn's breast cancer
+(WDBC) and digits), with 10-fold CV accuracy, 95% T-interval and online
+mistake rate. Prints a Markdown table and writes into --output-dir:
+  demo_table.md, demo_accuracy.png, demo_results.json, demo_results.csv
+(with package and numba versions and the git SHA).
+
+examples:
+  perceptrons demo
+  perceptrons demo --quick --output-dir /tmp/demo
+  perceptrons demo --datasets wdbc digits --folds 5
+
+""" + PAPERS
+
+
+def wrap(text):
+    """``text`` as one paragraph of at most 78 columns."""
+    return textwrap.fill(text, width=78)
+
+
+def reproduce_epilog(entries):
+    """The list of reproductions, a name and its summary each, and examples."""
+    lines = ["reproductions:"]
+    for entry in entries:
+        lines.append(f"  {entry.name}")
+        lines.extend(textwrap.wrap(entry.summary, width=78,
+                                   initial_indent=" " * 4,
+                                   subsequent_indent=" " * 4))
+    example = entries[0].name if entries else "NAME"
+    lines += ["", "examples:",
+              f"  perceptrons reproduce {example} --quick",
+              f"  perceptrons reproduce {example} --jobs 2 --resume "
+              "--output-dir results"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,168 @@
+"""Names from :mod:`perceptrons.registry`: ``perceptrons models``,
+``--model NAME``, ``perceptrons reproduce NAME`` and its run options, and
+``--tau`` as the estimator's ``tau``."""
+
+import subprocess
+import sys
+import types
+
+import pytest
+
+from perceptrons import registry
+from perceptrons.cli import main
+from perceptrons.experiments.options import RunOptions
+from perceptrons.persistence import load_model
+
+NAMES = ["perceptron", "kernel-perceptron", "ballseptron", "pdm", "pfm",
+         "romma"]
+
+
+# ----------------------------------------------------------------- models
+def test_models_lists_the_registry_names(capsys):
+    assert main(["models"]) == 0
+    out = capsys.readouterr().out
+    listed = [line.split("  (")[0] for line in out.splitlines()
+              if not line.startswith(" ")]
+    assert listed == NAMES == [e.name for e in registry.ESTIMATORS]
+    assert "pdm  (perceptrons.PDM)" in out
+    assert "romma  (perceptrons.ROMMA)" in out
+    assert "hypothesis = 'last'" in out and "    tau = None" in out
+    assert "p-d-m" not in out
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("name", ["pdm", "PDM", "perceptrons.PDM"])
+def test_model_by_cli_or_class_name(files, tmp_path, capsys, name):
+    model = tmp_path / "pdm.npz"
+    assert main(["train", str(files / "train.svm"), "-o", str(model),
+                 "--model", name, "--max-iter", "3"]) == 0
+    assert capsys.readouterr().out.startswith("model:      pdm (")
+    assert type(load_model(model)).__name__ == "PDM"
+
+
+def test_unknown_model_lists_the_names(files, tmp_path, error_line):
+    assert main(["train", str(files / "train.svm"), "-o",
+                 str(tmp_path / "m.npz"), "--model", "p-d-m"]) == 2
+    line = error_line()
+    assert "unknown model 'p-d-m'" in line
+    assert ", ".join(NAMES) in line
+
+
+# ----------------------------------------------------------------- tau
+def test_tau_is_the_estimators_parameter(files, tmp_path, capsys):
+    model = tmp_path / "k.npz"
+    assert main(["train", str(files / "train.svm"), "-o", str(model),
+                 "--model", "kernel-perceptron", "--kernel", "linear",
+                 "--max-iter", "2", "--tau", "1.5"]) == 0
+    assert "tau=1.5" in capsys.readouterr().out
+    est = load_model(model)
+    assert est.tau == 1.5 and est.margin == 0
+    assert est.margin_ == pytest.approx(1.5 * est.theta_init_)
+
+
+def test_tau_reaches_each_fold(files, capsys):
+    assert main(["evaluate", str(files / "train.svm"), "--folds", "3",
+                 "--tau", "0.5", "--scale"]) == 0
+    assert "perceptron (tau=0.5, standardized)" in capsys.readouterr().out
+
+
+def test_tau_on_a_model_without_it(files, tmp_path, error_line):
+    assert main(["train", str(files / "train.svm"), "-o",
+                 str(tmp_path / "m.npz"), "--model", "pdm", "--tau",
+                 "1"]) == 2
+    line = error_line()
+    assert "model 'pdm' has no parameter 'tau' (--tau)" in line
+    assert not (tmp_path / "m.npz").exists()
+
+
+# ----------------------------------------------------------------- reproduce
+@pytest.fixture
+def fake_run(monkeypatch, tmp_path):
+    """Every reproduction's run replaced by one that records its options."""
+    calls = []
+
+    def run(options):
+        calls.append(options)
+        path = options.output_dir / "table.md"
+        return {"markdown": "| fake | table |\n", "files": [path]}
+
+    monkeypatch.setattr(registry.ReproductionEntry, "load",
+                        lambda self: run)
+    return calls
+
+
+@pytest.mark.parametrize("entry", registry.REPRODUCTIONS,
+                         ids=lambda e: e.name)
+def test_reproduce_passes_the_run_options(fake_run, tmp_path, capsys, entry):
+    assert main(["reproduce", entry.name, "--output-dir", str(tmp_path),
+                 "--quick", "--no-progress", "--jobs", "3",
+                 "--resume"]) == 0
+    assert fake_run == [RunOptions(output_dir=tmp_path, quick=True,
+                                   progress=False, jobs=3, resume=True)]
+    captured = capsys.readouterr()
+    assert captured.out == "| fake | table |\n"
+    assert f"wrote {tmp_path / 'table.md'} in " in captured.err
+
+
+def test_reproduce_defaults(fake_run, capsys):
+    assert main(["reproduce", registry.REPRODUCTIONS[0].name]) == 0
+    assert fake_run == [RunOptions()]
+
+
+def test_reproduce_a_registered_entry(monkeypatch, capsys):
+    """A new registry entry is a new ``reproduce`` name, in its help too."""
+    seen = []
+    entry = types.SimpleNamespace(
+        name="khardon-wachman", summary="Khardon & Wachman 2007, Table 4",
+        load=lambda: lambda options: seen.append(options) or {
+            "markdown": "", "files": []})
+    monkeypatch.setattr(registry, "REPRODUCTIONS",
+                        (*registry.REPRODUCTIONS, entry))
+    assert main(["reproduce", "khardon-wachman", "--jobs", "2"]) == 0
+    assert seen == [RunOptions(jobs=2)]
+    with pytest.raises(SystemExit):
+        main(["reproduce", "--help"])
+    out = capsys.readouterr().out
+    assert "khardon-wachman" in out and "Khardon & Wachman 2007, Table 4" in out
+
+
+def test_reproduce_help_lists_each_summary(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["reproduce", "--help"])
+    assert exc.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    for entry in registry.REPRODUCTIONS:
+        assert entry.name in out and entry.summary in out
+    assert "--jobs N" in out and "--resume" in out
+
+
+def test_reproduce_unknown_name(fake_run, error_line):
+    assert main(["reproduce", "no-such-paper"]) == 2
+    line = error_line()
+    assert "unknown reproduction 'no-such-paper'; available:" in line
+    assert not fake_run
+
+
+def test_reproduce_bad_jobs(fake_run, error_line):
+    assert main(["reproduce", registry.REPRODUCTIONS[0].name, "--jobs",
+                 "0"]) == 2
+    assert "jobs must be at least 1" in error_line()
+    assert not fake_run
+
+
+# ----------------------------------------------------------------- startup
+def test_help_loads_no_heavy_module():
+    code = ("import sys\n"
+            "from perceptrons.cli import main\n"
+            "for argv in (['--help'], ['reproduce', '--help'],\n"
+            "             ['train', '--help']):\n"
+            "    try:\n"
+            "        main(argv)\n"
+            "    except SystemExit:\n"
+            "        pass\n"
+            "heavy = {'numba', 'sklearn', 'matplotlib', 'numpy', 'scipy'}\n"
+            "print(sorted(heavy & set(sys.modules)))\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip().splitlines()[-1] == "[]"
