@@ -50,14 +50,22 @@ import math
 
 import numpy as np
 
-from ._mistake_bounds import _row_norms, _signed_margins
+from ._mistake_bounds import (
+    _BoundsRecord,
+    _check_bound_scalars,
+    _d1_form,
+    _d2_form,
+    _loss_norms,
+    _max_row_norm,
+    _sequence_terms,
+)
 from ._validation import (
     check_comparator,
+    check_count,
     check_instances,
     check_n_passes,
     check_nonnegative,
     check_positive,
-    check_sequence,
 )
 
 __all__ = [
@@ -79,15 +87,6 @@ _MAX_RATIO = math.sqrt(2.0) - 1.0
 # ---------------------------------------------------------------------------
 
 
-def _check_n_margin_errors(n):
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-        raise ValueError(
-            f"n_margin_errors must be an integer >= 0, got {n!r}.")
-    if n < 0:
-        raise ValueError(f"n_margin_errors must be an integer >= 0, got {n}.")
-    return int(n)
-
-
 def _check_radius(radius, gamma):
     radius = check_nonnegative(radius, "radius")
     if not radius < _MAX_RATIO * gamma:
@@ -98,17 +97,21 @@ def _check_radius(radius, gamma):
     return radius
 
 
-def _check_scalars(R, gamma, D, D_name, radius, n_margin_errors):
-    R = check_nonnegative(R, "R")
-    gamma = check_positive(gamma, "gamma")
-    D = check_nonnegative(D, D_name)
+def _minus_margin_errors(form, R, gamma, D, D_name, radius, n_margin_errors):
+    """Check the scalars, then ``form(R, gamma, D) - beta * n_margin_errors``.
+
+    ``form`` is the Perceptron bound the Ballseptron bound reduces to at
+    ``radius = n_margin_errors = 0`` (:func:`_d2_form` or :func:`_d1_form`).
+    """
+    R, gamma, D = _check_bound_scalars(R, gamma, D, D_name)
     radius = _check_radius(radius, gamma)
-    n_margin_errors = _check_n_margin_errors(n_margin_errors)
+    n_margin_errors = check_count(n_margin_errors, "n_margin_errors", 0)
     if (radius > 0.0 or n_margin_errors > 0) and gamma > R:
         raise ValueError(
             f"Thm. 1 of Shalev-Shwartz & Singer (2005) assumes gamma <= R; "
             f"got gamma={gamma!r} > R={R!r}.")
-    return R, gamma, D, radius, n_margin_errors
+    beta = ballseptron_beta(radius, gamma)
+    return form(R, gamma, D) - beta * n_margin_errors
 
 
 # ---------------------------------------------------------------------------
@@ -190,10 +193,8 @@ def ballseptron_d2_bound(R, gamma, D2, radius=0.0, n_margin_errors=0):
     >>> ballseptron_d2_bound(1.0, 0.5, 1.0, radius=0.125, n_margin_errors=8)
     14.25
     """
-    R, gamma, D2, radius, n_margin_errors = _check_scalars(
-        R, gamma, D2, "D2", radius, n_margin_errors)
-    beta = ballseptron_beta(radius, gamma)
-    return ((R + D2) / gamma) ** 2 - beta * n_margin_errors
+    return _minus_margin_errors(
+        _d2_form, R, gamma, D2, "D2", radius, n_margin_errors)
 
 
 def ballseptron_d1_bound(R, gamma, D1, radius=0.0, n_margin_errors=0):
@@ -232,10 +233,8 @@ def ballseptron_d1_bound(R, gamma, D1, radius=0.0, n_margin_errors=0):
     >>> ballseptron_d1_bound(1.0, 0.25, 4.0, radius=0.0625, n_margin_errors=10)
     61.8125
     """
-    R, gamma, D1, radius, n_margin_errors = _check_scalars(
-        R, gamma, D1, "D1", radius, n_margin_errors)
-    beta = ballseptron_beta(radius, gamma)
-    return ((R + math.sqrt(gamma * D1)) / gamma) ** 2 - beta * n_margin_errors
+    return _minus_margin_errors(
+        _d1_form, R, gamma, D1, "D1", radius, n_margin_errors)
 
 
 # ---------------------------------------------------------------------------
@@ -266,11 +265,7 @@ def multiclass_radius(X):
     >>> round(multiclass_radius([[3.0, 4.0], [0.0, -2.0]]) ** 2, 10)
     50.0
     """
-    X = check_instances(X)
-    R = float(np.max(_row_norms(X)))
-    if not math.isfinite(R):
-        raise ValueError("The norm of a row of X overflowed; rescale X.")
-    return math.sqrt(2.0) * R
+    return math.sqrt(2.0) * _max_row_norm(check_instances(X))
 
 
 def _check_multiclass(X, y, U):
@@ -354,7 +349,7 @@ def multiclass_hinge_losses(X, y, U, gamma):
 
 
 @dataclasses.dataclass(frozen=True)
-class BallseptronBounds:
+class BallseptronBounds(_BoundsRecord):
     r"""The Ballseptron's four mistake bounds for one sequence and comparator.
 
     Returned by :func:`ballseptron_bounds` and
@@ -403,20 +398,16 @@ class BallseptronBounds:
         """float: The smallest of the four bounds (all hold at once)."""
         return min(self.thm1, self.thm2, self.cor1, self.eq17)
 
-    def as_dict(self):
-        """Return the fields as a dict (for result files).
 
-        Returns
-        -------
-        fields : dict
-            Field name to value.
-        """
-        return dataclasses.asdict(self)
+def _assemble(R, gamma, losses, radius, n_margin_errors, n_passes, multiclass):
+    """Check ``radius`` and ``n_margin_errors``; the four bounds of the losses.
 
-
-def _assemble(R, gamma, losses, radius, effective, n_margin_errors, n_passes):
-    D1 = n_passes * float(np.sum(losses))
-    D2 = math.sqrt(n_passes) * float(np.linalg.norm(losses))
+    The effective radius is ``radius``, or √2 ``radius`` when ``multiclass``.
+    """
+    radius = check_nonnegative(radius, "radius")
+    effective = math.sqrt(2.0) * radius if multiclass else radius
+    n_margin_errors = check_count(n_margin_errors, "n_margin_errors", 0)
+    D1, D2 = _loss_norms(losses, n_passes)
     return BallseptronBounds(
         R=R, gamma=gamma, radius=radius, effective_radius=effective,
         beta=ballseptron_beta(effective, gamma), D1=D1, D2=D2,
@@ -466,17 +457,9 @@ def ballseptron_bounds(X, y, u, gamma, *, radius=0.0, n_margin_errors=0,
     >>> b.thm1, b.cor1, round(b.beta, 4)
     (6.25, 5.375, 0.2188)
     """
-    X, y = check_sequence(X, y)
-    u = check_comparator(u, X.shape[1])
-    gamma = check_positive(gamma, "gamma")
-    n_passes = check_n_passes(n_passes)
-    R = float(np.max(_row_norms(X)))
-    if not math.isfinite(R):
-        raise ValueError("The norm of a row of X overflowed; rescale X.")
-    losses = np.maximum(0.0, gamma - _signed_margins(X, y, u))
-    radius = check_nonnegative(radius, "radius")
-    return _assemble(R, gamma, losses, radius, radius,
-                     _check_n_margin_errors(n_margin_errors), n_passes)
+    R, gamma, n_passes, _, losses = _sequence_terms(X, y, u, gamma, n_passes)
+    return _assemble(R, gamma, losses, radius, n_margin_errors, n_passes,
+                     multiclass=False)
 
 
 def multiclass_ballseptron_bounds(X, y, U, gamma, *, radius=0.0,
@@ -526,6 +509,5 @@ def multiclass_ballseptron_bounds(X, y, U, gamma, *, radius=0.0,
     gamma = float(gamma)
     n_passes = check_n_passes(n_passes)
     R = multiclass_radius(X)
-    radius = check_nonnegative(radius, "radius")
-    return _assemble(R, gamma, losses, radius, math.sqrt(2.0) * radius,
-                     _check_n_margin_errors(n_margin_errors), n_passes)
+    return _assemble(R, gamma, losses, radius, n_margin_errors, n_passes,
+                     multiclass=True)

@@ -103,12 +103,16 @@ __all__ = [
 # ---------------------------------------------------------------------------
 
 
-def _row_norms(X):
+def _max_row_norm(X):
+    """``R = max_t ‖x_t‖`` for a validated X (dense or CSR); raises on overflow."""
     if sp.issparse(X):
         norms = np.asarray(spla.norm(X, axis=1), dtype=np.float64).ravel()
     else:
         norms = np.linalg.norm(X, axis=1)
-    return norms
+    R = float(np.max(norms))
+    if not math.isfinite(R):
+        raise ValueError("The norm of a row of X overflowed; rescale X.")
+    return R
 
 
 def _signed_margins(X, y, u):
@@ -120,6 +124,33 @@ def _signed_margins(X, y, u):
             "u·x_t overflowed to infinity; rescale X before computing bounds."
         )
     return margins
+
+
+def _check_problem(X, y, u, gamma):
+    """Validate a sequence, a comparator (normalised) and γ, in that order."""
+    X, y = check_sequence(X, y)
+    u = check_comparator(u, X.shape[1])
+    return X, y, u, check_positive(gamma, "gamma")
+
+
+def _sequence_terms(X, y, u, gamma, n_passes):
+    """Checked γ and n_passes, R, the margins y_t u·x_t and the hinge losses.
+
+    The common first half of :func:`mistake_bounds` and the binary
+    :func:`perceptrons.bounds.ballseptron_bounds`.
+    """
+    X, y, u, gamma = _check_problem(X, y, u, gamma)
+    n_passes = check_n_passes(n_passes)
+    R = _max_row_norm(X)
+    margins = _signed_margins(X, y, u)
+    return R, gamma, n_passes, margins, np.maximum(0.0, gamma - margins)
+
+
+def _loss_norms(losses, n_passes):
+    """D1 and D2 of the losses over ``n_passes`` presentations of the sequence."""
+    D1 = n_passes * float(np.sum(losses))
+    D2 = math.sqrt(n_passes) * float(np.linalg.norm(losses))
+    return D1, D2
 
 
 def radius(X):
@@ -151,11 +182,7 @@ def radius(X):
     >>> radius([[3.0, 4.0], [0.0, -2.0]])
     5.0
     """
-    X = check_instances(X)
-    R = float(np.max(_row_norms(X)))
-    if not math.isfinite(R):
-        raise ValueError("The norm of a row of X overflowed; rescale X.")
-    return R
+    return _max_row_norm(check_instances(X))
 
 
 def comparator_margin(X, y, u):
@@ -238,9 +265,7 @@ def hinge_losses(X, y, u, gamma):
     >>> hinge_losses([[3.0, 4.0], [0.0, -2.0]], [1, -1], [0.0, 2.0], gamma=3.0)
     array([0., 1.])
     """
-    X, y = check_sequence(X, y)
-    u = check_comparator(u, X.shape[1])
-    gamma = check_positive(gamma, "gamma")
+    X, y, u, gamma = _check_problem(X, y, u, gamma)
     return np.maximum(0.0, gamma - _signed_margins(X, y, u))
 
 
@@ -281,7 +306,7 @@ def d1(X, y, u, gamma, *, n_passes=1):
     4.0
     """
     n_passes = check_n_passes(n_passes)
-    return n_passes * float(np.sum(hinge_losses(X, y, u, gamma)))
+    return _loss_norms(hinge_losses(X, y, u, gamma), n_passes)[0]
 
 
 def d2(X, y, u, gamma, *, n_passes=1):
@@ -319,13 +344,29 @@ def d2(X, y, u, gamma, *, n_passes=1):
     2.0
     """
     n_passes = check_n_passes(n_passes)
-    losses = hinge_losses(X, y, u, gamma)
-    return math.sqrt(n_passes) * float(np.linalg.norm(losses))
+    return _loss_norms(hinge_losses(X, y, u, gamma), n_passes)[1]
 
 
 # ---------------------------------------------------------------------------
 # The bounds, as functions of the scalars
 # ---------------------------------------------------------------------------
+
+
+def _check_bound_scalars(R, gamma, D, D_name):
+    """R >= 0, γ > 0 and the loss norm ``D`` (named ``D_name``) >= 0."""
+    R = check_nonnegative(R, "R")
+    gamma = check_positive(gamma, "gamma")
+    return R, gamma, check_nonnegative(D, D_name)
+
+
+def _d2_form(R, gamma, D2):
+    r""":math:`((R + D_2)/\gamma)^2` of checked scalars (Eq. (3), Thm. 1)."""
+    return ((R + D2) / gamma) ** 2
+
+
+def _d1_form(R, gamma, D1):
+    r""":math:`((R + \sqrt{\gamma D_1})/\gamma)^2` of checked scalars (Thm. 2)."""
+    return ((R + math.sqrt(gamma * D1)) / gamma) ** 2
 
 
 def novikoff_bound(R, gamma):
@@ -408,10 +449,7 @@ def freund_schapire_bound(R, gamma, D2):
     >>> freund_schapire_bound(1.0, 0.5, 1.0)
     16.0
     """
-    R = check_nonnegative(R, "R")
-    gamma = check_positive(gamma, "gamma")
-    D2 = check_nonnegative(D2, "D2")
-    return ((R + D2) / gamma) ** 2
+    return _d2_form(*_check_bound_scalars(R, gamma, D2, "D2"))
 
 
 def d1_bound(R, gamma, D1):
@@ -453,10 +491,7 @@ def d1_bound(R, gamma, D1):
     >>> d1_bound(1.0, 0.25, 4.0)
     64.0
     """
-    R = check_nonnegative(R, "R")
-    gamma = check_positive(gamma, "gamma")
-    D1 = check_nonnegative(D1, "D1")
-    return ((R + math.sqrt(gamma * D1)) / gamma) ** 2
+    return _d1_form(*_check_bound_scalars(R, gamma, D1, "D1"))
 
 
 # ---------------------------------------------------------------------------
@@ -464,8 +499,22 @@ def d1_bound(R, gamma, D1):
 # ---------------------------------------------------------------------------
 
 
+class _BoundsRecord:
+    """Base of the frozen dataclasses of bounds, giving them :meth:`as_dict`."""
+
+    def as_dict(self):
+        """Return the fields as a dict (for result files).
+
+        Returns
+        -------
+        fields : dict
+            Field name to value.
+        """
+        return dataclasses.asdict(self)
+
+
 @dataclasses.dataclass(frozen=True)
-class MistakeBounds:
+class MistakeBounds(_BoundsRecord):
     r"""The Perceptron's mistake bounds for one sequence, comparator and margin.
 
     Returned by :func:`mistake_bounds`; all fields are plain floats.
@@ -509,16 +558,6 @@ class MistakeBounds:
         """float: The smallest of the three bounds (all hold at once)."""
         return min(self.novikoff_bound, self.freund_schapire_bound, self.d1_bound)
 
-    def as_dict(self):
-        """Return the fields as a dict (for result files).
-
-        Returns
-        -------
-        fields : dict
-            Field name to value.
-        """
-        return dataclasses.asdict(self)
-
 
 def mistake_bounds(X, y, u, gamma, *, n_passes=1):
     r"""All Perceptron mistake bounds of a sequence for comparator ``u`` and margin γ.
@@ -561,18 +600,8 @@ def mistake_bounds(X, y, u, gamma, *, n_passes=1):
     >>> mistake_bounds([[3.0, 4.0], [0.0, -2.0]], [1, -1], [0.0, 1.0], 2.0).best
     6.25
     """
-    X, y = check_sequence(X, y)
-    u = check_comparator(u, X.shape[1])
-    gamma = check_positive(gamma, "gamma")
-    n_passes = check_n_passes(n_passes)
-
-    R = float(np.max(_row_norms(X)))
-    if not math.isfinite(R):
-        raise ValueError("The norm of a row of X overflowed; rescale X.")
-    margins = _signed_margins(X, y, u)
-    losses = np.maximum(0.0, gamma - margins)
-    D1 = n_passes * float(np.sum(losses))
-    D2 = math.sqrt(n_passes) * float(np.linalg.norm(losses))
+    R, gamma, n_passes, margins, losses = _sequence_terms(X, y, u, gamma, n_passes)
+    D1, D2 = _loss_norms(losses, n_passes)
     return MistakeBounds(
         R=R,
         gamma=gamma,

@@ -17,6 +17,7 @@ __all__ = [
     "check_positive",
     "check_nonnegative",
     "check_n_passes",
+    "check_count",
 ]
 
 
@@ -237,10 +238,19 @@ def check_n_passes(n_passes):
     ValueError
         If ``n_passes`` is not an integer or is smaller than 1.
     """
-    if isinstance(n_passes, (bool, np.bool_)) or not isinstance(
-        n_passes, (int, np.integer)
+    return check_count(n_passes, "n_passes", 1)
+
+
+def check_count(value, name, minimum):
+    """Return ``value`` as an int >= ``minimum`` (bools are refused).
+
+    Shared by :func:`check_n_passes` and the Ballseptron's margin-error count;
+    the error message names ``name``.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+        value, (int, np.integer)
     ):
-        raise ValueError(f"n_passes must be an integer >= 1, got {n_passes!r}.")
-    if n_passes < 1:
-        raise ValueError(f"n_passes must be an integer >= 1, got {n_passes}.")
-    return int(n_passes)
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
+    if value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}.")
+    return int(value)
