@@ -1,15 +1,33 @@
-"""Experiments: cross-validation, the demo and (later) paper reproductions.
+"""Experiments: cross-validation, the demo and the paper reproductions.
 
 Nothing in the package imports this subpackage except :mod:`perceptrons.cli`.
 
+Every experiment is a list of tasks, each run by a module-level worker into
+one record of the store; reports are rendered from the records and never
+refit.
+
+* :mod:`.store`: :class:`~.store.Task`, its stable key, the append-only
+  JSON-lines :class:`~.store.Store` (``resume`` skips what is done) and
+  :func:`~.store.run_tasks`, whose ``mapper`` is ``map`` or a parallel one.
+* :mod:`.report`: Markdown tables, CSV/JSON summaries and figures from
+  records.
 * :mod:`.evaluation`: stratified k-fold cross-validation with Khardon &
-  Wachman's T-confidence interval and the online mistake rate.
-* :mod:`.demo`: the family of K&W (2007) on built-in data (``perceptrons demo``).
-* :mod:`._runner` / :mod:`._results`: run a configuration, write JSON/CSV
-  with versions and git SHA, render Markdown tables and PNG plots from the
-  written results.
+  Wachman's T-confidence interval and the online mistake rate, built from
+  the one-fold worker :func:`~.evaluation.run_fold`.
+* :mod:`._runner` / :mod:`._results`: variants × data sets × folds through
+  the store, and their report.
+* :mod:`.demo`: the family of K&W (2007) on built-in data
+  (``perceptrons demo``).
+* ``reproduce_<paper>``: ``run(options: RunOptions)`` reproduces a paper's
+  tables and figures (``perceptrons reproduce NAME``; listed in
+  :mod:`perceptrons.registry`).
 """
 
-from .evaluation import CVResult, cross_validate, t_confidence_interval
+from .demo import run_demo
+from .evaluation import (CVResult, cross_validate, run_fold,
+                         t_confidence_interval)
+from .options import RunOptions
 
-__all__ = ["CVResult", "cross_validate", "t_confidence_interval"]
+
+__all__ = ["CVResult", "RunOptions", "cross_validate", "run_demo", "run_fold",
+           "t_confidence_interval"]

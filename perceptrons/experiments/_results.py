@@ -1,214 +1,172 @@
-"""Result files: write, read, render as Markdown, plot.
+"""The report of a cross-validation experiment, from its fold records.
 
-Rendering and plotting read the results dict produced by
-:func:`~perceptrons.experiments._runner.run_experiment` (or the JSON file it
-was written to) and never refit anything.
-
-Files written by :func:`write_results` into the output folder, with
-``<stem>`` the experiment name:
-
-``<stem>_results.json``
-    Everything: metadata (package, numba, numpy, scipy, scikit-learn and
-    Python versions, git SHA, date, command), the configuration, and per
-    (data set, variant) the fold accuracies, mean, T-interval, online
-    mistake rates, update counts and timings. NaN is written as ``null``.
-``<stem>_results.csv``
-    One row per (data set, variant): the summary numbers, plus the
-    metadata columns ``perceptrons_version``, ``numba_version`` and
-    ``git_sha``.
+:func:`summary_rows` groups the records of :func:`~._runner.run_experiment`
+by (data set, variant) and summarizes each group with
+:func:`~.evaluation.summarize_folds` (mean, K&W's T-interval, online mistake
+rate); :func:`render_markdown`, :func:`plot_results` and :func:`write_summary`
+lay the rows out. Nothing here refits.
 """
 
-import csv
-import json
 import math
-import os
-from pathlib import Path
 
-__all__ = ["plot_results", "read_results", "render_markdown", "write_results"]
+from . import report
+from .evaluation import summarize_folds
 
-_CSV_FIELDS = ["dataset", "variant", "estimator", "params", "tau",
-               "n_splits", "accuracy_mean", "ci_half_width", "ci_low",
-               "ci_high", "confidence", "mistake_rate_mean", "seconds",
-               "perceptrons_version", "numba_version", "git_sha"]
+__all__ = ["plot_results", "render_markdown", "summary_rows",
+           "write_summary"]
+
+_CSV_FIELDS = ["dataset", "variant", "estimator", "estimator_params",
+               "n_splits", "mean", "ci_half_width", "ci_low", "ci_high",
+               "confidence", "mean_mistake_rate", "seconds"]
 
 
-def write_results(results, output_dir, stem=None):
-    """Write ``<stem>_results.json`` and ``<stem>_results.csv``.
+def summary_rows(records, confidence=0.95):
+    """One row per (data set, variant), in the records' order.
 
     Returns
     -------
-    dict of str to pathlib.Path
-        ``{"json": ..., "csv": ...}``.
+    list of dict
+        ``dataset``, ``variant``, ``estimator``, ``estimator_params``,
+        ``data`` (size of the data set), ``scale``, the fields of
+        :class:`~.evaluation.CVResult` and ``seconds`` (sum over folds).
     """
-    out = Path(os.fspath(output_dir))
-    out.mkdir(parents=True, exist_ok=True)
-    stem = stem or results["experiment"]
-    json_path = out / f"{stem}_results.json"
-    csv_path = out / f"{stem}_results.csv"
-    json_path.write_text(json.dumps(results, indent=1, allow_nan=False) + "\n",
-                         encoding="utf-8")
-    meta = results["meta"]
-    with open(csv_path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=_CSV_FIELDS)
-        writer.writeheader()
-        for r in results["results"]:
-            writer.writerow({
-                "dataset": r["dataset"], "variant": r["variant"],
-                "estimator": r["estimator"],
-                "params": json.dumps(r["params"], sort_keys=True),
-                "tau": "" if r["tau"] is None else r["tau"],
-                "n_splits": r["n_splits"],
-                "accuracy_mean": r["mean"],
-                "ci_half_width": _blank(r["ci_half_width"]),
-                "ci_low": _blank(r["ci_low"]),
-                "ci_high": _blank(r["ci_high"]),
-                "confidence": r["confidence"],
-                "mistake_rate_mean": _blank(r["mean_mistake_rate"]),
-                "seconds": f"{r['seconds']:.4f}",
-                "perceptrons_version": meta.get("perceptrons_version"),
-                "numba_version": meta.get("numba_version"),
-                "git_sha": meta.get("git_sha") or "",
-            })
-    return {"json": json_path, "csv": csv_path}
+    groups = {}
+    for r in records:
+        p = r["task"]["params"]
+        groups.setdefault((r["task"]["dataset"], p["variant"]), []).append(r)
+    out = []
+    for (dataset, variant), recs in groups.items():
+        p = recs[0]["task"]["params"]
+        cv = summarize_folds(recs, confidence).to_dict()
+        out.append({"dataset": dataset, "variant": variant,
+                    "estimator": p["estimator"],
+                    "estimator_params": p["estimator_params"],
+                    "data": p["data"], "scale": p["scale"], **cv,
+                    "seconds": sum(cv["fit_seconds"])})
+    return out
 
 
-def _blank(x):
-    return "" if x is None else x
+def _grid(summary):
+    datasets = list(dict.fromkeys(r["dataset"] for r in summary))
+    variants = list(dict.fromkeys(r["variant"] for r in summary))
+    return datasets, variants, {(r["dataset"], r["variant"]): r
+                                for r in summary}
 
 
-def read_results(path):
-    """Load a ``*_results.json`` file written by :func:`write_results`."""
-    data = json.loads(Path(os.fspath(path)).read_text(encoding="utf-8"))
-    if data.get("schema") != "perceptrons-experiment-results":
-        raise ValueError(f"{path} is not a perceptrons results file")
-    return data
+def _grid_table(summary, cell):
+    datasets, variants, by = _grid(summary)
+    body = [[v] + [cell(by[(d, v)]) if (d, v) in by else "" for d in datasets]
+            for v in variants]
+    return report.table(["variant", *datasets], body)
 
 
-def _pct(x, digits=1):
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "–"
-    return f"{100 * x:.{digits}f}"
+def _data_lines(summary, descriptions):
+    seen = {}
+    for r in summary:
+        seen.setdefault(r["dataset"], r)
+    return [f"- **{d}**: {r['data']['n_samples']} × {r['data']['n_features']}"
+            f", {r['data']['n_classes']} classes (majority "
+            f"{report.pct(r['data']['majority_rate'])}%)"
+            f"{', standardized per fold' if r['scale'] else ''}. "
+            f"{descriptions.get(d, '')}" for d, r in seen.items()]
 
 
-def _grid(results):
-    datasets = [d["name"] for d in results["config"]["datasets"]]
-    variants = [v["name"] for v in results["config"]["variants"]]
-    cell = {(r["dataset"], r["variant"]): r for r in results["results"]}
-    return datasets, variants, cell
-
-
-def render_markdown(results):
-    """Markdown report: accuracy ± T-interval table and mistake-rate table.
+def render_markdown(records, descriptions=None, confidence=0.95):
+    """Accuracy ± T-interval table and mistake-rate table, from the records.
 
     Parameters
     ----------
-    results : dict
-        From ``run_experiment`` or :func:`read_results`.
+    records : list of dict
+        From :func:`~._runner.run_experiment` or a store.
+    descriptions : dict of str to str, default=None
+        A line per data set and per variant name.
+    confidence : float, default=0.95
 
     Returns
     -------
     str
     """
-    datasets, variants, cell = _grid(results)
-    cfg = results["config"]
-    conf = f"{100 * cfg['confidence']:g}%"
+    descriptions = descriptions or {}
+    summary = summary_rows(records, confidence)
+    _, variants, _ = _grid(summary)
+    k = summary[0]["n_splits"] if summary else 0
     lines = [
-        f"### Accuracy (%) in {cfg['n_splits']}-fold cross-validation, "
-        f"mean ± half-width of the {conf} T-interval",
-        "",
-        "| variant | " + " | ".join(datasets) + " |",
-        "|---|" + "---:|" * len(datasets),
-    ]
-    for v in variants:
-        row = []
-        for d in datasets:
-            r = cell.get((d, v))
-            row.append("" if r is None else
-                       f"{_pct(r['mean'])} ± {_pct(r['ci_half_width'])}")
-        lines.append(f"| {v} | " + " | ".join(row) + " |")
-    lines += [
-        "",
-        "### Online mistake rate (%) while training: n_mistakes_ / t_, "
-        "mean over folds",
-        "",
-        "| variant | " + " | ".join(datasets) + " |",
-        "|---|" + "---:|" * len(datasets),
-    ]
-    for v in variants:
-        row = [_pct(cell[(d, v)]["mean_mistake_rate"]) if (d, v) in cell
-               else "" for d in datasets]
-        lines.append(f"| {v} | " + " | ".join(row) + " |")
-    lines += ["", "Data sets:", ""]
-    for d in cfg["datasets"]:
-        lines.append(
-            f"- **{d['name']}**: {d['n_samples']} × {d['n_features']}, "
-            f"{d['n_classes']} classes (majority {_pct(d['majority_rate'])}%)"
-            f"{', standardized per fold' if d['scale'] else ''}. "
-            f"{d['description']}")
-    lines += ["", "Variants:", ""]
-    for v in cfg["variants"]:
-        lines.append(f"- **{v['name']}**: {v['description']}")
-    meta = results["meta"]
-    lines += ["", f"perceptrons {meta.get('perceptrons_version')}, numba "
-              f"{meta.get('numba_version')}, git "
-              f"{(meta.get('git_sha') or 'n/a')[:10]}"
-              f"{' (dirty)' if meta.get('git_dirty') else ''}; "
-              f"{meta.get('wall_seconds', math.nan):.1f} s wall time."]
+        f"### Accuracy (%) in {k}-fold cross-validation, mean ± half-width "
+        f"of the {100 * confidence:g}% T-interval", "",
+        *_grid_table(summary, lambda r: f"{report.pct(r['mean'])} ± "
+                                        f"{report.pct(r['ci_half_width'])}"),
+        "", "### Online mistake rate (%) while training: n_mistakes_ / t_, "
+        "mean over folds", "",
+        *_grid_table(summary, lambda r: report.pct(r["mean_mistake_rate"])),
+        "", "Data sets:", "", *_data_lines(summary, descriptions),
+        "", "Variants:", "",
+        *(f"- **{v}**: {descriptions.get(v, '')}" for v in variants),
+        "", report.footer(records)]
     return "\n".join(lines) + "\n"
 
 
-def plot_results(results, path):
-    """Bar chart of CV accuracy with T-interval error bars, one panel per
-    data set. Returns the path written.
+def write_summary(records, stem_path, confidence=0.95):
+    """Write ``<stem>_results.json`` and ``<stem>_results.csv``.
 
-    Drawn on a bare :class:`matplotlib.figure.Figure` with the Agg canvas,
-    so no GUI backend is touched and pyplot's global state is left alone.
+    Returns
+    -------
+    dict
+        ``{"json": path, "csv": path}``.
     """
-    from matplotlib import colormaps
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    summary = summary_rows(records, confidence)
+    meta = records[0]["meta"] if records else {}
+    flat = [{**r, **{k: meta.get(k) for k in report.META_COLUMNS}}
+            for r in summary]
+    stem = str(stem_path)
+    return {"json": report.write_json(f"{stem}_results.json",
+                                      {"meta": meta, "results": summary}),
+            "csv": report.write_csv(f"{stem}_results.csv", flat,
+                                    _CSV_FIELDS)}
 
-    datasets, variants, cell = _grid(results)
+
+def _bar_panel(ax, dataset, variants, by):
+    from matplotlib import colormaps
+
+    colors = colormaps["tab10"].colors
+    ypos = list(range(len(variants)))
+    rs = [by.get((dataset, v)) for v in variants]
+    means = [math.nan if r is None else 100 * r["mean"] for r in rs]
+    errs = [0.0 if r is None or report.missing(r["ci_half_width"])
+            else 100 * r["ci_half_width"] for r in rs]
+    ax.barh(ypos, means, xerr=errs, color=[colors[i % 10] for i in ypos],
+            capsize=3, height=0.7, error_kw={"elinewidth": 1})
+    finite = [m - e for m, e in zip(means, errs) if not math.isnan(m)]
+    lo = max(0.0, math.floor((min(finite) if finite else 0.0) - 4))
+    ax.set_xlim(lo, 100)
+    ax.set_title(dataset, fontsize=10)
+    ax.set_xlabel("CV accuracy (%)", fontsize=9)
+    ax.tick_params(labelsize=8)
+    ax.grid(axis="x", alpha=0.3)
+    for y_, m in zip(ypos, means):
+        if not math.isnan(m):
+            ax.text(lo + 0.3, y_, f"{m:.1f}", va="center", ha="left",
+                    fontsize=7, color="white", fontweight="bold")
+    ax.set_yticks(ypos)
+    ax.set_yticklabels(variants, fontsize=8)
+
+
+def plot_results(records, path, title="", confidence=0.95):
+    """Bar chart of CV accuracy with T-interval error bars, a panel per
+    data set. Returns the path written."""
+    summary = summary_rows(records, confidence)
+    datasets, variants, by = _grid(summary)
     n = len(datasets)
     ncols = min(n, 2)
     nrows = -(-n // ncols)
     height = 0.9 + 0.3 * len(variants)
-    fig = Figure(figsize=(4.6 * ncols + 1.6, height * nrows + 0.6))
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(nrows, ncols, sharey=True, squeeze=False).ravel()
-    colors = colormaps["tab10"].colors
-    ypos = list(range(len(variants)))
+    fig, axes = report.figure(nrows, ncols, 4.6 * ncols + 1.6,
+                              height * nrows + 0.6, sharey=True)
     for ax in axes[n:]:
         ax.set_visible(False)
     for ax, d in zip(axes, datasets):
-        means, errs = [], []
-        for v in variants:
-            r = cell.get((d, v))
-            means.append(math.nan if r is None else 100 * r["mean"])
-            half = None if r is None else r["ci_half_width"]
-            errs.append(0.0 if half is None else 100 * half)
-        ax.barh(ypos, means, xerr=errs, color=[colors[i % 10] for i in ypos],
-                capsize=3, height=0.7, error_kw={"elinewidth": 1})
-        finite = [m - e for m, e in zip(means, errs) if not math.isnan(m)]
-        lo = max(0.0, math.floor((min(finite) if finite else 0.0) - 4))
-        ax.set_xlim(lo, 100)
-        ax.set_title(d, fontsize=10)
-        ax.set_xlabel("CV accuracy (%)", fontsize=9)
-        ax.tick_params(labelsize=8)
-        ax.grid(axis="x", alpha=0.3)
-        for y_, m in zip(ypos, means):
-            if not math.isnan(m):
-                ax.text(lo + 0.3, y_, f"{m:.1f}", va="center", ha="left",
-                        fontsize=7, color="white", fontweight="bold")
-        ax.set_yticks(ypos)
-        ax.set_yticklabels(variants, fontsize=8)
+        _bar_panel(ax, d, variants, by)
     axes[0].invert_yaxis()
-    cfg = results["config"]
-    fig.suptitle(f"{results['experiment']}: {cfg['n_splits']}-fold CV, "
-                 f"bars = {100 * cfg['confidence']:g}% T-interval "
-                 "(Khardon & Wachman 2007, fn. 5)", fontsize=10)
-    fig.tight_layout()
-    path = Path(os.fspath(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    return path
+    k = summary[0]["n_splits"] if summary else 0
+    fig.suptitle(f"{title}: {k}-fold CV, bars = {100 * confidence:g}% "
+                 "T-interval (Khardon & Wachman 2007, fn. 5)", fontsize=10)
+    return report.save(fig, path)

@@ -1,30 +1,25 @@
-"""Run an experiment configuration and collect raw results.
+"""Cross-validate a list of variants on a list of data sets, through the store.
 
-A configuration is a list of :class:`DatasetSpec` (how to get ``X, y``) and
-a list of :class:`Variant` (an estimator name plus parameters). Every
-variant is cross-validated on every data set with
-:func:`~perceptrons.experiments.evaluation.cross_validate`; the outcome is a
-plain dict (see :func:`run_experiment`) that :mod:`._results` writes to
-JSON/CSV and renders as a table or a plot without refitting.
+A configuration is a list of :class:`DatasetSpec` (how to get ``X, y``) and a
+list of :class:`Variant` (an estimator name plus parameters, K&W's τ among
+them as the estimator's ``tau``). :func:`experiment_tasks` makes one
+:func:`~.evaluation.run_fold` task per (data set, variant, fold), the same
+folds for every variant of a data set; :func:`run_experiment` runs them
+through :func:`~.store.run_tasks`, so a store keeps every fold's record and
+``resume`` skips the folds already done. :mod:`._results` summarizes and
+renders the records.
 """
 
 import importlib
-import math
-import os
-import platform
-import subprocess
-import sys
-import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from pathlib import Path
 
 import numpy as np
 
-from .evaluation import cross_validate
+from .evaluation import fold_tasks, run_fold
+from .store import progress_bar, run_tasks
 
-__all__ = ["DatasetSpec", "Variant", "environment_metadata", "make_estimator",
-           "margin_from_tau", "run_experiment"]
+__all__ = ["DatasetSpec", "Variant", "estimator_classes", "experiment_tasks",
+           "make_estimator", "run_experiment"]
 
 #: Estimators that are not ours but may appear in a comparison.
 REFERENCE_ESTIMATORS = {
@@ -69,21 +64,6 @@ def make_estimator(name, params=None):
     return est.set_params(**params)
 
 
-def margin_from_tau(X, tau, theta_init="auto"):
-    """Absolute margin for K&W's τ, which is measured in units of θ_Init.
-
-    K&W (Sec. 2.4) update when ``y(SUM - θ) < τ θ_Init``; our estimators take
-    the absolute margin. With ``theta_init="auto"`` θ_Init is the average
-    ⟨x, x⟩ of the training data X (K&W Sec. 3.2), as the estimator itself
-    computes it.
-    """
-    if theta_init == "auto":
-        from ..utils.validation import mean_sq_norm
-
-        theta_init = mean_sq_norm(X)
-    return float(tau) * float(theta_init)
-
-
 @dataclass(frozen=True)
 class Variant:
     """One algorithm configuration in a comparison.
@@ -95,10 +75,8 @@ class Variant:
     estimator : str
         Key of :func:`estimator_classes`, e.g. ``"perceptrons.Perceptron"``.
     params : dict
-        Estimator parameters (JSON-serializable values).
-    tau : float or None
-        If set, the ``margin`` parameter is ``tau * θ_Init`` computed on each
-        training fold (:func:`margin_from_tau`).
+        Estimator parameters (JSON-serializable values), e.g. ``{"tau":
+        0.5}`` for K&W's margin in units of θ_Init.
     description : str
         One line for the report.
     """
@@ -106,13 +84,7 @@ class Variant:
     name: str
     estimator: str
     params: dict = field(default_factory=dict)
-    tau: float = None
     description: str = ""
-
-    def to_dict(self):
-        return {"name": self.name, "estimator": self.estimator,
-                "params": dict(self.params), "tau": self.tau,
-                "description": self.description}
 
 
 @dataclass(frozen=True)
@@ -140,146 +112,79 @@ class DatasetSpec:
     description: str = ""
 
 
-def _git_info():
-    here = Path(__file__).resolve().parent
-    try:
-        sha = subprocess.run(
-            ["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True,
-            text=True, timeout=5, check=True).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(here), "status", "--porcelain",
-             "--untracked-files=no"], capture_output=True, text=True,
-            timeout=5, check=True).stdout.strip() != ""
-        return sha or None, dirty
-    except (OSError, subprocess.SubprocessError):
-        return None, None
-
-
-def _version(module):
-    try:
-        return importlib.import_module(module).__version__
-    except Exception:  # noqa: BLE001 - optional metadata only
-        return None
-
-
-def environment_metadata():
-    """Versions, git SHA and machine facts recorded with every result file."""
-    import perceptrons
-
-    sha, dirty = _git_info()
-    return {
-        "perceptrons_version": perceptrons.__version__,
-        "numba_version": _version("numba"),
-        "numpy_version": np.__version__,
-        "scipy_version": _version("scipy"),
-        "sklearn_version": _version("sklearn"),
-        "python_version": platform.python_version(),
-        "platform": platform.platform(),
-        "n_cpus": os.cpu_count(),
-        "git_sha": sha,
-        "git_dirty": dirty,
-        "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "command": " ".join(sys.argv),
-    }
-
-
-def _describe(X, y):
-    classes = np.unique(y)
+def describe_data(X, y):
+    """Size, classes and majority rate of a data set (kept in its tasks)."""
+    _, counts = np.unique(y, return_counts=True)
     return {"n_samples": int(X.shape[0]), "n_features": int(X.shape[1]),
-            "n_classes": int(classes.shape[0]),
-            "majority_rate": float(np.max(np.unique(y, return_counts=True)[1])
-                                   / y.shape[0])}
+            "n_classes": int(counts.shape[0]),
+            "majority_rate": float(np.max(counts) / y.shape[0])}
+
+
+def _variant_estimator(variant, dataset):
+    est = make_estimator(variant.estimator, variant.params)
+    accepted = est.get_params(deep=False)
+    extra = {k: v for k, v in dataset.params.items()
+             if k in accepted and k not in variant.params}
+    return est.set_params(**extra)
+
+
+def experiment_tasks(name, dataset, X, y, variants, *, n_splits=10,
+                     random_state=0):
+    """The fold tasks of every variant on one data set (the same folds).
+
+    Each task's params name the variant and its estimator and hold the data
+    set's size (:func:`describe_data`), so a report needs only the records.
+    """
+    info = describe_data(X, y)
+    tasks = []
+    for v in variants:
+        tasks += fold_tasks(
+            _variant_estimator(v, dataset), X, y, n_splits=n_splits,
+            random_state=random_state, scale=dataset.scale, experiment=name,
+            dataset=dataset.name, params={"variant": v.name, "data": info})
+    return tasks
 
 
 def run_experiment(name, datasets, variants, *, n_splits=10, random_state=0,
-                   confidence=0.95, progress=None):
-    """Cross-validate every variant on every data set.
+                   store=None, resume=False, progress=None, mapper=map):
+    """Cross-validate every variant on every data set; return the records.
 
     Parameters
     ----------
     name : str
-        Experiment id, stored in the results.
+        Experiment id, in every task.
     datasets : list of DatasetSpec
     variants : list of Variant
     n_splits : int, default=10
     random_state : int, default=0
         Seeds the folds (the same folds for every variant of a data set).
-    confidence : float, default=0.95
+    store : Store or None, default=None
+        Where each fold's record is appended as it finishes.
+    resume : bool, default=False
+        Skip the folds that have an "ok" record in ``store``.
     progress : bool or None, default=None
         Show a tqdm bar on stderr; None shows it only on a terminal.
+    mapper : callable, default=map
+        Runs :func:`~.evaluation.run_fold` over the tasks.
 
     Returns
     -------
-    dict
-        ``{"schema", "schema_version", "experiment", "meta", "config",
-        "results"}``; ``results`` holds one entry per (data set, variant)
-        with per-fold accuracies, mean, T-interval, online mistake rates and
-        timings.
+    list of dict
+        One record per (data set, variant, fold), in that order.
     """
-    from tqdm.auto import tqdm
-
-    start = time.perf_counter()
-    meta = environment_metadata()
     classes = estimator_classes()
     for v in variants:
         if v.estimator not in classes:
             raise ValueError(f"variant {v.name!r}: unknown estimator "
                              f"{v.estimator!r}")
-    config = {"n_splits": n_splits, "random_state": random_state,
-              "confidence": confidence, "datasets": [],
-              "variants": [v.to_dict() for v in variants]}
-    results = []
-    total = len(datasets) * len(variants) * n_splits
-    bar = tqdm(total=total, disable=(None if progress is None
-                                     else not progress),
-               file=sys.stderr, unit="fold", leave=False)
+    tasks = []
+    for ds in datasets:
+        X, y = ds.load()
+        tasks += experiment_tasks(name, ds, X, y, variants,
+                                  n_splits=n_splits, random_state=random_state)
+    bar = progress_bar(len(tasks), progress, desc=name)
     try:
-        for ds in datasets:
-            X, y = ds.load()
-            config["datasets"].append({
-                "name": ds.name, "description": ds.description,
-                "scale": ds.scale, "params": dict(ds.params),
-                **_describe(X, y)})
-            for v in variants:
-                bar.set_description(f"{ds.name} / {v.name}")
-                est = make_estimator(v.estimator, v.params)
-                accepted = est.get_params(deep=False)
-                extra = {k: val for k, val in ds.params.items()
-                         if k in accepted and k not in v.params}
-                est.set_params(**extra)
-                fold_params = None
-                if v.tau is not None:
-                    theta_init = accepted.get("theta_init", "auto")
-
-                    def fold_params(X_train, _tau=v.tau, _th=theta_init):
-                        return {"margin": margin_from_tau(X_train, _tau, _th)}
-                t0 = time.perf_counter()
-                cv = cross_validate(est, X, y, n_splits=n_splits,
-                                    random_state=random_state,
-                                    confidence=confidence, scale=ds.scale,
-                                    fold_params=fold_params,
-                                    progress=bar.update)
-                results.append({
-                    "dataset": ds.name, "variant": v.name,
-                    "estimator": v.estimator,
-                    "params": {**dict(v.params), **extra}, "tau": v.tau,
-                    **cv.to_dict(),
-                    "seconds": time.perf_counter() - t0,
-                })
+        return run_tasks(run_fold, tasks, store, resume=resume, mapper=mapper,
+                         on_record=lambda _: bar.update())
     finally:
         bar.close()
-    meta["wall_seconds"] = time.perf_counter() - start
-    return {"schema": "perceptrons-experiment-results", "schema_version": 1,
-            "experiment": name, "meta": meta, "config": config,
-            "results": _nan_to_none(results)}
-
-
-def _nan_to_none(obj):
-    """Replace float NaN by None so the JSON is standard."""
-    if isinstance(obj, float) and math.isnan(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _nan_to_none(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_nan_to_none(v) for v in obj]
-    return obj

@@ -39,13 +39,21 @@ variant), mean accuracy ± the 95% T-interval of K&W footnote 5, and the
 online mistake rate ``n_mistakes_ / t_`` of each training run.
 
 ``quick=True`` uses 3 folds and 10 passes, for smoke tests.
+
+Every fold is a task of :mod:`.store` (:func:`~.evaluation.run_fold`); the
+records go to ``demo_records.jsonl`` as they finish, ``resume=True`` keeps
+the folds already there, and the table, plot and summaries are rendered
+from the records.
 """
 
+import functools
 import os
 from pathlib import Path
 
-from ._results import plot_results, render_markdown, write_results
+from ._results import plot_results, render_markdown, write_summary
 from ._runner import DatasetSpec, Variant, run_experiment
+from .report import write_text
+from .store import Store
 
 __all__ = ["DATASETS", "VARIANTS", "run_demo"]
 
@@ -53,12 +61,10 @@ _P = "perceptrons.Perceptron"
 
 
 def _kw(noise):
-    def load():
-        from ..datasets import make_khardon_wachman
+    from ..datasets import make_khardon_wachman
 
-        return make_khardon_wachman(n_samples=600, n_features=50, margin=0.1,
-                                    noise=noise, random_state=0)
-    return load
+    return make_khardon_wachman(n_samples=600, n_features=50, margin=0.1,
+                                noise=noise, random_state=0)
 
 
 def _breast_cancer():
@@ -76,11 +82,11 @@ def _digits():
 #: Data sets of the demo, by name.
 DATASETS = {
     "kw f50 M0.1 N0": DatasetSpec(
-        "kw f50 M0.1 N0", _kw(0.0),
+        "kw f50 M0.1 N0", functools.partial(_kw, 0.0),
         description="K&W Sec. 3.1 artificial data, f=50, M=0.1, no noise, "
                     "600 examples (seed 0)."),
     "kw f50 M0.1 N0.1": DatasetSpec(
-        "kw f50 M0.1 N0.1", _kw(0.1),
+        "kw f50 M0.1 N0.1", functools.partial(_kw, 0.1),
         description="The same with 10% of the labels flipped (N=0.1)."),
     "wdbc": DatasetSpec(
         "wdbc", _breast_cancer,
@@ -96,7 +102,8 @@ DATASETS = {
 #: Variants of the demo, in table order.
 VARIANTS = [
     Variant("classic (last)", _P, {"hypothesis": "last"},
-            description="K&W Figure 2, last hypothesis, τ = λ = 0, no α-bound."),
+            description="K&W Figure 2, last hypothesis, τ = λ = 0, no "
+                        "α-bound."),
     Variant("longest survivor", _P, {"hypothesis": "longest"},
             description="hypothesis with the longest run of correct "
                         "training predictions (Kearns et al.; Gallant's "
@@ -105,9 +112,9 @@ VARIANTS = [
             description="Freund & Schapire's voted perceptron."),
     Variant("averaged", _P, {"hypothesis": "averaged"},
             description="average of the hypotheses over all steps."),
-    Variant("τ = 0.5", _P, {"hypothesis": "last"}, tau=0.5,
+    Variant("τ = 0.5", _P, {"hypothesis": "last", "tau": 0.5},
             description="margin (PAM) τ = 0.5·θ_Init (K&W Sec. 2.4)."),
-    Variant("τ = 1", _P, {"hypothesis": "last"}, tau=1.0,
+    Variant("τ = 1", _P, {"hypothesis": "last", "tau": 1.0},
             description="margin τ = 1·θ_Init."),
     Variant("λ = 1", _P, {"hypothesis": "last", "lam": 1.0},
             description="λ-trick, Eq. (1), λ = 1."),
@@ -122,21 +129,36 @@ VARIANTS = [
 
 
 def _variants(max_iter, names=None):
+    if names is not None:
+        unknown = set(names) - {v.name for v in VARIANTS}
+        if unknown:
+            raise ValueError(f"unknown demo variant(s) {sorted(unknown)}; "
+                             f"known: {', '.join(v.name for v in VARIANTS)}")
     out = []
     for v in VARIANTS:
-        if names is not None and v.name not in names:
-            continue
-        params = dict(v.params)
-        params["max_iter"] = max_iter
-        if v.estimator == _P:
-            params.setdefault("random_state", 0)
-        out.append(Variant(v.name, v.estimator, params, v.tau, v.description))
+        if names is None or v.name in names:
+            params = {**v.params, "max_iter": max_iter}
+            if v.estimator == _P:
+                params.setdefault("random_state", 0)
+            out.append(Variant(v.name, v.estimator, params, v.description))
     return out
+
+
+def _specs(datasets):
+    if datasets is None:
+        return list(DATASETS.values())
+    specs = []
+    for d in datasets:
+        if not isinstance(d, DatasetSpec) and d not in DATASETS:
+            raise ValueError(f"unknown demo data set {d!r}; known: "
+                             f"{', '.join(DATASETS)}")
+        specs.append(d if isinstance(d, DatasetSpec) else DATASETS[d])
+    return specs
 
 
 def run_demo(output_dir="perceptrons_output", *, quick=False, datasets=None,
              variants=None, n_splits=None, max_iter=None, random_state=0,
-             progress=None):
+             progress=None, resume=False):
     """Run the demo comparison and write its files.
 
     Parameters
@@ -155,42 +177,29 @@ def run_demo(output_dir="perceptrons_output", *, quick=False, datasets=None,
         Seeds the folds.
     progress : bool or None, default=None
         tqdm bar on stderr (None: only on a terminal).
+    resume : bool, default=False
+        Keep the fold records already in ``demo_records.jsonl``.
 
     Returns
     -------
     dict
-        ``results`` (the results dict), ``markdown`` (the table),
-        ``files`` (paths of ``demo_results.json``, ``demo_results.csv``,
-        ``demo_table.md`` and ``demo_accuracy.png``).
+        ``records`` (one per fold), ``markdown`` (the tables), ``files``
+        (paths: ``records`` = ``demo_records.jsonl``, ``json`` and ``csv``
+        = ``demo_results.*``, the per-variant summaries, ``markdown`` =
+        ``demo_table.md``, ``png`` = ``demo_accuracy.png``).
     """
     n_splits = n_splits or (3 if quick else 10)
     max_iter = max_iter or (10 if quick else 100)
-    if datasets is None:
-        specs = list(DATASETS.values())
-    else:
-        specs = []
-        for d in datasets:
-            if isinstance(d, DatasetSpec):
-                specs.append(d)
-            elif d in DATASETS:
-                specs.append(DATASETS[d])
-            else:
-                raise ValueError(f"unknown demo data set {d!r}; known: "
-                                 f"{', '.join(DATASETS)}")
-    if variants is not None:
-        unknown = set(variants) - {v.name for v in VARIANTS}
-        if unknown:
-            raise ValueError(f"unknown demo variant(s) {sorted(unknown)}; "
-                             f"known: {', '.join(v.name for v in VARIANTS)}")
-    results = run_experiment(
-        "demo", specs, _variants(max_iter, variants), n_splits=n_splits,
-        random_state=random_state, progress=progress)
-    results["config"]["max_iter"] = max_iter
-    results["config"]["quick"] = bool(quick)
+    specs, chosen = _specs(datasets), _variants(max_iter, variants)
     out = Path(os.fspath(output_dir))
-    files = write_results(results, out, stem="demo")
-    markdown = render_markdown(results)
-    files["markdown"] = out / "demo_table.md"
-    files["markdown"].write_text(markdown, encoding="utf-8")
-    files["png"] = plot_results(results, out / "demo_accuracy.png")
-    return {"results": results, "markdown": markdown, "files": files}
+    store = Store.open(out / "demo_records.jsonl", resume=resume)
+    records = run_experiment("demo", specs, chosen, n_splits=n_splits,
+                             random_state=random_state, store=store,
+                             resume=resume, progress=progress)
+    text = {**{d.name: d.description for d in specs},
+            **{v.name: v.description for v in chosen}}
+    markdown = render_markdown(records, text)
+    files = {"records": store.path, **write_summary(records, out / "demo"),
+             "markdown": write_text(out / "demo_table.md", markdown),
+             "png": plot_results(records, out / "demo_accuracy.png", "demo")}
+    return {"records": records, "markdown": markdown, "files": files}

@@ -18,6 +18,13 @@ implements that formula; :func:`cross_validate` applies it to stratified,
 shuffled folds and also records each fold's *online* mistake rate: the
 mistakes the estimator made while training, ``n_mistakes_ / t_``.
 
+:func:`cross_validate` is three steps that an experiment can also take
+apart: :func:`fold_tasks` makes one :class:`~.store.Task` per fold,
+:func:`run_fold` (module-level, picklable) turns one into a record, and
+:func:`summarize_folds` turns the records into a :class:`CVResult`. The
+serial path is ``map(run_fold, tasks)``; :func:`~.store.run_tasks` runs the
+same tasks through a store and any ``map``.
+
 References
 ----------
 .. [1] R. Khardon and G. Wachman. Noise tolerant variants of the perceptron
@@ -28,11 +35,15 @@ References
 import math
 import time
 from dataclasses import asdict, dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["CVResult", "cross_validate", "online_mistake_rate",
+from .store import Task, make_record, run_tasks
+
+__all__ = ["CVResult", "FoldInputs", "cross_validate", "fold_tasks",
+           "online_mistake_rate", "run_fold", "summarize_folds",
            "t_confidence_interval"]
 
 
@@ -144,9 +155,147 @@ class CVResult:
                 f"{self.n_splits} folds); online mistake rate {rate}")
 
 
+
+
+class FoldInputs(NamedTuple):
+    """What :func:`run_fold` needs besides the task's key: data and model."""
+
+    estimator: object
+    X: object
+    y: np.ndarray
+    train: np.ndarray
+    test: np.ndarray
+
+
+def _estimator_name(estimator):
+    cls = type(estimator)
+    module = cls.__module__
+    if module.startswith("perceptrons."):
+        module = "perceptrons"
+    elif module.startswith("sklearn."):
+        module = ".".join(module.split(".")[:2])
+    return f"{module}.{cls.__name__}"
+
+
+def _check_inputs(X, y, n_splits):
+    y = np.asarray(y)
+    X = X.tocsr() if sp.issparse(X) else np.asarray(X)
+    if X.shape[0] != y.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} "
+                         "labels")
+    if isinstance(n_splits, bool) or int(n_splits) != n_splits or n_splits < 2:
+        raise ValueError(f"n_splits must be an integer >= 2, got {n_splits!r}")
+    return X, y
+
+
+def fold_tasks(estimator, X, y, *, n_splits=10, random_state=0, scale=False,
+               experiment="cross_validate", dataset="data", params=None):
+    """One task per fold of a stratified, shuffled k-fold split.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Cloned in each fold; its class and ``get_params(deep=False)`` go
+        into the tasks' params (and so into their keys).
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    n_splits : int, default=10
+    random_state : int, default=0
+        Seeds :class:`~sklearn.model_selection.StratifiedKFold`.
+    scale : bool, default=False
+        Standardize with the training fold's statistics (see
+        :func:`cross_validate`).
+    experiment, dataset : str
+        The tasks' names (see :class:`~.store.Task`).
+    params : dict, default=None
+        More params for the key (e.g. a variant's name).
+
+    Returns
+    -------
+    list of Task
+        ``fold`` 0..k-1; ``inputs`` a :class:`FoldInputs`.
+    """
+    from sklearn.model_selection import StratifiedKFold
+
+    X, y = _check_inputs(X, y, n_splits)
+    folds = StratifiedKFold(n_splits=int(n_splits), shuffle=True,
+                            random_state=random_state)
+    common = {**(params or {}), "estimator": _estimator_name(estimator),
+              "estimator_params": estimator.get_params(deep=False),
+              "n_splits": int(n_splits), "random_state": random_state,
+              "scale": bool(scale)}
+    return [Task(experiment, dataset, i, common,
+                 FoldInputs(estimator, X, y, train, test))
+            for i, (train, test) in enumerate(
+                folds.split(np.zeros((y.shape[0], 1)), y))]
+
+
+def run_fold(task):
+    """Fit a clone on the task's training fold; test it on its test fold.
+
+    Parameters
+    ----------
+    task : Task
+        From :func:`fold_tasks`.
+
+    Returns
+    -------
+    dict
+        The record (:func:`~.store.make_record`); ``result`` holds
+        ``accuracy``, ``mistake_rate`` (online, ``n_mistakes_ / t_``; None
+        for estimators that do not count mistakes) and ``n_updates``.
+    """
+    from sklearn.base import clone
+    from sklearn.preprocessing import StandardScaler
+
+    estimator, X, y, train, test = task.inputs
+    start = time.perf_counter()
+    X_train, X_test = X[train], X[test]
+    if task.params["scale"]:
+        scaler = StandardScaler(with_mean=not sp.issparse(X))
+        X_train = scaler.fit_transform(X_train)
+        X_test = scaler.transform(X_test)
+    est = clone(estimator).fit(X_train, y[train])
+    n_up = getattr(est, "n_updates_", None)
+    result = {"accuracy": float(np.mean(est.predict(X_test) == y[test])),
+              "mistake_rate": online_mistake_rate(est),
+              "n_updates": None if n_up is None else int(n_up)}
+    return make_record(task, result, seconds=time.perf_counter() - start)
+
+
+def summarize_folds(records, confidence=0.95):
+    """The :class:`CVResult` of one estimator's fold records.
+
+    Parameters
+    ----------
+    records : list of dict
+        The records of :func:`run_fold`, in fold order.
+    confidence : float, default=0.95
+
+    Returns
+    -------
+    CVResult
+    """
+    results = [r["result"] for r in records]
+    accuracies = [r["accuracy"] for r in results]
+    rates = [math.nan if r["mistake_rate"] is None else r["mistake_rate"]
+             for r in results]
+    mean, half = t_confidence_interval(accuracies, confidence)
+    rate_arr = np.asarray(rates, dtype=np.float64)
+    mean_rate = (math.nan if np.isnan(rate_arr).all()
+                 else float(np.nanmean(rate_arr)))
+    params = records[0]["task"]["params"]
+    return CVResult(
+        accuracies=accuracies, mean=mean, ci_half_width=half,
+        ci_low=mean - half, ci_high=mean + half, confidence=confidence,
+        mistake_rates=rates, mean_mistake_rate=mean_rate,
+        n_updates=[r["n_updates"] for r in results],
+        fit_seconds=[r["seconds"] for r in records],
+        n_splits=params["n_splits"], random_state=params["random_state"])
+
+
 def cross_validate(estimator, X, y, *, n_splits=10, random_state=0,
-                   confidence=0.95, scale=False, fold_params=None,
-                   progress=None):
+                   confidence=0.95, scale=False, progress=None, mapper=map):
     """Stratified, shuffled k-fold cross-validation of one estimator.
 
     Parameters
@@ -154,25 +303,26 @@ def cross_validate(estimator, X, y, *, n_splits=10, random_state=0,
     estimator : estimator
         Any classifier with ``fit``/``predict`` (cloned for each fold). For
         perceptrons estimators the online mistake rate of each fold's
-        training run is recorded too.
+        training run is recorded too. K&W's margin τ in units of θ_Init is
+        the estimator's ``tau``, resolved on each training fold.
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
     n_splits : int, default=10
         Folds k (K&W use 10).
-    random_state : int, RandomState or None, default=0
-        Seeds the fold assignment (:class:`~sklearn.model_selection.StratifiedKFold`
-        with ``shuffle=True``); the estimator's own ``random_state`` is kept.
+    random_state : int, default=0
+        Seeds the fold assignment
+        (:class:`~sklearn.model_selection.StratifiedKFold` with
+        ``shuffle=True``); the estimator's own ``random_state`` is kept.
     confidence : float, default=0.95
         Coverage of the T-interval.
     scale : bool, default=False
         Standardize each feature with statistics of the training fold only
         (centering is skipped for sparse X).
-    fold_params : callable, default=None
-        ``fold_params(X_train) -> dict`` of parameters set on each fold's
-        clone after scaling, e.g. a margin in units of the training fold's
-        average ⟨x, x⟩ (K&W's τ·θ_Init).
     progress : callable, default=None
         Called with no argument after each fold (e.g. ``tqdm.update``).
+    mapper : callable, default=map
+        Runs :func:`run_fold` over the fold tasks; a process pool's ``map``
+        runs the folds in parallel.
 
     Returns
     -------
@@ -188,50 +338,9 @@ def cross_validate(estimator, X, y, *, n_splits=10, random_state=0,
     >>> 0.9 < res.mean < 1.0 and len(res.accuracies) == 5
     True
     """
-    from sklearn.base import clone
-    from sklearn.model_selection import StratifiedKFold
-    from sklearn.preprocessing import StandardScaler
-
-    y = np.asarray(y)
-    if sp.issparse(X):
-        X = X.tocsr()
-    else:
-        X = np.asarray(X)
-    if X.shape[0] != y.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} "
-                         "labels")
-    if isinstance(n_splits, bool) or int(n_splits) != n_splits or n_splits < 2:
-        raise ValueError(f"n_splits must be an integer >= 2, got {n_splits!r}")
-    folds = StratifiedKFold(n_splits=int(n_splits), shuffle=True,
-                            random_state=random_state)
-    accuracies, rates, updates, seconds = [], [], [], []
-    for train, test in folds.split(np.zeros((y.shape[0], 1)), y):
-        start = time.perf_counter()
-        X_train, X_test = X[train], X[test]
-        if scale:
-            scaler = StandardScaler(with_mean=not sp.issparse(X))
-            X_train = scaler.fit_transform(X_train)
-            X_test = scaler.transform(X_test)
-        est = clone(estimator)
-        if fold_params is not None:
-            est.set_params(**fold_params(X_train))
-        est.fit(X_train, y[train])
-        accuracies.append(float(np.mean(est.predict(X_test) == y[test])))
-        rates.append(online_mistake_rate(est))
-        n_up = getattr(est, "n_updates_", None)
-        updates.append(None if n_up is None else int(n_up))
-        seconds.append(time.perf_counter() - start)
-        if progress is not None:
-            progress()
-    mean, half = t_confidence_interval(accuracies, confidence)
-    rate_arr = np.asarray(rates, dtype=np.float64)
-    mean_rate = (math.nan if np.isnan(rate_arr).all()
-                 else float(np.nanmean(rate_arr)))
-    return CVResult(
-        accuracies=accuracies, mean=mean, ci_half_width=half,
-        ci_low=mean - half, ci_high=mean + half, confidence=confidence,
-        mistake_rates=rates, mean_mistake_rate=mean_rate, n_updates=updates,
-        fit_seconds=seconds, n_splits=int(n_splits),
-        random_state=random_state if isinstance(random_state, (int, type(None)))
-        else repr(random_state),
-    )
+    tasks = fold_tasks(estimator, X, y, n_splits=n_splits,
+                       random_state=random_state, scale=scale)
+    records = run_tasks(run_fold, tasks, mapper=mapper,
+                        on_record=None if progress is None
+                        else lambda _: progress())
+    return summarize_folds(records, confidence)

@@ -24,37 +24,32 @@ validation and the final margin computation included; the fits are
 identical) after every compiled loop was warmed up on a tiny problem, so no
 numba compilation is timed; for LIBLINEAR only its ``train`` call (the
 conversion to its data format is made before). CPU seconds and the load
-average are stored too. The paper's times are from a 2.5 GHz Core 2 Duo (C++ code).
+average are stored too. The paper's times are from a 2.5 GHz Core 2 Duo
+(C++ code).
 
-Files written (``<stem>`` is ``pdm`` or ``pdm_quick``):
-
-``<stem>_results.json``
-    Metadata (versions, git SHA, LIBLINEAR version, date), configuration,
-    and per data set and algorithm every measured number with the paper's.
-``<stem>_results.csv``
-    One row per (data set, algorithm).
-``<stem>_tables.md``
-    The Markdown report, rendered from the results by :func:`render_markdown`.
+Tasks and files (``<stem>`` is ``pdm`` or ``pdm_quick``): loading each data
+set and each (data set, algorithm) fit is a task of :mod:`.store`; PFM's
+tasks follow once PDM's records give their β. The records go to
+``<stem>_records.jsonl`` as they finish (``resume`` keeps them); the report
+``<stem>_tables.md`` and the flat ``<stem>_results.csv`` (one row per data
+set and algorithm, the paper's numbers beside) are rendered from them.
 """
 
-import csv
-import json
-import math
 import os
-import sys
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-from . import _liblinear
-from ._runner import _nan_to_none, environment_metadata
+from . import _liblinear, report
+from .store import Store, Task, make_record, progress_bar, run_tasks
 
-__all__ = ["ALGORITHMS", "DATASETS", "PAPER_DELTA", "PAPER_TABLE1",
-           "PAPER_TABLE2", "PaperDataset", "read_results", "render_markdown",
-           "run"]
+__all__ = ["ALGORITHMS", "Config", "DATASETS", "FULL", "PAPER_DELTA",
+           "PAPER_TABLE1", "PAPER_TABLE2", "PaperDataset", "QUICK",
+           "fit_worker", "load_records", "render_markdown", "run"]
 
 EPSILON = 0.01
 ETA = 8
@@ -200,11 +195,47 @@ MISSING_DATASETS = ["Physics", "Real-sim", "News20", "Webspam", "Covertype",
                     "C11", "CCAT"]
 
 
-# ------------------------------------------------------------------ running
+@dataclass(frozen=True)
+class Config:
+    """What to run.
+
+    Parameters
+    ----------
+    datasets : tuple of PaperDataset
+        Default :data:`DATASETS` (Adult = a9a, Web = w8a).
+    n_rows : int or None
+        A random subsample of that many rows of each data set; the paper's
+        numbers are then shown for reference only (they are for the full
+        sets). None: all rows, and margins are compared with the paper's.
+    random_state : int
+        Seeds the subsample and the permutations of PDM/PFM.
+    repeats : int
+        Fits per algorithm, the fastest time being reported (the fits are
+        identical).
+    quick : bool
+        Names the files ``pdm_quick_*`` and says so in the report.
+    """
+
+    datasets: tuple = tuple(DATASETS)
+    n_rows: object = None
+    random_state: int = 0
+    repeats: int = 3
+    quick: bool = False
+
+    @property
+    def stem(self):
+        return "pdm_quick" if self.quick else "pdm"
+
+
+#: The paper's configuration: full data sets, fastest of 3 fits.
+FULL = Config()
+#: 3000-row subsamples, one fit each: under a minute.
+QUICK = Config(n_rows=QUICK_ROWS, repeats=1, quick=True)
+
+
+# ------------------------------------------------------------------ workers
 def _warm_up():
     """Compile every loop used below on tiny dense and CSR problems."""
-    import warnings
-
     from .. import PDM, PFM, ROMMA
 
     rng = np.random.default_rng(0)
@@ -225,8 +256,6 @@ def _warm_up():
 
 
 def _timed_fit(est, X, y):
-    import warnings
-
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         c0, t0 = time.process_time(), time.perf_counter()
@@ -235,307 +264,257 @@ def _timed_fit(est, X, y):
     return wall, cpu, [str(w.message) for w in caught]
 
 
-def _ours(name, cls, X, y, params, repeats):
-    times, cpus = [], []
-    for _ in range(repeats):
-        est = cls(**params)
-        wall, cpu, warned = _timed_fit(est, X, y)
-        times.append(wall)
-        cpus.append(cpu)
-    return {"algorithm": name, "status": "ok",
-            "estimator": f"perceptrons.{cls.__name__}",
-            "params": params,
-            "margin": float(est.margin_[0]),
+def _ours(task, X, y):
+    import perceptrons
+
+    p = task.params
+    cls = getattr(perceptrons, p["estimator"])
+    fits = []
+    for _ in range(p["repeats"]):
+        est = cls(**p["params"])
+        fits.append(_timed_fit(est, X, y))
+    times = [f[0] for f in fits]
+    return {"margin": float(est.directional_margin_[0]),
             "geometric_margin": float(est.geometric_margin_[0]),
             "updates": int(est.n_updates_), "seconds": min(times),
-            "seconds_all": times, "cpu_seconds": min(cpus),
-            "converged": bool(est.converged_[0]),
-            "n_iter": int(est.n_iter_),
+            "seconds_all": times, "cpu_seconds": min(f[1] for f in fits),
+            "converged": bool(est.converged_[0]), "n_iter": int(est.n_iter_),
             "accuracy_estimate": float(est.accuracy_estimate_[0]),
-            "warnings": warned, "note": ""}
+            "warnings": fits[-1][2], "note": ""}
 
 
-def _dcd(name, fit, X, y, delta, repeats):
-    fits = [fit(X, y, delta, rho=RHO, eps=EPSILON) for _ in range(repeats)]
+def _dcd(task, X, y):
+    p = task.params["params"]
+    fit = {"l1": _liblinear.fit_dcd_l1, "l2": _liblinear.fit_dcd_l2}[
+        p["solver"]]
+    fits = [fit(X, y, p["delta"], rho=p["rho"], eps=p["eps"])
+            for _ in range(task.params["repeats"])]
     res = fits[-1]
     margin, geometric = _liblinear.directional_margin(
-        X, y, res.w, res.b, rho=RHO, delta=delta, alpha=res.alpha)
-    out = {"algorithm": name, "status": "ok", "estimator": "liblinear",
-           "params": {"options": res.options, "C": res.C},
-           "margin": float(margin), "geometric_margin": float(geometric),
-           "updates": None, "seconds": min(f.seconds for f in fits),
-           "seconds_all": [f.seconds for f in fits], "cpu_seconds": None,
-           "converged": not res.info.get("max_iter_reached", False),
-           "n_iter": res.info.get("n_iter"), "accuracy_estimate": None,
-           "warnings": [], "note": f"extension from {res.alpha_source}; "
-           f"LIBLINEAR `{res.options}`, {res.info.get('n_iter')} outer "
-           "iterations"
-           + ("; **stopped at LIBLINEAR's iteration limit**"
-              if res.info.get("max_iter_reached") else "")}
-    return out
+        X, y, res.w, res.b, rho=p["rho"], delta=p["delta"], alpha=res.alpha)
+    limit = res.info.get("max_iter_reached", False)
+    return {"options": res.options, "C": res.C, "margin": float(margin),
+            "geometric_margin": float(geometric), "updates": None,
+            "seconds": min(f.seconds for f in fits),
+            "seconds_all": [f.seconds for f in fits], "cpu_seconds": None,
+            "converged": not limit, "n_iter": res.info.get("n_iter"),
+            "accuracy_estimate": None, "warnings": [],
+            "note": f"extension from {res.alpha_source}; LIBLINEAR "
+                    f"`{res.options}`, {res.info.get('n_iter')} outer "
+                    "iterations" + ("; **stopped at LIBLINEAR's iteration "
+                                    "limit**" if limit else "")}
 
 
-def _run_dataset(ds, n_rows, random_state, bar, repeats=1):
-    from .. import PDM, PFM, ROMMA
+def fit_worker(task):
+    """Fit one algorithm of the paper on one data set, timed; its record.
 
-    X, y = ds.get()
-    m_full = X.shape[0]
+    ``task.inputs`` is ``(X, y)``, y in ±1; ``task.params`` names the
+    ``estimator`` (``"PDM"``, ``"PFM"``, ``"ROMMA"`` or ``"liblinear"``),
+    its ``params`` and the ``repeats``. Without LIBLINEAR's binding a DCD
+    task is recorded as "skipped".
+    """
+    X, y = task.inputs
+    start = time.perf_counter()
+    if task.params["estimator"] != "liblinear":
+        result = _ours(task, X, y)
+    elif not _liblinear.available():
+        return make_record(task, {"note": _liblinear.MISSING_MESSAGE},
+                           status="skipped")
+    else:
+        result = _dcd(task, X, y)
+    return make_record(task, result, seconds=time.perf_counter() - start)
+
+
+# ------------------------------------------------------------------ tasks
+def _load(ds, config):
+    """Load, subsample and sign a data set: its record, and (X, y)."""
+    task = Task(config.stem, ds.name, None, {
+        "kind": "data", "data": ds.data, "delta": float(ds.delta),
+        "n_rows": config.n_rows, "random_state": config.random_state})
+    base = {"data": ds.data, "description": ds.description,
+            "delta": float(ds.delta), "rho": RHO}
+    try:
+        X, y = ds.get()
+    except (FileNotFoundError, OSError) as exc:
+        return make_record(task, {**base, "error": f"data not found: {exc}"},
+                           status="error"), None
+    m_full, n_rows = X.shape[0], config.n_rows
     subsample = None
-    compare = n_rows is None
     if n_rows is not None and n_rows < m_full:
-        rng = np.random.default_rng(random_state)
+        rng = np.random.default_rng(config.random_state)
         rows = np.sort(rng.choice(m_full, size=n_rows, replace=False))
         X, y = X[rows], np.asarray(y)[rows]
         subsample = int(n_rows)
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-    else:
-        X = np.ascontiguousarray(X, dtype=np.float64)
+    X = (sp.csr_matrix(X, dtype=np.float64) if sp.issparse(X)
+         else np.ascontiguousarray(X, dtype=np.float64))
     y = _liblinear.signed_labels(y)
-    delta = float(ds.delta)
-    common = {"augmentation": RHO, "extension": delta,
-              "random_state": random_state}
-    runs = []
-
-    def step(label):
-        bar.set_description(f"{ds.name} / {label}")
-
-    step("PDM")
-    p = {"epsilon": EPSILON, **common}
-    runs.append(_ours("PDM", PDM, X, y, p, repeats))
-    bar.update()
-    step("PFM")
-    p = {"beta": runs[0]["margin"], **common}
-    runs.append(_ours("PFM (β = γ'_d of PDM)", PFM, X, y, p, repeats))
-    bar.update()
-    step("PDM-succ")
-    p = {"epsilon": EPSILON, "successive": ETA, **common}
-    runs.append(_ours("PDM-succ", PDM, X, y, p, repeats))
-    bar.update()
-    step("PFM after PDM-succ")
-    p = {"beta": runs[2]["margin"], **common}
-    runs.append(_ours("PFM (β = γ'_d of PDM-succ)", PFM, X, y,
-                      p, repeats))
-    bar.update()
-    step("ROMMA")
-    p = {"epsilon": EPSILON, **common}
-    runs.append(_ours("ROMMA", ROMMA, X, y, p, repeats))
-    runs[-1]["note"] = ROMMA_NOTE
-    bar.update()
-    for name, fit in (("DCD-L1", _liblinear.fit_dcd_l1),
-                      ("DCD-L2", _liblinear.fit_dcd_l2)):
-        step(name)
-        if _liblinear.available():
-            runs.append(_dcd(name, fit, X, y, delta, repeats))
-        else:
-            runs.append({"algorithm": name, "status": "liblinear missing",
-                         "note": _liblinear.MISSING_MESSAGE})
-        bar.update()
-    for name, status in ALGORITHMS:
-        if status is not None:
-            runs.append({"algorithm": name, "status": status, "note": ""})
-    order = [a for a, _ in ALGORITHMS]
-    runs.sort(key=lambda r: order.index(r["algorithm"]))
-    dcd2 = next(r for r in runs if r["algorithm"] == "DCD-L2")
-    ref = dcd2.get("seconds") if dcd2["status"] == "ok" else None
-    paper_ref = (paper_numbers(ds.name, "DCD-L2") or {}).get("seconds")
-    for r in runs:
-        r["paper"] = paper_numbers(ds.name, r["algorithm"])
-        sec = r.get("seconds")
-        r["ratio_to_dcd_l2"] = (sec / ref if sec is not None and ref
-                                else None)
-        psec = (r["paper"] or {}).get("seconds")
-        r["paper_ratio_to_dcd_l2"] = (psec / paper_ref
-                                      if psec is not None and paper_ref
-                                      else None)
-        pm = (r["paper"] or {}).get("margin_1e4")
-        if r.get("margin") is not None and pm and compare:
-            rel = 1e4 * r["margin"] / pm - 1.0
-            r["margin_rel_diff"] = rel
-            r["margin_agrees_1pct"] = bool(abs(rel) <= 0.01)
-        else:
-            r["margin_rel_diff"] = None
-            r["margin_agrees_1pct"] = None
-    info = {"name": ds.name, "data": ds.data, "description": ds.description,
-            "delta": delta, "rho": RHO, "n_samples": int(X.shape[0]),
+    info = {**base, "n_samples": int(X.shape[0]),
             "n_samples_full": int(m_full), "n_features": int(X.shape[1]),
-            "subsample": subsample,
-            "n_positive": int((y > 0).sum())}
-    return info, runs
+            "subsample": subsample, "n_positive": int((y > 0).sum())}
+    return make_record(task, info), (X, y)
 
 
-def _stem(quick):
-    return "pdm_quick" if quick else "pdm"
+def _fit_task(config, ds, algorithm, estimator, params, data):
+    return Task(config.stem, ds.name, None, {
+        "kind": "fit", "algorithm": algorithm, "estimator": estimator,
+        "params": params, "repeats": config.repeats,
+        "n_rows": config.n_rows}, data)
 
 
-def run(output_dir="perceptrons_output", quick=False, progress=None, *,
-        datasets=None, n_rows=None, random_state=0, repeats=None):
-    """Run the reproduction and write its files.
+def _first_tasks(config, ds, data):
+    """The fits that depend on nothing else (all but PFM)."""
+    common = {"augmentation": RHO, "extension": float(ds.delta),
+              "random_state": config.random_state}
+    dcd = {"delta": float(ds.delta), "rho": RHO, "eps": EPSILON}
+    return [
+        _fit_task(config, ds, "PDM", "PDM", {"epsilon": EPSILON, **common},
+                  data),
+        _fit_task(config, ds, "PDM-succ", "PDM",
+                  {"epsilon": EPSILON, "successive": ETA, **common}, data),
+        _fit_task(config, ds, "ROMMA", "ROMMA", {"epsilon": EPSILON,
+                                                 **common}, data),
+        _fit_task(config, ds, "DCD-L1", "liblinear", {"solver": "l1", **dcd},
+                  data),
+        _fit_task(config, ds, "DCD-L2", "liblinear", {"solver": "l2", **dcd},
+                  data)]
+
+
+def _pfm_tasks(config, ds, data, first):
+    """PFM with β = γ'_d of PDM and of PDM-succ (Table 1)."""
+    common = {"augmentation": RHO, "extension": float(ds.delta),
+              "random_state": config.random_state}
+    return [_fit_task(config, ds, f"PFM (β = γ'_d of {source})", "PFM",
+                      {"beta": r["result"]["margin"], **common}, data)
+            for source, r in zip(("PDM", "PDM-succ"), first)]
+
+
+def _run_dataset(config, ds, store, resume, on_record):
+    """The records of one data set: its load record, then its fits."""
+    record, data = _load(ds, config)
+    store.append(record)
+    if data is None:
+        return [record]
+    first = run_tasks(fit_worker, _first_tasks(config, ds, data), store,
+                      resume=resume, on_record=on_record)
+    return [record, *first, *run_tasks(
+        fit_worker, _pfm_tasks(config, ds, data, first), store,
+        resume=resume, on_record=on_record)]
+
+
+def run(options, config=None):
+    """Reproduce Tables 1-2 on the local data sets; write records and report.
 
     Parameters
     ----------
-    output_dir : str or path-like, default="perceptrons_output"
-    quick : bool, default=False
-        A random subsample of ``QUICK_ROWS`` = 3000 rows of each data set
-        (under a minute); the paper's numbers are then shown for reference
-        only (they are for the full sets).
-    progress : bool or None, default=None
-        tqdm bar on stderr; None: only on a terminal.
-    datasets : list of PaperDataset, default=None
-        Default :data:`DATASETS` (Adult = a9a, Web = w8a).
-    n_rows : int, default=None
-        Subsample size (overrides ``quick``'s 3000).
-    random_state : int, default=0
-        Seeds the subsample and the permutations of PDM/PFM.
-    repeats : int, default=None
-        Fits per algorithm, the fastest time being reported (the fits are
-        identical); None: 3, or 1 with ``quick``.
+    options : RunOptions
+        Where to write (``output_dir``), whether to take the 3000-row
+        subsamples (``quick``), the progress bar and ``resume``, which keeps
+        the fits already recorded (a data set is loaded again all the same).
+    config : Config, default=None
+        Replaces :data:`QUICK` / :data:`FULL`, e.g. other data sets.
 
     Returns
     -------
     dict
-        ``markdown`` (the report), ``files`` (paths written: JSON, CSV,
-        Markdown) and ``results`` (the results dict).
+        ``markdown``: the report; ``files``: the records, the CSV and the
+        Markdown; ``records``: load records and fit records, by data set.
     """
-    from tqdm.auto import tqdm
-
-    start = time.perf_counter()
-    if n_rows is None and quick:
-        n_rows = QUICK_ROWS
-    if repeats is None:
-        repeats = 1 if quick else 3
-    datasets = list(DATASETS if datasets is None else datasets)
-    meta = environment_metadata()
-    meta["liblinear_version"] = _liblinear.liblinear_version()
-    meta["liblinear_available"] = _liblinear.available()
-    try:
-        meta["load_average"] = list(os.getloadavg())
-    except (OSError, AttributeError):  # pragma: no cover
-        meta["load_average"] = None
-    t0 = time.perf_counter()
+    config = config or (QUICK if options.quick else FULL)
+    out = Path(os.fspath(options.output_dir))
+    store = Store.open(out / f"{config.stem}_records.jsonl",
+                       resume=options.resume)
     _warm_up()
-    meta["warm_up_seconds"] = time.perf_counter() - t0
-    config = {"epsilon": EPSILON, "eta": ETA, "rho": RHO, "quick": bool(quick),
-              "n_rows": n_rows, "random_state": random_state,
-              "repeats": repeats,
-              "timing": "fastest of `repeats` wall-clock times of fit (ours) "
-                        "/ of LIBLINEAR's train call, after warm-up",
-              "datasets": []}
-    entries = []
-    bar = tqdm(total=7 * len(datasets),
-               disable=(None if progress is None else not progress),
-               file=sys.stderr, unit="run", leave=False)
+    bar = progress_bar(7 * len(config.datasets), options.progress,
+                       desc=config.stem)
+    records = []
     try:
-        for ds in datasets:
-            try:
-                info, runs = _run_dataset(ds, n_rows, random_state, bar,
-                                          repeats)
-            except (FileNotFoundError, OSError) as exc:
-                info = {"name": ds.name, "data": ds.data,
-                        "description": ds.description, "delta": ds.delta,
-                        "rho": RHO, "error": f"data not found: {exc}"}
-                runs = []
-            config["datasets"].append(info)
-            for r in runs:
-                entries.append({"dataset": ds.name, **r})
+        for ds in config.datasets:
+            records += _run_dataset(config, ds, store, options.resume,
+                                    lambda _: bar.update())
     finally:
         bar.close()
-    meta["wall_seconds"] = time.perf_counter() - start
-    results = _nan_to_none({
-        "schema": "perceptrons-reproduction-results", "schema_version": 1,
-        "experiment": _stem(quick), "paper": "Panagiotakopoulos & Tsampouka "
-        "(ALT 2011), The Perceptron with Dynamic Margin, Tables 1-2",
-        "meta": meta, "config": config,
-        "missing_datasets": MISSING_DATASETS, "results": entries})
-    files = write_results(results, output_dir)
-    markdown = render_markdown(read_results(files[0]))
-    md_path = (Path(os.fspath(output_dir))
-               / f"{results['experiment']}_tables.md")
-    md_path.write_text(markdown, encoding="utf-8")
-    return {"markdown": markdown, "files": [*files, md_path],
-            "results": results}
+    markdown = render_markdown(records)
+    files = [store.path,
+             report.write_csv(out / f"{config.stem}_results.csv",
+                              _csv_rows(records), _CSV_FIELDS),
+             report.write_text(out / f"{config.stem}_tables.md", markdown)]
+    return {"markdown": markdown, "files": files, "records": records}
 
 
-# ------------------------------------------------------------------ files
+def load_records(output_dir, config=QUICK):
+    """The records of the last run of ``config`` written to ``output_dir``."""
+    path = Path(os.fspath(output_dir)) / f"{config.stem}_records.jsonl"
+    return list(Store(path).read().values())
+
+
+# ------------------------------------------------------------------ view
+def _with_paper(r, ref, paper_ref):
+    """Add the paper's numbers and the time ratios to DCD-L2 to a row."""
+    paper = paper_numbers(r["dataset"], r["algorithm"])
+    sec, psec = r.get("seconds"), (paper or {}).get("seconds")
+    pm = (paper or {}).get("margin_1e4")
+    rel = (1e4 * r["margin"] / pm - 1.0
+           if r.get("margin") is not None and pm and r["n_rows"] is None
+           else None)
+    return {**r, "paper": paper,
+            "ratio_to_dcd_l2": sec / ref if sec is not None and ref else None,
+            "paper_ratio_to_dcd_l2": (psec / paper_ref
+                                      if psec is not None and paper_ref
+                                      else None),
+            "margin_rel_diff": rel,
+            "margin_agrees_1pct": None if rel is None else abs(rel) <= 0.01}
+
+
+def _dataset_rows(fits, name):
+    """One data set's rows, in :data:`ALGORITHMS` order, the paper beside."""
+    by = {r["algorithm"]: r for r in fits if r["dataset"] == name}
+    base = next(iter(by.values()), {"n_rows": None})
+    for algorithm, status in ALGORITHMS:
+        if status is not None:
+            by[algorithm] = {"dataset": name, "algorithm": algorithm,
+                             "status": status, "n_rows": base["n_rows"]}
+    dcd2 = by.get("DCD-L2", {})
+    ref = dcd2.get("seconds") if dcd2.get("status") == "ok" else None
+    paper_ref = (paper_numbers(name, "DCD-L2") or {}).get("seconds")
+    return [_with_paper({**by[a], "note": by[a].get("note") or (
+        ROMMA_NOTE if a == "ROMMA" else "")}, ref, paper_ref)
+        for a, _ in ALGORITHMS if a in by]
+
+
+def _view(records):
+    """``(data set rows, fit rows)``; fit rows carry the paper's numbers."""
+    rows = report.rows(records)
+    datasets = [r for r in rows if r["kind"] == "data"]
+    fits = [r for r in rows if r["kind"] == "fit"]
+    return datasets, [x for d in datasets
+                      for x in _dataset_rows(fits, d["dataset"])]
+
+
 _CSV_FIELDS = ["dataset", "algorithm", "status", "margin_1e4",
                "paper_margin_1e4", "margin_rel_diff", "updates",
                "paper_updates", "seconds", "paper_seconds",
                "ratio_to_dcd_l2", "paper_ratio_to_dcd_l2", "cpu_seconds",
                "converged", "n_iter", "params", "note", "paper_source",
-               "perceptrons_version", "numba_version", "liblinear_version",
-               "git_sha"]
+               "liblinear_version"]
 
 
-def write_results(results, output_dir):
-    """Write ``<stem>_results.json`` and ``.csv``; return their paths."""
-    out = Path(os.fspath(output_dir))
-    out.mkdir(parents=True, exist_ok=True)
-    stem = results["experiment"]
-    json_path = out / f"{stem}_results.json"
-    csv_path = out / f"{stem}_results.csv"
-    json_path.write_text(json.dumps(results, indent=1, allow_nan=False,
-                                    ensure_ascii=False) + "\n",
-                         encoding="utf-8")
-    meta = results["meta"]
-    with open(csv_path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=_CSV_FIELDS)
-        writer.writeheader()
-        for r in results["results"]:
-            paper = r.get("paper") or {}
-            margin = r.get("margin")
-            upd = paper.get("updates_1e6")
-            writer.writerow({
-                "dataset": r["dataset"], "algorithm": r["algorithm"],
-                "status": r["status"],
-                "margin_1e4": "" if margin is None else 1e4 * margin,
-                "paper_margin_1e4": _blank(paper.get("margin_1e4")),
-                "margin_rel_diff": _blank(r.get("margin_rel_diff")),
-                "updates": _blank(r.get("updates")),
-                "paper_updates": "" if upd is None else round(upd * 1e6),
-                "seconds": _blank(r.get("seconds")),
-                "paper_seconds": _blank(paper.get("seconds")),
-                "ratio_to_dcd_l2": _blank(r.get("ratio_to_dcd_l2")),
-                "paper_ratio_to_dcd_l2": _blank(
-                    r.get("paper_ratio_to_dcd_l2")),
-                "cpu_seconds": _blank(r.get("cpu_seconds")),
-                "converged": _blank(r.get("converged")),
-                "n_iter": _blank(r.get("n_iter")),
-                "params": json.dumps(r.get("params"), sort_keys=True,
-                                     ensure_ascii=False),
-                "note": r.get("note", ""),
-                "paper_source": paper.get("source", ""),
-                "perceptrons_version": meta.get("perceptrons_version"),
-                "numba_version": meta.get("numba_version"),
-                "liblinear_version": meta.get("liblinear_version") or "",
-                "git_sha": meta.get("git_sha") or "",
-            })
-    return [json_path, csv_path]
-
-
-def _blank(x):
-    return "" if x is None else x
-
-
-def read_results(path):
-    """Load a ``pdm*_results.json`` written by :func:`run`."""
-    data = json.loads(Path(os.fspath(path)).read_text(encoding="utf-8"))
-    if data.get("schema") != "perceptrons-reproduction-results":
-        raise ValueError(f"{path} is not a perceptrons reproduction file")
-    return data
+def _csv_rows(records):
+    meta = records[0]["meta"] if records else {}
+    out = []
+    for r in _view(records)[1]:
+        paper = r["paper"] or {}
+        upd = paper.get("updates_1e6")
+        out.append({**r, "margin_1e4": (None if r.get("margin") is None
+                                        else 1e4 * r["margin"]),
+                    "paper_margin_1e4": paper.get("margin_1e4"),
+                    "paper_updates": None if upd is None else round(upd * 1e6),
+                    "paper_seconds": paper.get("seconds"),
+                    "paper_source": paper.get("source", ""),
+                    "liblinear_version": meta.get("liblinear_version")})
+    return out
 
 
 # ------------------------------------------------------------------ report
-def _load(meta):
-    load = meta.get("load_average")
-    return "n/a" if not load else " / ".join(f"{x:.2f}" for x in load)
-
-
-def _num(x, fmt):
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "–"
-    return format(x, fmt)
-
-
 def _margin_fmt(x):
     if x is None:
         return "–"
@@ -543,121 +522,118 @@ def _margin_fmt(x):
         else f"{x:.1f}"
 
 
-def render_markdown(results):
-    """The report: one table per data set, ours beside the paper's.
-
-    Parameters
-    ----------
-    results : dict
-        From :func:`run` or :func:`read_results`.
-
-    Returns
-    -------
-    str
-    """
-    cfg = results["config"]
-    meta = results["meta"]
+def _intro(records, datasets):
+    cfg = datasets[0] if datasets else {}
+    repeats = next((r["task"]["params"]["repeats"] for r in records
+                    if r["task"]["params"]["kind"] == "fit"), 1)
     lines = [
-        "## Panagiotakopoulos & Tsampouka (ALT 2011), Tables 1 and 2",
-        "",
-        f"PDM ε = {cfg['epsilon']}, PDM-succ η = {cfg['eta']} "
-        f"(ε = 0.5, 0.0625, 0.01), PFM β = γ'_d of the preceding PDM run, "
-        f"DCD at accuracy {cfg['epsilon']}; ρ = {cfg['rho']:g}, Δ per data "
-        "set (Sec. 5). γ'_d is the directional margin in the extended space "
-        "(footnote 2), computed for every algorithm as min_k u·y_k / ‖u‖ "
+        "## Panagiotakopoulos & Tsampouka (ALT 2011), Tables 1 and 2", "",
+        f"PDM ε = {EPSILON}, PDM-succ η = {ETA} (ε = 0.5, 0.0625, 0.01), "
+        f"PFM β = γ'_d of the preceding PDM run, DCD at accuracy {EPSILON}; "
+        f"ρ = {RHO:g}, Δ per data set (Sec. 5). γ'_d is the directional "
+        "margin in the extended space (footnote 2), computed for every "
+        "algorithm as min_k u·y_k / ‖u‖ "
         "(`perceptrons.experiments._liblinear.directional_margin`). Times "
-        f"are the fastest of {cfg.get('repeats', 1)} wall-clock runs on this "
-        "machine after warm-up (no numba compilation), LIBLINEAR's "
-        "quiet (`-q`) `train` call only for DCD; 'paper' "
-        "times are the authors' (2.5 GHz Core 2 Duo, C++), so compare the "
-        "ratios to DCD-L2 of the same run.",
-        "",
-    ]
+        f"are the fastest of {repeats} wall-clock runs on this machine after "
+        "warm-up (no numba compilation), LIBLINEAR's quiet (`-q`) `train` "
+        "call only for DCD; 'paper' times are the authors' (2.5 GHz Core 2 "
+        "Duo, C++), so compare the ratios to DCD-L2 of the same run.", ""]
     if cfg.get("n_rows"):
         lines += [f"**Subsample of {cfg['n_rows']} rows per data set "
                   "(quick run): the paper's numbers are for the full sets "
                   "and are shown for reference only; margins are not "
                   "compared.**", ""]
-    if not meta.get("liblinear_available"):
+    if any(r["status"] == "skipped" for r in records):
         lines += [f"**DCD-L1 / DCD-L2: {_liblinear.MISSING_MESSAGE}.**", ""]
-    by_ds = {}
-    for r in results["results"]:
-        by_ds.setdefault(r["dataset"], []).append(r)
-    n_cmp = n_ok = 0
-    for ds in cfg["datasets"]:
-        head = (f"### {ds['name']} ({ds['data']}"
-                + (f", {ds['n_samples']} of {ds['n_samples_full']} rows"
-                   if ds.get("subsample") else
-                   f", {ds['n_samples']} rows" if "n_samples" in ds else "")
-                + (f" × {ds['n_features']} features" if "n_features" in ds
-                   else "")
-                + f"), Δ = {ds['delta']:g}, ρ = {ds['rho']:g}")
-        lines += [head, ""]
-        if "error" in ds:
-            lines += [f"Not run: {ds['error']}.", ""]
-            continue
-        lines += [
-            "| algorithm | 10⁴γ'_d | paper | ours/paper − 1 | 10⁻⁶ upd "
-            "| paper | s | paper | s / DCD-L2 | paper | paper source |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
-        ]
-        for r in by_ds.get(ds["name"], []):
-            paper = r.get("paper") or {}
-            pm = _margin_fmt(paper.get("margin_1e4"))
-            pu = _num(paper.get("updates_1e6"), ".4g")
-            ps = _num(paper.get("seconds"), "g")
-            pr = _num(r.get("paper_ratio_to_dcd_l2"), ".2f")
-            src = paper.get("source", "")
-            if r["status"] != "ok":
-                status = r["status"]
-                if r["status"] == "liblinear missing":
-                    status = _liblinear.MISSING_MESSAGE
-                lines.append(f"| {r['algorithm']} | *{status}* | {pm} | – "
-                             f"| – | {pu} | – | {ps} | – | {pr} | {src} |")
-                continue
-            margin = 1e4 * r["margin"]
-            rel = r.get("margin_rel_diff")
-            if rel is None:
-                agree = "–"
-            else:
-                n_cmp += 1
-                n_ok += bool(r["margin_agrees_1pct"])
-                agree = (f"{100 * rel:+.2f}% "
-                         + ("✓" if r["margin_agrees_1pct"] else "✗ (>1%)"))
-            upd = r.get("updates")
-            conv = "" if r.get("converged") in (None, True) else \
-                " (not converged)"
-            lines.append(
-                f"| {r['algorithm']} | {_margin_fmt(margin)}{conv} | {pm} | "
-                f"{agree} | {_num(None if upd is None else upd / 1e6, '.4g')}"
-                f" | {pu} | {_num(r['seconds'], '.3f')} | {ps} | "
-                f"{_num(r.get('ratio_to_dcd_l2'), '.2f')} | {pr} | {src} |")
-        notes = [f"{r['algorithm']}: {r['note']}" for r in
-                 by_ds.get(ds["name"], []) if r.get("note")
-                 and r["status"] == "ok"]
-        if ds["name"] in PAPER_NOTES:
-            notes.append(PAPER_NOTES[ds["name"]])
-        lines += [""] + [f"- {n}" for n in notes] + ([""] if notes else [])
-    if n_cmp:
-        lines += [f"Margin agreement with the paper (|ours/paper − 1| ≤ 1%): "
-                  f"{n_ok} of {n_cmp} compared cells.", ""]
-    lines += [
+    return lines
+
+
+def _heading(ds):
+    size = (f", {ds['n_samples']} of {ds['n_samples_full']} rows"
+            if ds.get("subsample") else f", {ds['n_samples']} rows"
+            if "n_samples" in ds else "")
+    features = (f" × {ds['n_features']} features" if "n_features" in ds
+                else "")
+    return (f"### {ds['dataset']} ({ds['data']}{size}{features}), "
+            f"Δ = {ds['delta']:g}, ρ = {ds['rho']:g}")
+
+
+def _cells(r):
+    paper = r["paper"] or {}
+    theirs = [_margin_fmt(paper.get("margin_1e4")),
+              report.num(paper.get("updates_1e6"), ".4g"),
+              report.num(paper.get("seconds"), "g"),
+              report.num(r.get("paper_ratio_to_dcd_l2"), ".2f"),
+              paper.get("source", "")]
+    if r["status"] != "ok":
+        status = r.get("note") if r["status"] == "skipped" else r["status"]
+        return [r["algorithm"], f"*{status}*", theirs[0], "–", "–",
+                theirs[1], "–", theirs[2], "–", *theirs[3:]]
+    rel, upd = r.get("margin_rel_diff"), r.get("updates")
+    agree = "–" if rel is None else f"{100 * rel:+.2f}% " + (
+        "✓" if r["margin_agrees_1pct"] else "✗ (>1%)")
+    conv = "" if r.get("converged") in (None, True) else " (not converged)"
+    return [r["algorithm"], f"{_margin_fmt(1e4 * r['margin'])}{conv}",
+            theirs[0], agree,
+            report.num(None if upd is None else upd / 1e6, ".4g"), theirs[1],
+            report.num(r["seconds"], ".3f"), theirs[2],
+            report.num(r.get("ratio_to_dcd_l2"), ".2f"), *theirs[3:]]
+
+
+def _dataset_section(ds, rows):
+    if ds["status"] == "error":
+        return [_heading(ds), "", f"Not run: {ds['error']}.", ""]
+    mine = [r for r in rows if r["dataset"] == ds["dataset"]]
+    notes = [f"{r['algorithm']}: {r['note']}" for r in mine
+             if r.get("note") and r["status"] == "ok"]
+    notes += [PAPER_NOTES[ds["dataset"]]] if ds["dataset"] in PAPER_NOTES \
+        else []
+    table = report.table(
+        ["algorithm", "10⁴γ'_d", "paper", "ours/paper − 1", "10⁻⁶ upd",
+         "paper", "s", "paper", "s / DCD-L2", "paper", "paper source"],
+        map(_cells, mine), "lrrrrrrrrrl")
+    return ([_heading(ds), "", *table, ""] + [f"- {n}" for n in notes]
+            + ([""] if notes else []))
+
+
+def _closing(records, rows):
+    compared = [r for r in rows if r.get("margin_rel_diff") is not None]
+    meta = records[0]["meta"] if records else {}
+    load = meta.get("load_average")
+    lines = [f"Margin agreement with the paper (|ours/paper − 1| ≤ 1%): "
+             f"{sum(r['margin_agrees_1pct'] for r in compared)} of "
+             f"{len(compared)} compared cells.", ""] if compared else []
+    return lines + [
         "PFM's margin is not given in the paper's Table 1; SVMlight's paper "
         "value is the geometric margin γ' (no augmentation). DCD-L2's "
         "margin uses α = ξ/Δ² reconstructed from the slacks of its (w, b) "
         "(LIBLINEAR does not return α); DCD-L1, run on the explicitly "
         "extended data with C = ∞ (numerically 1e12), reports the solver's "
-        "own extension coordinates, which is the paper's way.",
-        "",
+        "own extension coordinates, which is the paper's way.", "",
         "Paper data sets not available here (MANIFEST.md, 'Not obtained'): "
-        + ", ".join(results.get("missing_datasets", [])) + ".",
-        "",
-        f"perceptrons {meta.get('perceptrons_version')}, numba "
-        f"{meta.get('numba_version')}, liblinear-official "
-        f"{meta.get('liblinear_version') or 'not installed'}, git "
-        f"{(meta.get('git_sha') or 'n/a')[:10]}"
-        f"{' (dirty)' if meta.get('git_dirty') else ''}; "
-        f"{meta.get('wall_seconds', math.nan):.1f} s wall time; load "
-        f"average at start {_load(meta)} on {meta.get('n_cpus')} CPUs.",
-    ]
-    return "\n".join(lines) + "\n"
+        + ", ".join(MISSING_DATASETS) + ".", "",
+        report.footer(
+            records, "liblinear-official "
+            f"{meta.get('liblinear_version') or 'not installed'}",
+            "load average at start "
+            + (" / ".join(f"{x:.2f}" for x in load) if load else "n/a")
+            + f" on {meta.get('n_cpus')} CPUs")]
+
+
+def render_markdown(records):
+    """The report: one table per data set, ours beside the paper's.
+
+    Parameters
+    ----------
+    records : list of dict
+        From :func:`run` or :func:`load_records`.
+
+    Returns
+    -------
+    str
+    """
+    datasets, rows = _view(records)
+    lines = _intro(records, datasets)
+    for ds in datasets:
+        lines += _dataset_section(ds, rows)
+    return "\n".join(lines + _closing(records, rows)) + "\n"

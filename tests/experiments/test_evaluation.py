@@ -10,7 +10,10 @@ from scipy import stats
 from perceptrons import Perceptron
 from perceptrons.experiments.evaluation import (
     cross_validate,
+    fold_tasks,
     online_mistake_rate,
+    run_fold,
+    summarize_folds,
     t_confidence_interval,
 )
 
@@ -93,17 +96,58 @@ def test_cross_validate_other_estimators_and_options():
     assert math.isnan(res.mean_mistake_rate)
     assert all(math.isnan(r) for r in res.mistake_rates)
 
-    seen = []
+    # K&W's tau is the estimator's: theta_Init comes from each (scaled)
+    # training fold, where the mean <x, x> is the number of features
+    res = cross_validate(Perceptron(tau=1.0, max_iter=2, random_state=0), X,
+                         y, n_splits=4, scale=True)
+    by_hand = cross_validate(Perceptron(margin=5.0, max_iter=2,
+                                        random_state=0), X, y, n_splits=4,
+                             scale=True)
+    assert len(res.accuracies) == 4
+    assert res.accuracies == pytest.approx(by_hand.accuracies)
 
-    def fold_params(X_train):
-        seen.append(X_train.shape[0])
-        # scaled data: mean ⟨x,x⟩ equals the number of features
-        assert np.mean(np.sum(X_train ** 2, axis=1)) == pytest.approx(5)
-        return {"margin": 1.0}
+
+def _without_times(res):
+    return {k: v for k, v in res.to_dict().items() if k != "fit_seconds"}
+
+
+@pytest.mark.parametrize("scale", [False, True])
+def test_cross_validate_is_run_fold_mapped_over_fold_tasks(scale):
+    import pickle
+
+    X, y = _blobs(n_classes=3)
+    est = Perceptron(max_iter=3, hypothesis="averaged", random_state=0)
+    res = cross_validate(est, X, y, n_splits=4, random_state=1, scale=scale)
+    tasks = fold_tasks(est, X, y, n_splits=4, random_state=1, scale=scale)
+    assert [t.fold for t in tasks] == [0, 1, 2, 3]
+    assert len({t.key for t in tasks}) == 4
+    # the serial path, and the same through pickling (a process pool's)
+    serial = list(map(run_fold, tasks))
+    pickled = [run_fold(pickle.loads(pickle.dumps(t))) for t in tasks]
+    for records in (serial, pickled):
+        assert _without_times(summarize_folds(records)) == \
+            _without_times(res)
+    assert [r["key"] for r in pickled] == [t.key for t in tasks]
+    params = serial[0]["task"]["params"]
+    assert params["estimator"] == "perceptrons.Perceptron"
+    assert params["estimator_params"]["hypothesis"] == "averaged"
+    assert params["scale"] is scale
+
+
+def test_cross_validate_mapper_and_progress():
+    X, y = _blobs()
+    calls, ticks = [], []
+
+    def mapper(fn, tasks):
+        calls.append(len(tasks))
+        return map(fn, tasks)
 
     res = cross_validate(Perceptron(max_iter=2, random_state=0), X, y,
-                         n_splits=4, scale=True, fold_params=fold_params)
-    assert len(seen) == 4 and len(res.accuracies) == 4
+                         n_splits=3, mapper=mapper,
+                         progress=lambda: ticks.append(1))
+    assert calls == [3] and len(ticks) == 3
+    assert _without_times(res) == _without_times(cross_validate(
+        Perceptron(max_iter=2, random_state=0), X, y, n_splits=3))
 
 
 def test_cross_validate_kernel_perceptron_if_available():

@@ -1,7 +1,7 @@
 """Reproduction of the PDM paper's Tables 1-2 and the LIBLINEAR baseline."""
 
 import csv
-import json
+import dataclasses
 
 import numpy as np
 import pytest
@@ -9,6 +9,8 @@ import pytest
 from perceptrons import PDM
 from perceptrons.experiments import _liblinear
 from perceptrons.experiments import reproduce_pdm as rp
+from perceptrons.experiments.options import RunOptions
+from perceptrons.experiments.report import rows
 
 
 def _toy(m=120, n=6, seed=0, noise=0.4):
@@ -27,8 +29,19 @@ def _separable(m=60, n=4, seed=1):
     return X[keep], np.where(score[keep] > 0, 1, -1)
 
 
-TOY = [rp.PaperDataset("Adult", "toy (stands in for a9a)", 1.0,
-                       load=lambda: _toy(), description="synthetic")]
+TOY = dataclasses.replace(rp.QUICK, datasets=(rp.PaperDataset(
+    "Adult", "toy (stands in for a9a)", 1.0, load=_toy,
+    description="synthetic"),))
+
+
+def _run(out, config=TOY, **kw):
+    return rp.run(RunOptions(output_dir=out, quick=True, progress=False,
+                             **kw), config)
+
+
+def _fits(res):
+    """The fit rows of a run, by algorithm, with the paper's numbers."""
+    return {r["algorithm"]: r for r in rp._view(res["records"])[1]}
 
 
 def _pdm_counts(est, m):
@@ -41,13 +54,14 @@ def _pdm_counts(est, m):
 @pytest.mark.parametrize("delta", [None, 1.0, 0.5])
 def test_margin_helper_reproduces_pdm_margin(delta):
     X, y = _separable() if delta is None else _toy()
-    est = PDM(epsilon=0.01, extension=delta, random_state=0).fit(X, y)
+    est = PDM(epsilon=0.01, extension=delta, store_dual=True,
+              random_state=0).fit(X, y)
     assert est.converged_[0]
     alpha = None if delta is None else _pdm_counts(est, X.shape[0])
     d, g = _liblinear.directional_margin(
         X, y, est.coef_[0], est.intercept_[0], rho=1.0, delta=delta,
         alpha=alpha)
-    assert d == pytest.approx(est.margin_[0], rel=1e-10)
+    assert d == pytest.approx(est.directional_margin_[0], rel=1e-10)
     assert g == pytest.approx(est.geometric_margin_[0], rel=1e-10)
 
 
@@ -75,7 +89,7 @@ def test_dcd_margin_brackets_pdm(delta, fits):
     X, y = _toy()
     eps = 0.01
     pdm = PDM(epsilon=eps, extension=delta, random_state=0).fit(X, y)
-    gamma_pdm = pdm.margin_[0]
+    gamma_pdm = pdm.directional_margin_[0]
     for fit in (getattr(_liblinear, f) for f in fits):
         res = fit(X, y, delta, rho=1.0, eps=1e-6)
         gamma, _ = _liblinear.directional_margin(
@@ -116,27 +130,29 @@ def test_extend():
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     out = tmp_path_factory.mktemp("pdm")
-    return out, rp.run(out, quick=True, progress=False, datasets=TOY)
+    return out, _run(out)
 
 
 def test_run_writes_files(tiny):
     out, res = tiny
-    paths = [str(p) for p in res["files"]]
-    names = sorted(p.rsplit("/", 1)[-1] for p in paths)
-    assert names == ["pdm_quick_results.csv", "pdm_quick_results.json",
+    names = sorted(p.name for p in res["files"])
+    assert names == ["pdm_quick_records.jsonl", "pdm_quick_results.csv",
                      "pdm_quick_tables.md"]
     md = (out / "pdm_quick_tables.md").read_text(encoding="utf-8")
     assert md == res["markdown"]
-    data = rp.read_results(out / "pdm_quick_results.json")
+    stored = rp.load_records(out)
+    assert stored == res["records"]
+    assert rp.render_markdown(stored) == md
     for key in ("perceptrons_version", "numba_version", "git_sha",
-                "liblinear_version", "created_utc", "wall_seconds"):
-        assert key in data["meta"]
-    assert rp.render_markdown(data) == md
+                "liblinear_version", "created_utc", "load_average"):
+        assert key in stored[0]["meta"]
     with open(out / "pdm_quick_results.csv", newline="",
               encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh))
-    assert [r["algorithm"] for r in rows] == [a for a, _ in rp.ALGORITHMS]
-    json.loads((out / "pdm_quick_results.json").read_text(encoding="utf-8"))
+        flat = list(csv.DictReader(fh))
+    assert [r["algorithm"] for r in flat] == [a for a, _ in rp.ALGORITHMS]
+    # one load record, then the seven fits
+    assert [r["task"]["params"]["kind"] for r in stored] == \
+        ["data"] + ["fit"] * 7
 
 
 def test_table_has_paper_numbers_and_statuses(tiny):
@@ -147,7 +163,6 @@ def test_table_has_paper_numbers_and_statuses(tiny):
                    "9.367", "84.66", "275.8", "84.95", "0.6", "0.5",
                    "84.61"):
         assert f"| {number} |" in md, number
-    assert "*not yet implemented*" not in md
     romma = next(line for line in md.splitlines()
                  if line.startswith("| ROMMA |"))
     cells = [c.strip() for c in romma.split("|")[1:-1]]
@@ -165,16 +180,18 @@ def test_table_has_paper_numbers_and_statuses(tiny):
 
 def test_results_content(tiny):
     _, res = tiny
-    runs = {r["algorithm"]: r for r in res["results"]["results"]}
+    runs = _fits(res)
     pdm, pfm = runs["PDM"], runs["PFM (β = γ'_d of PDM)"]
     succ = runs["PDM-succ"]
     assert pdm["status"] == "ok" and pdm["converged"]
     assert pfm["params"]["beta"] == pdm["margin"]
+    assert runs["PFM (β = γ'_d of PDM-succ)"]["params"]["beta"] == \
+        succ["margin"]
     assert pdm["params"]["extension"] == 1.0
     assert succ["params"]["successive"] == 8
     romma = runs["ROMMA"]
     assert romma["status"] == "ok" and romma["converged"]
-    assert romma["estimator"] == "perceptrons.ROMMA"
+    assert romma["estimator"] == "ROMMA"
     assert romma["params"]["epsilon"] == 0.01
     assert romma["params"]["extension"] == 1.0
     assert romma["updates"] > 0
@@ -194,53 +211,70 @@ def test_results_content(tiny):
         assert dcd["margin"] >= romma["margin"] * (1 - 1e-9)
         assert dcd["margin"] <= romma["margin"] / 0.99 * (1 + 1e-9)
     else:
-        assert runs["DCD-L2"]["status"] == "liblinear missing"
+        assert runs["DCD-L2"]["status"] == "skipped"
 
 
 def test_missing_liblinear_is_explicit(tmp_path, monkeypatch):
     monkeypatch.setattr(_liblinear, "available", lambda: False)
-    res = rp.run(tmp_path, quick=True, progress=False, datasets=TOY)
+    res = _run(tmp_path)
     assert res["markdown"].count(_liblinear.MISSING_MESSAGE) >= 3
-    runs = {r["algorithm"]: r for r in res["results"]["results"]}
-    assert runs["DCD-L1"]["status"] == "liblinear missing"
+    runs = _fits(res)
+    assert runs["DCD-L1"]["status"] == "skipped"
+
+
+_TIMES = ("seconds", "seconds_all", "cpu_seconds", "ratio_to_dcd_l2",
+          "repeats", "created_utc", "load_average", "fold")
+
+
+def _strip(res):
+    return [{k: v for k, v in r.items() if k not in _TIMES}
+            for r in _fits(res).values()]
 
 
 def test_deterministic(tmp_path):
-    def strip(results):
-        out = []
-        for r in results["results"]:
-            r = {k: v for k, v in r.items() if k not in (
-                "seconds", "seconds_all", "cpu_seconds", "ratio_to_dcd_l2")}
-            out.append(r)
-        return out
-
-    a = rp.run(tmp_path / "a", quick=True, progress=False, datasets=TOY)
-    b = rp.run(tmp_path / "b", quick=True, progress=False, datasets=TOY,
-               repeats=2)
-    assert strip(a["results"]) == strip(b["results"])
-    for r in b["results"]["results"]:
+    a = _run(tmp_path / "a")
+    b = _run(tmp_path / "b", config=dataclasses.replace(TOY, repeats=2))
+    assert _strip(a) == _strip(b)
+    for r in _fits(b).values():
         if r["status"] == "ok":
             assert len(r["seconds_all"]) == 2
             assert r["seconds"] == min(r["seconds_all"])
 
 
-def test_full_size_margin_agreement_is_reported():
+def test_resume_refits_nothing(tmp_path, monkeypatch):
+    first = _run(tmp_path)
+
+    def refuse(task):
+        raise AssertionError("a recorded fit ran again")
+
+    monkeypatch.setattr(rp, "fit_worker", refuse)
+    again = _run(tmp_path, resume=True)
+    assert again["records"][1:] == first["records"][1:]
+    assert again["markdown"].split("| PDM |")[1] == \
+        first["markdown"].split("| PDM |")[1]
+
+
+def test_full_size_margin_agreement_is_reported(tmp_path):
     # Without a subsample the margin is compared with the paper's.
     ds = rp.PaperDataset("Adult", "toy", 1.0, load=lambda: _toy(m=60))
-    info, runs = rp._run_dataset(ds, None, 0, _NoBar())
-    pdm = next(r for r in runs if r["algorithm"] == "PDM")
+    res = _run(tmp_path, config=dataclasses.replace(
+        TOY, datasets=(ds,), n_rows=None))
+    pdm = _fits(res)["PDM"]
     assert pdm["margin_rel_diff"] == pytest.approx(
         1e4 * pdm["margin"] / 84.57 - 1)
     assert pdm["margin_agrees_1pct"] is False
-    assert info["subsample"] is None
+    assert rows(res["records"], kind="data")[0]["subsample"] is None
+    assert "Margin agreement with the paper" in res["markdown"]
 
 
-class _NoBar:
-    def set_description(self, _):
-        pass
+def test_missing_data_set_is_reported(tmp_path):
+    def missing():
+        raise FileNotFoundError("no a9a here")
 
-    def update(self, n=1):
-        pass
+    ds = rp.PaperDataset("Adult", "a9a", 1.0, load=missing)
+    res = _run(tmp_path, config=dataclasses.replace(TOY, datasets=(ds,)))
+    assert "Not run: data not found: no a9a here." in res["markdown"]
+    assert [r["status"] for r in res["records"]] == ["error"]
 
 
 @pytest.mark.shared_data
@@ -251,8 +285,8 @@ def test_quick_on_a9a_subsample(tmp_path):
         get_data_home()
     except Exception:  # noqa: BLE001
         pytest.skip("shared data folder not found")
-    res = rp.run(tmp_path, quick=True, progress=False, n_rows=500,
-                 datasets=rp.DATASETS[:1])
-    info = res["results"]["config"]["datasets"][0]
+    res = _run(tmp_path, config=dataclasses.replace(
+        rp.QUICK, n_rows=500, datasets=rp.DATASETS[:1]))
+    info = rows(res["records"], kind="data")[0]
     assert info["n_samples"] == 500 and info["n_samples_full"] == 32561
     assert "Adult (a9a, 500 of 32561 rows" in res["markdown"]
