@@ -188,9 +188,13 @@ def margin_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
         Updates made (a multiple update counts λ).
     n_collected : int
         Rows written to ``collected``.
+    n_mistakes : int
+        Rows presented that the hyperplane misclassified before their
+        update, ``l_k (w·x_k + bρ) <= 0`` (ties are mistakes).
     """
     n_updates = 0
     n_collected = 0
+    n_mistakes = 0
     b = ab[0]
     sq_norm_a = ab[1]
     tt = t[0]
@@ -199,8 +203,12 @@ def margin_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
                        signs, y_sq_norms, counts)
         i = rows[step]
         s = signs[i]
-        ay = s * (row_dot(w, X_data, X_indices, X_indptr, i) + b * rho) \
-            + delta_sq * counts[i]
+        # The prediction on x_k itself: its extension coordinate is not
+        # part of a test point.
+        label_margin = s * (row_dot(w, X_data, X_indices, X_indptr, i)
+                            + b * rho)
+        n_mistakes += label_margin <= 0.0
+        ay = label_margin + delta_sq * counts[i]
         threshold = condition_threshold(rule, param, sq_norm_a, tt)
         if collect_factor > 0.0 and ay <= collect_factor * threshold:
             collected[n_collected] = i
@@ -222,7 +230,7 @@ def margin_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
     ab[0] = b
     ab[1] = sq_norm_a
     t[0] = tt
-    return n_updates, n_collected
+    return n_updates, n_collected, n_mistakes
 
 
 @njit(inline="always")
@@ -251,7 +259,7 @@ def active_set_epoch(pass_fn, full_args, active_args, order, active_sets,
     ----------
     pass_fn : jitted function
         ``pass_fn(rows, n_rows, collect_factor, collected, *args) ->
-        (n_updates, n_collected)``: one pass over ``rows[:n_rows]``,
+        (n_updates, n_collected, n_mistakes)``: one pass over ``rows[:n_rows]``,
         writing the rows with ``a·y_k <= collect_factor * threshold`` to
         ``collected`` (nothing when ``collect_factor == 0``).
     full_args, active_args : tuple
@@ -266,9 +274,10 @@ def active_set_epoch(pass_fn, full_args, active_args, order, active_sets,
         Rounds per level (paper: 9, 12, 12).
     level1, level2, level3 : ndarray of shape (n_samples,), int64
         Work space for the three active sets.
-    stats : ndarray of shape (3,), int64
+    stats : ndarray of shape (4,), int64
         Incremented in place: updates made in active passes, active passes
-        made, rows presented in active passes.
+        made, rows presented in active passes, and mistakes (online
+        prediction mistakes) in every pass, the full one included.
 
     Returns
     -------
@@ -277,25 +286,29 @@ def active_set_epoch(pass_fn, full_args, active_args, order, active_sets,
     """
     n = order.shape[0]
     collect = c1 if active_sets else 0.0
-    full_updates, n1 = pass_fn(order, n, collect, level1, *full_args)
+    full_updates, n1, m = pass_fn(order, n, collect, level1, *full_args)
+    stats[3] += m
     if not active_sets or full_updates == 0:
         return full_updates
     for _r1 in range(n_ep1):
-        u1, n2 = pass_fn(level1, n1, c2, level2, *active_args)
+        u1, n2, m = pass_fn(level1, n1, c2, level2, *active_args)
+        stats[3] += m
         stats[0] += u1
         stats[1] += 1
         stats[2] += n1
         if u1 == 0:
             break
         for _r2 in range(n_ep2):
-            u2, n3 = pass_fn(level2, n2, 1.0, level3, *active_args)
+            u2, n3, m = pass_fn(level2, n2, 1.0, level3, *active_args)
+            stats[3] += m
             stats[0] += u2
             stats[1] += 1
             stats[2] += n2
             if u2 == 0:
                 break
             for _r3 in range(n_ep3):
-                u3, _ = pass_fn(level3, n3, 0.0, level3, *active_args)
+                u3, _, m = pass_fn(level3, n3, 0.0, level3, *active_args)
+                stats[3] += m
                 stats[0] += u3
                 stats[1] += 1
                 stats[2] += n3

@@ -118,9 +118,13 @@ def romma_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
     -------
     n_updates : int
     n_collected : int
+    n_mistakes : int
+        Rows presented on the wrong side of the hyperplane before their
+        update, ``l_k (w·x_k + bρ) <= 0`` (ties are mistakes).
     """
     n_updates = 0
     n_collected = 0
+    n_mistakes = 0
     b = st[0]
     sq_norm_a = st[1]
     s = st[2]
@@ -129,8 +133,10 @@ def romma_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
                        signs, y_sq_norms, g)
         i = rows[step]
         li = signs[i]
-        ay = s * (li * (row_dot(w, X_data, X_indices, X_indptr, i) + b * rho)
-                  + delta_sq * g[i])
+        label_margin = li * (row_dot(w, X_data, X_indices, X_indptr, i)
+                             + b * rho)
+        n_mistakes += label_margin <= 0.0
+        ay = s * (label_margin + delta_sq * g[i])
         if collect_factor > 0.0 and ay <= collect_factor * threshold:
             collected[n_collected] = i
             n_collected += 1
@@ -172,7 +178,7 @@ def romma_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
     st[0] = b
     st[1] = sq_norm_a
     st[2] = s
-    return n_updates, n_collected
+    return n_updates, n_collected, n_mistakes
 
 
 @njit(cache=True)

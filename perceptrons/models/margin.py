@@ -65,6 +65,14 @@ _COMMON_ATTRIBUTES = """    Attributes
         ``partial_fit``: whether its single pass made no update).
     n_updates_ : int
         Updates t made, summed over problems (a multiple update counts λ).
+    n_mistakes_ : int
+        Online prediction mistakes while training, summed over problems and
+        over every presentation (full and active passes): rows with
+        ``l_k (w·x_k + bρ) <= 0`` when presented, before their update (ties
+        are mistakes; the extension coordinate is not part of a prediction).
+    mistakes_per_epoch_, updates_per_epoch_ : ndarray of shape (n_epochs,)
+        Per epoch (a full pass and its active passes; a ``partial_fit``
+        call adds one), summed over the problems' epochs of that index.
     n_updates_per_problem_ : ndarray of shape (n_problems,), int64
     n_iter_ : int
         Full epochs (passes over the whole training set) made by the
@@ -149,6 +157,9 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         self.t_ = 0
         self.n_iter_ = 0
         self.n_updates_ = 0
+        self.n_mistakes_ = 0
+        self.mistakes_per_epoch_ = np.zeros(0, dtype=np.int64)
+        self.updates_per_epoch_ = np.zeros(0, dtype=np.int64)
         self.n_active_passes_ = 0
         self.n_iter_per_problem_ = np.zeros(n_problems, dtype=np.int64)
 
@@ -159,6 +170,10 @@ class _MarginPerceptron(BaseOnlinePerceptron):
                                dtype=self._counts_dtype)
         call.y_sq_norms = call.sq_norms + (self._rho ** 2 + self._delta_sq)
         call.loop_arrays = as_loop_arrays(X)
+        # Per problem, the mistakes and updates of each epoch (full pass and
+        # its active passes).
+        call.epoch_mistakes = [[] for _ in range(self._weights.shape[0])]
+        call.epoch_updates = [[] for _ in range(self._weights.shape[0])]
         return call
 
     _counts_dtype = np.int64
@@ -202,6 +217,7 @@ class _MarginPerceptron(BaseOnlinePerceptron):
             self.n_iter_per_problem_[k] = epochs
             self.t_ += X.shape[0] * epochs
         self.n_iter_ = int(self.n_iter_per_problem_.max())
+        self._record_epochs(call)
         self._finish(call, X, targets, converged)
         if not converged.all():
             warnings.warn(
@@ -225,7 +241,7 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         first_plain = self._first_epoch_plain()
         n = signs.shape[0]
         levels = [np.empty(n, dtype=np.int64) for _ in range(3)]
-        stats = np.zeros(3, dtype=np.int64)
+        stats = np.zeros(4, dtype=np.int64)
         w, scalars, t = (self._weights[k], self._scalars[k],
                          self._n_updates[k:k + 1])
 
@@ -239,16 +255,33 @@ class _MarginPerceptron(BaseOnlinePerceptron):
                 _C1_FIRST if first else _C1, _C2,
                 _N_EP1, _N_EP2, _N_EP3, w, scalars, t, call.counts[k],
                 *levels, stats)
-            self._add_stats(stats - before)
+            self._add_stats(call, k, n_full, stats - before)
             self._check_finite(k, epoch + 1)
             return n_full
 
         return run_epoch
 
-    def _add_stats(self, stats):
-        """Count one epoch's active passes and their presentations."""
+    def _add_stats(self, call, k, n_full, stats):
+        """Count one epoch of problem k: its active passes, presentations,
+        updates (full pass ``n_full`` plus active ones) and mistakes."""
         self.t_ += int(stats[2])
         self.n_active_passes_ += int(stats[1])
+        call.epoch_updates[k].append(int(n_full + stats[0]))
+        call.epoch_mistakes[k].append(int(stats[3]))
+
+    def _record_epochs(self, call):
+        """Append this call's epochs, summed over problems, to the counters.
+
+        Epoch e of the call adds the mistakes and updates of every problem's
+        e-th epoch (problems converge after different numbers of epochs).
+        """
+        for name, per_problem in (("mistakes_per_epoch_", call.epoch_mistakes),
+                                  ("updates_per_epoch_", call.epoch_updates)):
+            total = np.zeros(max(len(e) for e in per_problem), dtype=np.int64)
+            for epochs in per_problem:
+                total[:len(epochs)] += np.asarray(epochs, dtype=np.int64)
+            setattr(self, name, np.concatenate([getattr(self, name), total]))
+        self.n_mistakes_ = int(self.mistakes_per_epoch_.sum())
 
     def _partial_pass(self, X, targets):
         """One plain pass per problem: each row presented once.
@@ -264,23 +297,32 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         n_problems = self._weights.shape[0]
         converged = np.zeros(n_problems, dtype=bool)
         for k in range(n_problems):
-            n_upd = self._plain_pass(call, k, order, self._signs(targets, k))
+            n_upd, n_mistakes = self._plain_pass(call, k, order,
+                                                 self._signs(targets, k))
+            call.epoch_updates[k].append(n_upd)
+            call.epoch_mistakes[k].append(n_mistakes)
             self._check_finite(k, int(self.n_iter_per_problem_[k]) + 1)
             converged[k] = n_upd == 0
         self.n_iter_per_problem_ += 1
         self.n_iter_ += 1
         self.t_ += n_problems * X.shape[0]
+        self._record_epochs(call)
         self._finish(call, X, targets, converged)
 
     def _plain_pass(self, call, k, order, signs):
-        """Problem k's plain pass of ``partial_fit``; returns its updates."""
+        """Problem k's plain pass of ``partial_fit``.
+
+        Returns
+        -------
+        n_updates, n_mistakes : int
+        """
         param = float(self._params_schedule()[-1])
-        n_updates, _ = margin_pass(
+        n_updates, _, n_mistakes = margin_pass(
             order, order.shape[0], 0.0, order, *call.loop_arrays, signs,
             call.y_sq_norms, self._rho, self._delta_sq, self._rule, param, 0,
             self._weights[k], self._scalars[k], self._n_updates[k:k + 1],
             call.counts[k])
-        return n_updates
+        return n_updates, n_mistakes
 
     # ----------------------------------------------------------- results
     def _finish(self, call, X, targets, converged):

@@ -81,6 +81,11 @@ class ROMMA(_MarginPerceptron):
     converged_ : ndarray of shape (n_problems,), bool
     n_updates_ : int
         Updates made, summed over problems.
+    n_mistakes_ : int
+        Online prediction mistakes while training (every presentation, full
+        and active passes; ``l_k (w·x_k + bρ) <= 0``), summed over problems.
+    mistakes_per_epoch_, updates_per_epoch_ : ndarray of shape (n_epochs,)
+        Per epoch (full pass and its active passes), summed over problems.
     n_updates_per_problem_ : ndarray of shape (n_problems,), int64
     n_iter_ : int
         Full epochs of the problem that needed most.
@@ -196,7 +201,7 @@ class ROMMA(_MarginPerceptron):
     def _problem_epoch(self, call, k, signs):
         n = signs.shape[0]
         levels = [np.empty(n, dtype=np.int64) for _ in range(3)]
-        stats = np.zeros(3, dtype=np.int64)
+        stats = np.zeros(4, dtype=np.int64)
         w, scalars, g = self._weights[k], self._scalars[k], call.counts[k]
 
         def run_epoch(order, threshold, epoch):
@@ -210,7 +215,7 @@ class ROMMA(_MarginPerceptron):
             # Recompute ‖a‖² afresh once per epoch (the loop carries it).
             scalars[1] = (float(w @ w) + scalars[0] ** 2
                           + self._delta_sq * float(g @ g) + scalars[3])
-            self._add_stats(stats - before)
+            self._add_stats(call, k, n_full, stats - before)
             self._check_finite(k, epoch + 1)
             return n_full
 
@@ -221,14 +226,14 @@ class ROMMA(_MarginPerceptron):
         return [1.0 - float(self.epsilon)]
 
     def _plain_pass(self, call, k, order, signs):
-        n_updates, _ = romma_pass(
+        n_updates, _, n_mistakes = romma_pass(
             order, order.shape[0], 0.0, order, *call.loop_arrays, signs,
             call.y_sq_norms, self._rho, self._delta_sq,
             1.0 - float(self.epsilon), self._weights[k], self._scalars[k],
             call.counts[k])
         self._n_updates[k] += n_updates
         fold_scale(self._weights[k], self._scalars[k], call.counts[k])
-        return n_updates
+        return n_updates, n_mistakes
 
     # ----------------------------------------------------------- results
     def _finish(self, call, X, targets, converged):

@@ -89,6 +89,7 @@ def _check_agrees(est, ref, X, y, ref_kwargs):
     assert_array_equal(est.dual_coef_[0], (y * ref["counts"])[est.support_])
     assert_array_equal(est.support_, np.flatnonzero(ref["counts"]))
     assert est.n_updates_ == ref["t"]
+    assert est.n_mistakes_ == ref["mistakes"]
     assert est.n_iter_ == ref["epochs"]
     assert bool(est.converged_[0]) == ref["converged"]
     scale = max(1.0, float(np.abs(ref["a"]).max()))

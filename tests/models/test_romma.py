@@ -70,6 +70,7 @@ def test_matches_reference(case, seed, sparse):
         active_sets=params.get("active_sets", True))
     assert ref["converged"] and clf.converged_[0]
     assert clf.n_updates_ == ref["t"]
+    assert clf.n_mistakes_ == ref["mistakes"]
     assert clf.n_iter_ == ref["epochs"]
     assert clf.n_active_passes_ == ref["active_passes"]
     assert_allclose(clf.coef_[0], ref["w"], rtol=RTOL, atol=1e-12)
@@ -90,6 +91,7 @@ def test_partial_fit_is_one_reference_pass(sparse):
         sp.csr_matrix(X) if sparse else X, y, classes=[-1, 1])
     ref = run_reference(X, y.astype(float), 0.05, delta=1.0, max_epochs=1)
     assert clf.n_updates_ == ref["t"]
+    assert clf.n_mistakes_ == ref["mistakes"]
     assert_allclose(clf.coef_[0], ref["w"], rtol=RTOL, atol=1e-12)
     assert_allclose(clf.directional_margin_[0], directional_margin(ref["a"], ref["Y"]),
                     rtol=1e-8)
@@ -212,7 +214,7 @@ def test_scale_folding_in_the_loop():
         sq = float(clf.coef_[0] @ clf.coef_[0] + clf.intercept_[0] ** 2
                    + c @ c)
         st = np.array([clf.intercept_[0] / s, sq, s, 0.0])
-        n_upd, _ = romma_pass(rows, rows.shape[0], 0.0, rows,
+        n_upd, _, _ = romma_pass(rows, rows.shape[0], 0.0, rows,
                               *as_loop_arrays(X), signs, yy, 1.0, 1.0, 0.99,
                               w, st, full_g)
         fold_scale(w, st, full_g)

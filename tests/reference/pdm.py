@@ -42,12 +42,15 @@ def extended_patterns(X, labels, rho, delta):
 class Reference:
     """State and rules of one binary run on materialised patterns."""
 
-    def __init__(self, Y, rule, multiple):
+    def __init__(self, Y, rule, multiple, n_input=None):
         self.Y = Y
         self.rule = rule
         self.multiple = multiple
         self.a = np.zeros(Y.shape[1])
         self.t = 0
+        # Coordinates [l x, l ρ] of a pattern: the prediction on x itself.
+        self.n_input = Y.shape[1] if n_input is None else n_input
+        self.mistakes = 0
         self.counts = np.zeros(Y.shape[0], dtype=np.int64)
         self.param = None
 
@@ -99,6 +102,9 @@ class Reference:
         collected = []
         for k in rows:
             ay = float(self.a @ self.Y[k])
+            p = self.n_input
+            if float(self.a[:p] @ self.Y[k][:p]) <= 0.0:
+                self.mistakes += 1
             thr = self.threshold()
             if collect is not None and ay <= collect * thr:
                 collected.append(k)
@@ -159,7 +165,7 @@ def run_reference(X, labels, rule, schedule, rho=1.0, delta=None,
     """
     Y = extended_patterns(X, labels, rho, delta)
     d = X.shape[1]
-    ref = Reference(Y, rule, multiple)
+    ref = Reference(Y, rule, multiple, n_input=d + 1)
     rows = list(range(Y.shape[0]))
     epochs = 0
     passes = 0
@@ -184,6 +190,7 @@ def run_reference(X, labels, rule, schedule, rho=1.0, delta=None,
             break
     return {"a": ref.a, "w": ref.a[:d], "b": ref.a[d], "counts": ref.counts,
             "t": ref.t, "epochs": epochs, "converged": converged,
+            "mistakes": ref.mistakes,
             "active_passes": passes, "Y": Y}
 
 

@@ -23,11 +23,14 @@ from pdm import C1, C2, N_EP1, N_EP2, N_EP3, extended_patterns
 class Reference:
     """State of one binary run on materialised patterns."""
 
-    def __init__(self, Y, epsilon):
+    def __init__(self, Y, epsilon, n_input):
         self.Y = Y
         self.threshold = 1.0 - epsilon
         self.a = np.zeros(Y.shape[1])
         self.t = 0
+        # Coordinates [l x, l ρ] of a pattern: the prediction on x itself.
+        self.n_input = n_input
+        self.mistakes = 0
 
     def update(self, y):
         A = float(self.a @ self.a)
@@ -48,6 +51,9 @@ class Reference:
         collected = []
         for k in rows:
             ay = float(self.a @ self.Y[k])
+            p = self.n_input
+            if float(self.a[:p] @ self.Y[k][:p]) <= 0.0:
+                self.mistakes += 1
             if collect is not None and ay <= collect * self.threshold:
                 collected.append(k)
             if ay < self.threshold:
@@ -69,7 +75,7 @@ def run_reference(X, labels, epsilon, rho=1.0, delta=None, max_epochs=1000,
     """
     Y = extended_patterns(X, labels, rho, delta)
     d = X.shape[1]
-    ref = Reference(Y, epsilon)
+    ref = Reference(Y, epsilon, d + 1)
     rows = list(range(Y.shape[0]))
     epochs = passes = 0
     converged = False
@@ -97,5 +103,6 @@ def run_reference(X, labels, epsilon, rho=1.0, delta=None, max_epochs=1000,
                     if u3 == 0:
                         break
     return {"a": ref.a, "w": ref.a[:d], "b": ref.a[d], "t": ref.t,
+            "mistakes": ref.mistakes,
             "epochs": epochs, "converged": converged,
             "active_passes": passes, "Y": Y}
