@@ -17,7 +17,7 @@ with a BLAS-blocked reference that computes the same kernel values as blocks
 ``X_block @ S.T`` followed by ``(γ G + c)^5`` in numpy? The dual loops compute
 the kernel values of dense input in BLAS blocks themselves (128 presented
 rows against the support held at the block's start, see
-``perceptrons._loops.dual``); the ratio tells how far a whole pass (blocks,
+``perceptrons._loops.support``); the ratio tells how far a whole pass (blocks,
 scores, updates, and the values against support vectors added inside a
 block, computed row by row) is from the kernel values alone.
 
@@ -93,7 +93,7 @@ import scipy.linalg  # noqa: E402,F401  (load the thread pools before limiting)
 
 import perceptrons  # noqa: E402
 from perceptrons.datasets import load_named  # noqa: E402
-from perceptrons._loops.mercer import BLOCK_ROWS  # noqa: E402
+from perceptrons._loops.support import BLOCK_ROWS  # noqa: E402
 
 SECTION = "bench_kernel_pass"
 KERNEL = dict(kernel="poly", degree=5, coef0=0.5, gamma=1.0)
@@ -349,7 +349,7 @@ def main(argv=None):
         "values against support vectors added inside a block, computed row "
         "by row, and fit's validation). The dual loops compute the values "
         "of dense input in BLAS blocks of 128 rows themselves "
-        "(`perceptrons._loops.dual`); before that (row-by-row numba kernel "
+        "(`perceptrons._loops.support`); before that (row-by-row numba kernel "
         "values, BENCHMARKS.md of revision 9fd05b9, same machine kind) the "
         "ratio was 3.9× on USPS and 4.6–8.3× on MNIST (MNIST r=0.1: 114 s "
         "a pass).",

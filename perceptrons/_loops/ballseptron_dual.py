@@ -3,11 +3,12 @@ r"""The Ballseptron in dual form with Mercer kernels, one pass per call.
 The kernel form of :mod:`perceptrons._loops.ballseptron` (Shalev-Shwartz &
 Singer 2005, Sec. 2, remark after Figure 2: w is a combination of the
 instances, so every inner product may be a kernel value). Each weight vector
-is ``w^k = s · Σ_p coef[k, p] φ(x_support[p])`` over the support list of
-:mod:`perceptrons._loops.dual` (append-only, one slot per example that ever
-caused an update, kernel rows cached across epochs by
-:func:`perceptrons._loops.dual.dual_scores`; one kernel row serves every
-class). The steps mirror the primal loops test for test.
+is ``w^k = s · Σ_p coef[k, p] φ(x_support[p])`` over the support set of
+:mod:`perceptrons._loops.support` (append-only, one slot per example that
+ever caused an update, kernel rows cached across epochs and computed in BLAS
+blocks for dense input; one kernel row serves every class), passed as its
+tuples ``data, kernel, support, cache``. The steps mirror the primal loops
+test for test.
 
 Binary (:func:`dual_ballseptron_epoch`). The margin-error update
 ``w ← (1 - r/‖w‖) w + y φ(x)`` rescales every coefficient; it is done in
@@ -54,8 +55,12 @@ from numba import njit
 
 from ._common import FASTMATH, best_other
 from .ballseptron import _gram_update
-from .dual import _append_support, kernel_block_scores
-from .mercer import clear_kernel_block, new_kernel_block
+from .support import (
+    append_support,
+    clear_kernel_block,
+    new_kernel_block,
+    support_scores,
+)
 
 __all__ = ["dual_ballseptron_epoch", "dual_ballseptron_prototype_epoch",
            "support_gram"]
@@ -67,24 +72,19 @@ _FILTER_SLACK = 1e-8
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def support_gram(X_data, X_indices, X_indptr, n_features, is_dense,
-                 kernel, degree, gamma, coef0, sq_norms,
-                 support, n_support, cache, cache_filled, kernel_work,
-                 dense_work, coef, theta0, base0, scores, G, block):
+def support_gram(data, kernel, support, cache, coef, scores, G, block):
     """``G = V Vᵀ`` exactly, ``V^k = Σ_p coef[k, p] φ(x_support[p])``.
 
-    One kernel row per support vector (through the cache of
-    :func:`perceptrons._loops.dual.dual_scores`, and BLAS blocks of support
-    rows for dense input), then
+    One kernel row per support vector (through the cache, and BLAS blocks
+    of support rows for dense input:
+    :func:`perceptrons._loops.support.support_scores`), then
     ``G[a, b] = Σ_p coef[a, p] (V^b · φ(x_support[p]))``, symmetrised.
 
     Parameters
     ----------
-    X_data, ..., dense_work
-        See :func:`perceptrons._loops.dual.dual_scores`.
+    data, kernel, support, cache : tuple
+        See :mod:`perceptrons._loops.support`.
     coef : ndarray of shape (n_classes, n_samples), float64
-    theta0 : ndarray of shape (n_classes,), zeros
-    base0 : ndarray of shape (0, n_classes)
     scores : ndarray of shape (n_classes,), work space
     G : ndarray of shape (n_classes, n_classes), output
     block : tuple
@@ -98,16 +98,13 @@ def support_gram(X_data, X_indices, X_indptr, n_features, is_dense,
     for a in range(K):
         for b in range(K):
             G[a, b] = 0.0
-    m = n_support[0]
+    slots, m = support[0], support[2][0]
     # Blocks of support rows only (a row of the caller's block would mix in
     # row-by-row values); the caller starts a new block afterwards.
     clear_kernel_block(block)
     for p in range(m):
-        block = kernel_block_scores(
-            X_data, X_indices, X_indptr, n_features, is_dense,
-            kernel, degree, gamma, coef0, sq_norms, support[:m], p,
-            support, n_support, cache, cache_filled, kernel_work,
-            dense_work, coef, theta0, base0, scores, block)
+        block = support_scores(data, kernel, support, cache, slots[:m], p,
+                               coef, scores, block)
         for a in range(K):
             c = coef[a, p]
             if c != 0.0:
@@ -124,35 +121,27 @@ def support_gram(X_data, X_indices, X_indptr, n_features, is_dense,
 
 @njit(cache=True, fastmath=FASTMATH)
 def dual_ballseptron_epoch(
-    X_data, X_indices, X_indptr, n_features, is_dense,
-    kernel, degree, gamma, coef0, sq_norms, diag,
-    targets, order,
-    coef, support, position, n_support,
-    cache, cache_filled, kernel_work, dense_work,
-    radius, theta0, base0, scores, G, exact_start,
+    data, kernel, support, cache, targets, order, coef,
+    radius, scores, G, exact_start,
 ):
     """One dual pass of Figure 2 over ``order``.
 
     Parameters
     ----------
-    X_data, X_indices, X_indptr, n_features, is_dense
-        The data matrix (see :mod:`perceptrons._loops.mercer`).
-    kernel, degree, gamma, coef0, sq_norms
-        The Mercer kernel (see :func:`perceptrons._loops.dual.dual_scores`).
-    diag : ndarray of shape (n_samples,), float64
-        ``k(x_i, x_i)``.
+    data, kernel, support, cache : tuple
+        The rows with their norms, the kernel, the support set and the
+        kernel-row cache, as in :mod:`perceptrons._loops.support`; the
+        support set and the cache are updated in place.
     targets : ndarray of shape (n_samples,), int64
         1 for the positive class, 0 for the negative.
     order : ndarray of shape (n_steps,), int64
         Rows to present, in order.
     coef : ndarray of shape (1, n_samples), float64
         Dual coefficients by support slot (scale 1 on entry and exit).
-    support, position, n_support, cache, cache_filled, kernel_work, dense_work
-        See :func:`perceptrons._loops.dual.dual_scores`; updated in place.
     radius : float
         r >= 0.
-    theta0, base0, scores
-        Work space, shapes (1,), (0, 1), (1,); ``theta0`` zero.
+    scores : ndarray of shape (1,), float64
+        Work space.
     G : ndarray of shape (1, 1), float64
         ``‖w‖²``, written on exit; read on entry unless ``exact_start``.
     exact_start : bool
@@ -168,24 +157,19 @@ def dual_ballseptron_epoch(
     n_mistakes = 0
     n_margin_errors = 0
     track_norm = radius > 0.0
-    block = new_kernel_block(cache_filled.shape[0], n_features, is_dense)
+    diag = data[6]  # k(x_i, x_i) of the kernel in use
+    block = new_kernel_block(data)
     if track_norm and exact_start:
-        block = support_gram(
-            X_data, X_indices, X_indptr, n_features, is_dense,
-            kernel, degree, gamma, coef0, sq_norms,
-            support, n_support, cache, cache_filled, kernel_work,
-            dense_work, coef, theta0, base0, scores, G, block)
+        block = support_gram(data, kernel, support, cache, coef,
+                             scores, G, block)
     wsq = G[0, 0]
     scale = 1.0
     positive = 0.0
     for step in range(order.shape[0]):
         i = order[step]
         y = 1.0 if targets[i] == 1 else -1.0
-        block = kernel_block_scores(
-            X_data, X_indices, X_indptr, n_features, is_dense,
-            kernel, degree, gamma, coef0, sq_norms, order, step,
-            support, n_support, cache, cache_filled, kernel_work,
-            dense_work, coef, theta0, base0, scores, block)
+        block = support_scores(data, kernel, support, cache, order, step,
+                               coef, scores, block)
         m = y * (scale * scores[0])
         if m <= 0.0:
             n_mistakes += 1
@@ -201,24 +185,21 @@ def dual_ballseptron_epoch(
         if c != 1.0:
             scale *= c
             if scale == 0.0:
-                for p in range(n_support[0]):
+                for p in range(support[2][0]):
                     coef[0, p] = 0.0
                 scale = 1.0
             elif abs(scale) < _SCALE_MIN or abs(scale) > _SCALE_MAX:
-                for p in range(n_support[0]):
+                for p in range(support[2][0]):
                     coef[0, p] *= scale
                 scale = 1.0
-        pos = _append_support(i, support, position, n_support)
+        pos = append_support(support, i)
         coef[0, pos] += y / scale
         if track_norm and wsq < _CANCEL * positive:
-            block = support_gram(
-                X_data, X_indices, X_indptr, n_features, is_dense,
-                kernel, degree, gamma, coef0, sq_norms,
-                support, n_support, cache, cache_filled, kernel_work,
-                dense_work, coef, theta0, base0, scores, G, block)
+            block = support_gram(data, kernel, support, cache, coef,
+                                 scores, G, block)
             wsq = scale * scale * G[0, 0]
     if scale != 1.0:
-        for p in range(n_support[0]):
+        for p in range(support[2][0]):
             coef[0, p] *= scale
     G[0, 0] = wsq
     return n_mistakes, n_margin_errors
@@ -226,19 +207,15 @@ def dual_ballseptron_epoch(
 
 @njit(cache=True, fastmath=FASTMATH)
 def dual_ballseptron_prototype_epoch(
-    X_data, X_indices, X_indptr, n_features, is_dense,
-    kernel, degree, gamma, coef0, sq_norms, diag,
-    targets, order,
-    coef, support, position, n_support,
-    cache, cache_filled, kernel_work, dense_work,
-    radius, theta0, base0, scores, G, exact_start, wx,
+    data, kernel, support, cache, targets, order, coef,
+    radius, scores, G, exact_start, wx,
 ):
     """One dual pass of the multiclass Ballseptron (Sec. 4) over ``order``.
 
     Arguments are those of :func:`dual_ballseptron_epoch` with one
     coefficient row per class (``coef`` of shape (n_classes, n_samples)),
-    class indices as ``targets``, ``theta0, base0, scores, wx`` of shapes
-    (K,), (0, K), (K,), (K,), and ``G`` the (K, K) Gram matrix of the
+    class indices as ``targets``, work spaces ``scores, wx`` of shape (K,),
+    and ``G`` the (K, K) Gram matrix of the
     prototypes, kept up to date (recomputed first if ``exact_start``).
 
     Returns
@@ -250,21 +227,16 @@ def dual_ballseptron_prototype_epoch(
     n_mistakes = 0
     n_margin_errors = 0
     track_norm = radius > 0.0
-    block = new_kernel_block(cache_filled.shape[0], n_features, is_dense)
+    diag = data[6]  # k(x_i, x_i) of the kernel in use
+    block = new_kernel_block(data)
     if track_norm and exact_start:
-        block = support_gram(
-            X_data, X_indices, X_indptr, n_features, is_dense,
-            kernel, degree, gamma, coef0, sq_norms,
-            support, n_support, cache, cache_filled, kernel_work,
-            dense_work, coef, theta0, base0, wx, G, block)
+        block = support_gram(data, kernel, support, cache, coef,
+                             wx, G, block)
     for step in range(order.shape[0]):
         i = order[step]
         y = targets[i]
-        block = kernel_block_scores(
-            X_data, X_indices, X_indptr, n_features, is_dense,
-            kernel, degree, gamma, coef0, sq_norms, order, step,
-            support, n_support, cache, cache_filled, kernel_work,
-            dense_work, coef, theta0, base0, scores, block)
+        block = support_scores(data, kernel, support, cache, order, step,
+                               coef, scores, block)
         o = best_other(scores, y)
         gap = scores[y] - scores[o]
         if gap <= 0.0:
@@ -273,7 +245,7 @@ def dual_ballseptron_prototype_epoch(
                 for k in range(K):
                     wx[k] = scores[k]
                 _gram_update(G, y, o, wx, diag[i])
-            pos = _append_support(i, support, position, n_support)
+            pos = append_support(support, i)
             coef[y, pos] += 1.0
             coef[o, pos] -= 1.0
             continue
@@ -284,11 +256,8 @@ def dual_ballseptron_prototype_epoch(
         if gap * gap > radius * radius * upper:
             continue
         if dsq < _CANCEL * (G[y, y] + G[o, o]):
-            block = support_gram(
-                X_data, X_indices, X_indptr, n_features, is_dense,
-                kernel, degree, gamma, coef0, sq_norms,
-                support, n_support, cache, cache_filled,
-                kernel_work, dense_work, coef, theta0, base0, wx, G, block)
+            block = support_gram(data, kernel, support, cache, coef,
+                                 wx, G, block)
             dsq = G[y, y] + G[o, o] - 2.0 * G[y, o]
         # gap > 0, so w^y ≠ w^ỹ and dsq > 0 up to rounding.
         if dsq <= 0.0:
@@ -302,11 +271,11 @@ def dual_ballseptron_prototype_epoch(
             wx[k] = scores[k] + c * (G[k, o] - G[k, y])
         q = diag[i] + radius * radius - 2.0 * c * gap
         _gram_update(G, y, o, wx, q)
-        for p in range(n_support[0]):
+        for p in range(support[2][0]):
             t = c * (coef[o, p] - coef[y, p])
             coef[y, p] += t
             coef[o, p] -= t
-        pos = _append_support(i, support, position, n_support)
+        pos = append_support(support, i)
         coef[y, pos] += 1.0
         coef[o, pos] -= 1.0
     return n_mistakes, n_margin_errors

@@ -30,10 +30,11 @@ KERNEL_RBF = 2
 KERNELS = {"linear": KERNEL_LINEAR, "poly": KERNEL_POLY, "rbf": KERNEL_RBF}
 
 
-# Every top-level function here (and the loops of
-# :mod:`perceptrons._loops.dual`) is compiled with ``fastmath=FASTMATH``, the
-# flags of the primal loops (see :mod:`perceptrons._loops._common`); the
-# inlined helpers take their caller's flags.
+# Every top-level function here (and the dual loops, which inline the
+# helpers) is compiled with ``fastmath=FASTMATH`` (see
+# :mod:`perceptrons._loops._common`); the inlined helpers take their caller's
+# flags. The support set, the kernel-row cache and the BLAS blocks that
+# compute the dual loops' kernel rows live in :mod:`perceptrons._loops.support`.
 
 
 @njit(cache=True, inline="always")
@@ -185,151 +186,6 @@ def kernel_row(data, indices, indptr, n_features, is_dense, sq_norms,
     fill_kernel_values(data, indices, indptr, n_features, is_dense,
                        sq_norms, kernel, degree, gamma, coef0,
                        i, rows, 0, rows.shape[0], dense_work, out)
-
-
-# ------------------------------------------------------------- BLAS blocks
-# Dense input: the kernel values of a block of BLOCK_ROWS presented rows
-# against the support held when the block starts are computed by one BLAS
-# product (numba's np.dot calls scipy's dgemm), ``G = X_block @ S.T``, then
-# transformed in place. Only the values against support vectors added
-# inside the block are left to the per-row path (fill_kernel_values).
-#
-# OpenBLAS gives an element of a product a value that depends on the
-# product's shape: its row count (a short block sums in another order) and a
-# single column (a matrix-vector product instead). Every block product
-# therefore has exactly BLOCK_ROWS rows (zero rows pad the last block) and at
-# least two columns, so each pair gets the same value from every block, from
-# any cache and any position in the pass (checked by the cache tests).
-BLOCK_ROWS = 128
-# A block of fewer rows (the end of a pass, a partial_fit call of a few
-# rows) would pay for BLOCK_ROWS rows: its rows get every value row by row
-# instead, never from or into the cache, so that the choice depends on the
-# order alone and the cache still changes no result.
-SHORT_BLOCK = 16
-# row_to_block codes besides a row of G.
-IN_CACHE = BLOCK_ROWS
-ROW_BY_ROW = BLOCK_ROWS + 1
-
-
-@njit(cache=True)
-def new_kernel_block(n_samples, n_features, is_dense):
-    """Empty block state ``(S, X_block, G, row_to_block, rows, state)``.
-
-    ``S`` holds the support vectors' rows gathered in slot order,
-    ``X_block`` the rows of the block that need values, ``G`` (flat) their
-    kernel values against slots ``[state[1], state[2])``;
-    ``row_to_block[i]`` is row i's row of G, ``IN_CACHE`` for a row of the
-    block whose cache already holds those values, ``ROW_BY_ROW`` for a row
-    of a short block (fewer than ``SHORT_BLOCK`` rows), -1 outside the block;
-    ``rows[:state[3]]`` are the block's rows; ``state[0]`` counts the slots
-    gathered into S; G has ``state[4]`` columns. CSR input gets zero-size
-    arrays: no blocks.
-    """
-    n_rows = n_samples if is_dense else 0
-    d = n_features if is_dense else 0
-    return (np.zeros((0, d)), np.zeros((BLOCK_ROWS if is_dense else 0, d)),
-            np.zeros(0), np.full(n_rows, -1, dtype=np.int64),
-            np.zeros(BLOCK_ROWS, dtype=np.int64), np.zeros(5, dtype=np.int64))
-
-
-@njit(cache=True, inline="always")
-def in_kernel_block(block, i):
-    """Whether row i's values are in the block (always True without blocks)."""
-    row_to_block = block[3]
-    return row_to_block.shape[0] == 0 or row_to_block[i] >= 0
-
-
-@njit(cache=True, inline="always")
-def clear_kernel_block(block):
-    """Forget the block's rows (their values are recomputed when needed)."""
-    row_to_block, rows, state = block[3], block[4], block[5]
-    for b in range(state[3]):
-        row_to_block[rows[b]] = -1
-    state[3] = 0
-
-
-@njit(cache=True, fastmath=FASTMATH)
-def fill_kernel_block(block, data, n_features, kernel, degree, gamma, coef0,
-                      sq_norms, support, n_support, cache_filled, candidates,
-                      lo, hi):
-    """Make ``candidates[lo:lo + BLOCK_ROWS]`` (within ``hi``) the block.
-
-    Their kernel values against the support held now, beyond what each
-    row's cache already holds, are computed as one BLAS product.
-
-    Returns
-    -------
-    block : tuple
-        The block state, with S and G reallocated if they had to grow.
-    """
-    S, X_block, G, row_to_block, rows, state = block
-    clear_kernel_block(block)
-    m0 = n_support[0]
-    n_block = min(BLOCK_ROWS, hi - lo)
-    short = n_block < SHORT_BLOCK
-    n_need = 0
-    c_lo = m0
-    for b in range(n_block):
-        i = candidates[lo + b]
-        rows[b] = i
-        if short:
-            row_to_block[i] = ROW_BY_ROW
-        elif cache_filled[i] < m0:
-            # Row i needs the values of slots [cache_filled[i], m0).
-            c_lo = min(c_lo, cache_filled[i])
-            X_block[n_need] = data[i * n_features:(i + 1) * n_features]
-            row_to_block[i] = n_need
-            n_need += 1
-        else:
-            row_to_block[i] = IN_CACHE
-    state[3] = n_block
-    if n_need == 0:
-        return block
-    for b in range(n_need, BLOCK_ROWS):
-        X_block[b] = 0.0
-    # At least two columns (see above); S's rows past m0 are zeros.
-    c_hi = max(m0, c_lo + 2)
-    if S.shape[0] < c_hi:
-        grown = np.zeros((max(2 * S.shape[0], c_hi, 64), n_features))
-        grown[:state[0]] = S[:state[0]]
-        S = grown
-    for p in range(state[0], m0):
-        j = support[p]
-        S[p] = data[j * n_features:(j + 1) * n_features]
-    state[0] = m0
-    n_cols = c_hi - c_lo
-    if G.shape[0] < BLOCK_ROWS * n_cols:
-        G = np.empty(max(2 * G.shape[0], BLOCK_ROWS * n_cols))
-    values = G[:BLOCK_ROWS * n_cols].reshape((BLOCK_ROWS, n_cols))
-    np.dot(X_block, S[c_lo:c_hi].T, values)
-    state[1] = c_lo
-    state[2] = m0
-    state[4] = n_cols
-    if kernel != KERNEL_LINEAR:
-        for b in range(n_block):
-            i = rows[b]
-            g = row_to_block[i]
-            if g >= BLOCK_ROWS:
-                continue
-            sq_i = sq_norms[i]
-            for q in range(cache_filled[i] - c_lo, m0 - c_lo):
-                values[g, q] = kernel_from_dot(
-                    values[g, q], sq_i, sq_norms[support[c_lo + q]], kernel,
-                    degree, gamma, coef0)
-    return (S, X_block, G, row_to_block, rows, state)
-
-
-@njit(cache=True, inline="always")
-def kernel_block_values(block, i, lo, hi, out):
-    """``out[p] = k(x_i, x_support[p])`` for ``lo <= p < hi`` from the block.
-
-    The caller checks ``lo >= cache_filled[i]`` and ``hi <= state[2]``.
-    """
-    G, row_to_block, state = block[2], block[3], block[5]
-    c_lo = state[1]
-    base = row_to_block[i] * state[4] - c_lo
-    for p in range(lo, hi):
-        out[p] = G[base + p]
 
 
 # ---------------------------------------------------------------- Python level

@@ -1,6 +1,6 @@
 """The Ballseptron of Shalev-Shwartz & Singer (2005), Figure 2 and Sec. 4."""
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -11,15 +11,14 @@ from .._loops.ballseptron_dual import (
     dual_ballseptron_epoch,
     dual_ballseptron_prototype_epoch,
 )
-from .._loops.mercer import KERNELS, gram_block, kernel_diag
+from .._loops.mercer import KERNELS
 from ..utils._param_validation import Interval, StrOptions
-from ..utils.validation import as_flat_loop_arrays
 from ._base import BaseOnlinePerceptron
-from .kernel_perceptron import kernel_cache
+from ._kernel import KernelMixin, linear_coef
 from ._voted import _BLOCK_ROWS
 
 
-class Ballseptron(BaseOnlinePerceptron):
+class Ballseptron(KernelMixin, BaseOnlinePerceptron):
     r"""Perceptron that also updates on margin errors, with a ball of radius r.
 
     The Ballseptron of Shalev-Shwartz & Singer [1]_. Besides the
@@ -167,7 +166,7 @@ class Ballseptron(BaseOnlinePerceptron):
     ``cache_size``), one kernel row serving every class. With dense input
     the values are computed for blocks of 128 rows at a time by one BLAS
     product against the support held at the block's start, so a pass runs
-    at BLAS speed (see :mod:`perceptrons._loops.dual`). The binary
+    at BLAS speed (see :mod:`perceptrons._loops.support`). The binary
     margin-error update rescales every coefficient by ``1 - r/‖w‖``; it is
     made in O(1) on the global scale s (``s ← (1 - r/‖w‖) s``, then
     ``c_t += y_t / s``), which is multiplied back into the coefficients when
@@ -237,10 +236,7 @@ class Ballseptron(BaseOnlinePerceptron):
         **BaseOnlinePerceptron._parameter_constraints,
         "radius": [Interval(Real, 0, None, closed="left")],
         "kernel": [StrOptions(set(KERNELS)), None],
-        "degree": [Interval(Integral, 1, None, closed="left")],
-        "gamma": [Interval(Real, 0, None, closed="neither"), None],
-        "coef0": [Interval(Real, 0, None, closed="left")],
-        "cache_size": [Interval(Real, 0, None, closed="left")],
+        **KernelMixin.KERNEL_CONSTRAINTS,
     }
 
     def __init__(self, *, radius=0.1, max_iter=10, shuffle=True,
@@ -299,9 +295,7 @@ class Ballseptron(BaseOnlinePerceptron):
         if self.kernel is None:
             self._W = np.zeros((n_rows, X.shape[1]))
             return
-        self._kernel_code = KERNELS[self.kernel]
-        self.gamma_ = (1.0 / X.shape[1] if self.gamma is None
-                       else float(self.gamma))
+        self._resolve_kernel(X.shape[1])
         # Every row of an earlier call with a non-zero coefficient: unlike
         # the dual perceptron's, these coefficients keep changing (margin
         # errors rescale or mix them), so they join each call's support.
@@ -310,13 +304,7 @@ class Ballseptron(BaseOnlinePerceptron):
         self._pool_index = np.zeros(0, dtype=np.int64)
         self._pool_coef = np.zeros((n_rows, 0))
         self._n_rows_seen = 0
-        self._theta0 = np.zeros(n_rows)
-        self._base0 = np.zeros((0, n_rows))
         self._gram_key = None
-
-    def _kernel_args(self):
-        return (self._kernel_code, int(self.degree), float(self.gamma_),
-                float(self.coef0))
 
     def _begin_call(self, X):
         self._call_margin_errors = []
@@ -334,28 +322,13 @@ class Ballseptron(BaseOnlinePerceptron):
             if sp.issparse(pool):
                 pool = pool.toarray()
             data = np.vstack([pool, X])
-        self._n_pool = n_pool
-        self._data = data
-        self._flat = as_flat_loop_arrays(data)
-        self._sq = np.concatenate([self._pool_sq, self._call_sq_norms])
-        self._kdiag = kernel_diag(self._sq, *self._kernel_args())
-        if not np.isfinite(self._kdiag).all():
-            raise ValueError(
-                "k(x, x) overflows float64 for some rows; scale the input "
-                "or lower degree/gamma")
-        n = data.shape[0]
-        n_rows = self._theta0.shape[0]
-        self._coef = np.zeros((n_rows, n))
-        self._coef[:, :n_pool] = self._pool_coef
-        self._support = np.zeros(n, dtype=np.int64)
-        self._support[:n_pool] = np.arange(n_pool)
-        self._position = np.full(n, -1, dtype=np.int64)
-        self._position[:n_pool] = np.arange(n_pool)
-        self._n_support = np.array([n_pool], dtype=np.int64)
-        self._cache, self._cache_filled = kernel_cache(
-            n, self.cache_size, self._passes_in_call)
-        self._kernel_work = np.empty(n)
-        self._dense_work = np.zeros(X.shape[1] if sp.issparse(X) else 0)
+        call = self._new_kernel_call(
+            data, np.concatenate([self._pool_sq, self._call_sq_norms]),
+            n_pool=n_pool)
+        call.n_pool = n_pool
+        call.coef = np.zeros((self._pool_coef.shape[0], data.shape[0]))
+        call.coef[:, :n_pool] = self._pool_coef
+        self._kernel_call = call
 
     def _run_epoch(self, X, loop_arrays, targets, order):
         if self.kernel is not None:
@@ -372,7 +345,8 @@ class Ballseptron(BaseOnlinePerceptron):
         return n_mistakes, n_mistakes + n_margin_errors
 
     def _run_dual_epoch(self, targets, order):
-        n_pool = self._n_pool
+        call = self._kernel_call
+        n_pool = call.n_pool
         if n_pool:
             # Pool rows are never presented: their target is never read.
             targets = np.concatenate(
@@ -384,21 +358,16 @@ class Ballseptron(BaseOnlinePerceptron):
         key = (float(self.radius) > 0, self._kernel_args())
         exact = (order.shape[0] >= n_pool or self._gram_key != key)
         self._gram_key = key
-        head = (
-            *self._flat, *self._kernel_args(), self._sq, self._kdiag,
-            targets, order, self._coef, self._support, self._position,
-            self._n_support, self._cache, self._cache_filled,
-            self._kernel_work, self._dense_work, float(self.radius),
-            self._theta0, self._base0, self._scores, self._gram, exact,
-        )
+        head = (*call.loop_args, targets, order, call.coef, float(self.radius),
+                self._scores, self._gram, exact)
         if self._multiclass:
             return dual_ballseptron_prototype_epoch(*head, self._wx)
         return dual_ballseptron_epoch(*head)
 
     def _state_is_finite(self):
         if self.kernel is not None:
-            m = int(self._n_support[0])
-            return bool(np.isfinite(self._coef[:, :m]).all())
+            call = self._kernel_call
+            return bool(np.isfinite(call.coef[:, :call.support_size]).all())
         return bool(np.isfinite(self._W).all())
 
     def _end_call(self, X, targets):
@@ -413,12 +382,13 @@ class Ballseptron(BaseOnlinePerceptron):
         self.intercept_ = np.zeros(self._W.shape[0])
 
     def _end_dual_call(self, X):
-        m = int(self._n_support[0])
-        slots = self._support[:m]
+        call = self.__dict__.pop("_kernel_call")
+        m = call.support_size
+        slots = call.support[:m]
         # Data rows in slot order: pool rows first (slots 0..n_pool-1), then
         # this call's new support vectors; keep those with a non-zero
         # coefficient, ordered by row.
-        coef = self._coef[:, :m]
+        coef = call.coef[:, :m]
         keep = np.flatnonzero(np.any(coef != 0.0, axis=0))
         keep = keep[np.argsort(slots[keep], kind="stable")]
         rows = slots[keep]
@@ -426,23 +396,15 @@ class Ballseptron(BaseOnlinePerceptron):
             [self._pool_index, self._n_rows_seen + np.arange(X.shape[0])])
         self._pool_index = index[rows]
         self._pool_coef = np.ascontiguousarray(coef[:, keep])
-        self._pool_sq = self._sq[rows]
-        self._pool_X = self._data[rows]
+        self._pool_sq = call.sq_norms[rows]
+        self._pool_X = call.X[rows]
         self._n_rows_seen += X.shape[0]
-        for name in ("_n_pool", "_data", "_flat", "_sq", "_kdiag", "_coef",
-                     "_support", "_position", "_n_support", "_cache",
-                     "_cache_filled", "_kernel_work", "_dense_work"):
-            delattr(self, name)
         self.support_ = self._pool_index.copy()
         self.support_vectors_ = self._pool_X
         self.dual_coef_ = self._pool_coef.copy()
         self.intercept_ = np.zeros(self.dual_coef_.shape[0])
         if self.kernel == "linear":
-            sv = self.support_vectors_
-            if sp.issparse(sv):
-                self.coef_ = np.asarray((sv.T @ self.dual_coef_.T).T)
-            else:
-                self.coef_ = self.dual_coef_ @ sv
+            self.coef_ = linear_coef(self.dual_coef_, self.support_vectors_)
 
     # ----------------------------------------------------------- prediction
     def _decision(self, X):
@@ -453,7 +415,7 @@ class Ballseptron(BaseOnlinePerceptron):
             return scores
         for lo in range(0, X.shape[0], _BLOCK_ROWS):
             hi = min(lo + _BLOCK_ROWS, X.shape[0])
-            G = gram_block(X[lo:hi], self.support_vectors_,
-                           *self._kernel_args(), sq_b=self._pool_sq)
+            G = self._gram_block(X[lo:hi], self.support_vectors_,
+                                 sq_b=self._pool_sq)
             scores[lo:hi] = G @ self.dual_coef_.T
         return scores

@@ -1,60 +1,20 @@
 """The perceptron family of Khardon & Wachman (2007), Figure 2, in dual form."""
 
-from numbers import Integral, Real
-
 import numpy as np
 import scipy.sparse as sp
 
-from .._loops.dual import (
+from .._loops.mercer import KERNEL_LINEAR, KERNELS
+from .._loops.perceptron_dual import (
     dual_prototype_perceptron_epoch,
     dual_threshold_perceptron_epoch,
 )
-from .._loops.mercer import (
-    KERNEL_LINEAR,
-    KERNELS,
-    gram_block,
-    kernel_diag,
-)
-from ..utils._param_validation import Interval, StrOptions
-from ..utils.validation import as_flat_loop_arrays
+from ..utils._param_validation import StrOptions
 from ._family import ThresholdFamilyBase
+from ._kernel import KernelMixin, linear_coef
 from ._voted import _BLOCK_ROWS
 
-_EMPTY_FLOAT = np.zeros(0)
-_MB = 2 ** 20
 
-
-def kernel_cache(n, cache_size, n_passes):
-    """The kernel-row cache of one call: ``(cache, cache_filled)``.
-
-    Up to ``cache_size`` MB, at most n values per row. A call of one pass
-    presents each row once, so it gets no cache: filling one would cost
-    time and memory for little (5-13% of a pass on USPS and MNIST; only
-    the Ballseptron's rare exact recomputation of its norms reads support
-    rows again). The cache never changes a result.
-
-    Parameters
-    ----------
-    n : int
-        Rows the loops index (the call's rows and any pool before them).
-    cache_size : float
-        MB.
-    n_passes : int
-        Passes the call makes.
-
-    Returns
-    -------
-    cache : ndarray of shape (n, capacity), float64, not initialised
-    cache_filled : ndarray of shape (n,), int64, zeros
-    """
-    capacity = 0
-    if n_passes > 1:
-        capacity = min(n, int(float(cache_size) * _MB // (8 * n)))
-    # np.empty: the pages are touched lazily, as the cache fills.
-    return np.empty((n, capacity)), np.zeros(n, dtype=np.int64)
-
-
-class KernelPerceptron(ThresholdFamilyBase):
+class KernelPerceptron(KernelMixin, ThresholdFamilyBase):
     r"""Kernel perceptron with margin, λ-trick, α-bound and voting (dual form).
 
     The algorithm family of :class:`~perceptrons.Perceptron` (Khardon &
@@ -93,6 +53,12 @@ class KernelPerceptron(ThresholdFamilyBase):
         is the average ``k(x, x)``, as ``theta_init``.
     margin : float, default=0.0
         τ of Sec. 2.4, absolute: update when ``y(SUM - θ) <= margin``.
+    tau : float or None, default=None
+        τ of Sec. 2.4 in units of θ_Init, as K&W state it (Sec. 3.2 grid
+        0, 0.125, ..., 4): the margin used is ``tau * theta_init_``, θ_Init
+        resolved in ``fit`` (for "auto", from the training data of the
+        call), so ``GridSearchCV`` can search it. None: use ``margin``.
+        Setting both ``tau`` and a non-zero ``margin`` is an error.
     lam : float, default=0.0
         λ of the λ-trick, Eq. (1), with ``‖x‖²`` read in feature space:
         examples that already caused an update get ``y λ k(x, x)`` added
@@ -142,6 +108,8 @@ class KernelPerceptron(ThresholdFamilyBase):
         γ used, None resolved.
     theta_init_, threshold_step_ : float
         The θ_Init and C used, "auto" resolved.
+    margin_ : float
+        The absolute margin used: ``margin``, or ``tau * theta_init_``.
     n_mistakes_ : int
         Online prediction mistakes during training, ties counted as
         mistakes (as in ``Perceptron``).
@@ -179,7 +147,7 @@ class KernelPerceptron(ThresholdFamilyBase):
     the values are cached across epochs within ``cache_size``. With dense
     input the values are computed for blocks of 128 rows at a time by one
     BLAS product against the support held at the block's start (see
-    :mod:`perceptrons._loops.dual`); CSR input is never densified and gets
+    :mod:`perceptrons._loops.support`); CSR input is never densified and gets
     its values row by row. The averaged
     hypothesis is kept lazily (``c - Σ (s-1) Δc_s / T``) and the longest
     survivor is a copy of the coefficients, taken once per new best run.
@@ -228,15 +196,12 @@ class KernelPerceptron(ThresholdFamilyBase):
     _parameter_constraints = {
         **ThresholdFamilyBase._parameter_constraints,
         "kernel": [StrOptions(set(KERNELS))],
-        "degree": [Interval(Integral, 1, None, closed="left")],
-        "gamma": [Interval(Real, 0, None, closed="neither"), None],
-        "coef0": [Interval(Real, 0, None, closed="left")],
-        "cache_size": [Interval(Real, 0, None, closed="left")],
+        **KernelMixin.KERNEL_CONSTRAINTS,
     }
 
     def __init__(self, *, kernel="poly", degree=3, gamma=None, coef0=1.0,
                  eta=0.1, theta_init="auto", threshold_step="auto",
-                 margin=0.0, lam=0.0, alpha_bound=None, hypothesis="last",
+                 margin=0.0, tau=None, lam=0.0, alpha_bound=None, hypothesis="last",
                  multiclass="ovr", max_iter=10, shuffle=True,
                  random_state=None, cache_size=200):
         self.kernel = kernel
@@ -247,6 +212,7 @@ class KernelPerceptron(ThresholdFamilyBase):
         self.theta_init = theta_init
         self.threshold_step = threshold_step
         self.margin = margin
+        self.tau = tau
         self.lam = lam
         self.alpha_bound = alpha_bound
         self.hypothesis = hypothesis
@@ -270,18 +236,6 @@ class KernelPerceptron(ThresholdFamilyBase):
              "theta_init": 0.0, "threshold_step": 0.0},
         ]
 
-    # ----------------------------------------------------------- kernel
-    def _kernel_args(self):
-        return (self._kernel_code, int(self.degree), float(self.gamma_),
-                float(self.coef0))
-
-    def _gram(self, A, B, sq_b):
-        return gram_block(A, B, *self._kernel_args(), sq_b=sq_b)
-
-    def _diag(self, sq_norms):
-        """``k(x_i, x_i)`` from the squared norms ``<x_i, x_i>``."""
-        return kernel_diag(sq_norms, *self._kernel_args())
-
     # ----------------------------------------------------------- state
     _AUTO_AVERAGE = "k(x, x)"
     _AUTO_REMEDY = "scale the input or lower degree/gamma"
@@ -292,13 +246,11 @@ class KernelPerceptron(ThresholdFamilyBase):
         # Perceptron's.
         if self._kernel_code == KERNEL_LINEAR:
             return self._call_mean_sq_norm
-        return float(np.mean(self._diag(self._call_sq_norms)))
+        return float(np.mean(self._kernel_diag(self._call_sq_norms)))
 
     def _allocate(self, X, n_classes):
         # The kernel is resolved first: "auto" averages k(x, x).
-        self._kernel_code = KERNELS[self.kernel]
-        self.gamma_ = (1.0 / X.shape[1] if self.gamma is None
-                       else float(self.gamma))
+        self._resolve_kernel(X.shape[1])
         n_rows = self._allocate_family_state(n_classes)
         # The pool: every row that caused an update in an earlier call,
         # with its raw, accumulated and longest-survivor coefficients.
@@ -313,28 +265,13 @@ class KernelPerceptron(ThresholdFamilyBase):
             self._voted = self._new_voted_log()
 
     def _begin_call(self, X):
-        n = X.shape[0]
-        n_rows = self._theta.shape[0]
-        self._sq = self._call_sq_norms
-        self._kdiag = self._diag(self._sq)
-        if not np.isfinite(self._kdiag).all():
-            # |k(x, z)| <= sqrt(k(x, x) k(z, z)) for a Mercer kernel, so
-            # finite diagonal values keep every kernel value finite.
-            raise ValueError(
-                "k(x, x) overflows float64 for some rows; scale the input "
-                "or lower degree/gamma")
+        call = self._new_kernel_call(X, self._call_sq_norms)
         # One column per row of this call: a support vector's slot.
-        self._coef, self._coef_avg_acc, self._coef_ls = self._zero_weights(
-            n_rows, n)
-        self._support = np.zeros(n, dtype=np.int64)
-        self._position = np.full(n, -1, dtype=np.int64)
-        self._n_support = np.zeros(1, dtype=np.int64)
-        self._cache, self._cache_filled = kernel_cache(
-            n, self.cache_size, self._passes_in_call)
-        self._kernel_work = np.empty(n)
-        self._dense_work = np.zeros(X.shape[1] if sp.issparse(X) else 0)
-        self._base_scores = self._pool_scores(X)
-        self._best_tally_start = self._best_tally.copy()
+        call.coef, call.coef_avg_acc, call.coef_ls = self._zero_weights(
+            self._theta.shape[0], X.shape[0])
+        call.base_scores = self._pool_scores(X)
+        call.best_tally_start = self._best_tally.copy()
+        self._kernel_call = call
         super()._begin_call(X)
 
     def _pool_scores(self, X):
@@ -345,38 +282,34 @@ class KernelPerceptron(ThresholdFamilyBase):
         out = np.empty((X.shape[0], n_rows))
         for lo in range(0, X.shape[0], _BLOCK_ROWS):
             hi = min(lo + _BLOCK_ROWS, X.shape[0])
-            G = self._gram(X[lo:hi], self._pool_X, self._pool_sq)
+            G = self._gram_block(X[lo:hi], self._pool_X, self._pool_sq)
             out[lo:hi] = G @ self._pool_coef.T
         return out
 
     def _run_epoch(self, X, loop_arrays, targets, order):
-        head = (
-            *as_flat_loop_arrays(X), *self._kernel_args(), self._sq,
-            self._kdiag if self.lam != 0 else _EMPTY_FLOAT,
-            targets, order, self._base_scores,
-            self._coef, self._theta, self._support, self._position,
-            self._n_support, self._cache, self._cache_filled,
-            self._kernel_work, self._dense_work,
-        )
+        call = self._kernel_call
+        head = (*call.loop_args, targets, order, call.base_scores, call.coef,
+                self._theta)
         return self._run_family_epoch(
             dual_threshold_perceptron_epoch, dual_prototype_perceptron_epoch,
-            head, self._coef_avg_acc, self._coef_ls)
+            head, call.coef_avg_acc, call.coef_ls)
 
     def _state_is_finite(self):
-        m = int(self._n_support[0])
-        return bool(np.isfinite(self._coef[:, :m]).all()
+        call = self._kernel_call
+        return bool(np.isfinite(call.coef[:, :call.support_size]).all()
                     and np.isfinite(self._theta).all())
 
     def _end_call(self, X, targets):
-        m = int(self._n_support[0])
-        slots = self._support[:m]
+        call = self.__dict__.pop("_kernel_call")
+        m = call.support_size
+        slots = call.support[:m]
         perm = np.argsort(slots, kind="stable")
         used = slots[perm]  # this call's new support vectors, by row index
         n_old = self._pool_index.shape[0]
         if self.hypothesis == "longest" and n_old:
             # A snapshot retaken during this call holds the old support
             # vectors' coefficients as they were (fixed during the call).
-            renewed = self._best_tally > self._best_tally_start
+            renewed = self._best_tally > call.best_tally_start
             if self._prototype:
                 rows = np.arange(self._theta.shape[0] if renewed[0] else 0)
             else:
@@ -390,26 +323,25 @@ class KernelPerceptron(ThresholdFamilyBase):
                 self._pool_X = sp.vstack([self._pool_X, new_X], format="csr")
             else:
                 self._pool_X = np.vstack([self._pool_X, new_X])
-            self._pool_sq = np.concatenate([self._pool_sq, self._sq[used]])
+            self._pool_sq = np.concatenate([self._pool_sq,
+                                            call.sq_norms[used]])
             self._pool_index = np.concatenate(
                 [self._pool_index, self._n_rows_seen + used])
             self._pool_coef = np.hstack([self._pool_coef,
-                                         self._coef[:, :m][:, perm]])
+                                         call.coef[:, :m][:, perm]])
             if self.hypothesis == "averaged":
                 self._pool_acc = np.hstack(
-                    [self._pool_acc, self._coef_avg_acc[:, :m][:, perm]])
+                    [self._pool_acc, call.coef_avg_acc[:, :m][:, perm]])
             if self.hypothesis == "longest":
                 self._pool_ls = np.hstack([self._pool_ls,
-                                           self._coef_ls[:, :m][:, perm]])
+                                           call.coef_ls[:, :m][:, perm]])
         if self.hypothesis == "voted":
             # Pool slots n_old, n_old + 1, ... hold the rows of used.
             self._extend_voted(used, n_old, targets)
         self._n_rows_seen += X.shape[0]
-        for name in ("_sq", "_kdiag", "_coef", "_coef_avg_acc", "_coef_ls",
-                     "_support", "_position", "_n_support", "_cache",
-                     "_cache_filled", "_kernel_work", "_dense_work",
-                     "_base_scores", "_alpha_counts", "_vote_log",
-                     "_update_log", "_other_log", "_best_tally_start"):
+        # The family's per-call counters and logs (ThresholdFamilyBase).
+        for name in ("_alpha_counts", "_vote_log", "_update_log",
+                     "_other_log"):
             delattr(self, name)
         self._set_public()
 
@@ -437,10 +369,7 @@ class KernelPerceptron(ThresholdFamilyBase):
             raise AttributeError("coef_ is only available when kernel='linear'")
         if not hasattr(self, "dual_coef_"):
             raise AttributeError("coef_ is set by fit or partial_fit")
-        sv = self.support_vectors_
-        if sp.issparse(sv):
-            return np.asarray((sv.T @ self.dual_coef_.T).T)
-        return self.dual_coef_ @ sv
+        return linear_coef(self.dual_coef_, self.support_vectors_)
 
     # ----------------------------------------------------------- prediction
     def _hypothesis_scores(self, X):
@@ -450,8 +379,8 @@ class KernelPerceptron(ThresholdFamilyBase):
         else:
             for lo in range(0, X.shape[0], _BLOCK_ROWS):
                 hi = min(lo + _BLOCK_ROWS, X.shape[0])
-                G = self._gram(X[lo:hi], self.support_vectors_,
-                               self._support_sq)
+                G = self._gram_block(X[lo:hi], self.support_vectors_,
+                                     self._support_sq)
                 scores[lo:hi] = G @ self.dual_coef_.T
         scores += self.intercept_
         return scores
@@ -459,6 +388,6 @@ class KernelPerceptron(ThresholdFamilyBase):
     def _voted_support(self):
         # The vote replays updates against every pool row, zero or not.
         def gram(block):
-            return self._gram(block, self._pool_X, self._pool_sq)
+            return self._gram_block(block, self._pool_X, self._pool_sq)
 
         return self._pool_index.shape[0], gram

@@ -1,0 +1,467 @@
+"""The support set of the dual loops and the kernel rows computed against it.
+
+Every dual (kernel) loop keeps its weight vectors as combinations
+``Σ_p coef[k, p] φ(x_support[p])`` over a support set, and every step of it
+needs one kernel row: ``k(x_i, x_support[p])`` for the support held then.
+What lives here is that shared machinery, so that a loop holds only its
+algorithm (:mod:`perceptrons._loops.perceptron_dual`, Khardon & Wachman's
+Figure 2; :mod:`perceptrons._loops.ballseptron_dual`, the Ballseptron):
+
+* the support set: an append-only list within a call, ``support[:m]`` with
+  ``m = n_support[0]`` in order of first update, and ``position[i]``,
+  example i's slot in it or -1 (:func:`append_support`);
+* the kernel-row cache: ``cache[i, :cache_filled[i]]`` keeps the computed
+  part of example i's row across the passes of a call; because the support
+  only grows, a row is completed by computing the new slots only. Slots past
+  ``cache.shape[1]`` (the capacity the estimator derives from
+  ``cache_size``) are recomputed at each use;
+* the BLAS-block engine for dense input (below);
+* the scores ``Σ_{p < m} coef[k, p] k(x_i, x_support[p])``, one kernel row
+  serving every row of ``coef`` (:func:`support_scores`). A loop adds its
+  own terms (thresholds, fixed contributions of earlier calls) itself.
+
+Tuples
+------
+The loops pass their state as a few tuples (numba accepts tuples of arrays
+and scalars, and the inlined helpers here unpack them at no cost), not as
+thirty positional arguments:
+
+``data = (X_data, X_indices, X_indptr, n_features, is_dense, sq_norms, diag)``
+    The rows the loop indexes, in the flat form of
+    :func:`perceptrons.utils.validation.as_flat_loop_arrays`, with
+    ``sq_norms[i] = <x_i, x_i>`` and ``diag[i] = k(x_i, x_i)`` of the kernel
+    in use (normalised: 1, or 0 where ``φ(x_i) = 0``), float64 arrays of
+    shape (n_samples,). Only the loops read ``diag``.
+``kernel = (code, degree, gamma, coef0, norms)``
+    The Mercer kernel (:func:`perceptrons._loops.mercer.kernel_from_dot`)
+    and the norms that normalise it: an empty array for the kernel itself;
+    else ``norms[i] = ‖φ(x_i)‖ = sqrt(k(x_i, x_i))``, float64
+    (n_samples,), and the kernel in use is
+    ``k(x, z) / (‖φ(x)‖ ‖φ(z)‖)``, the kernel of ``φ(x) / ‖φ(x)‖`` (0 where
+    a norm is 0), which the Higher-order Perceptron needs.
+``support = (support, position, n_support)``
+    int64 arrays of shapes (n_samples,), (n_samples,), (1,).
+``cache = (cache, cache_filled, kernel_work, dense_work)``
+    The cache, float64 (n_samples, capacity), and its filled lengths, int64
+    (n_samples,); a work row, float64 (n_samples,), used when the support
+    outgrows the cache; a zeroed work vector, float64 (n_features,) for CSR
+    input, else (0,).
+``block = (S, X_block, G, row_to_block, rows, state)``
+    The BLAS-block state of one pass (:func:`new_kernel_block`), returned by
+    the helpers that may grow it.
+
+Why ``diag`` holds the kernel in use rather than a flag choosing between
+``diag[i]`` and 1: the loops read ``diag[i]`` inside their update
+arithmetic (the Ballseptron's ``c² ‖w‖² + k(x, x)``), compiled with the
+``contract`` flag. A helper branching on a normalisation flag there kept
+LLVM from fusing that multiply-add, and the binary kernel Ballseptron's
+coefficients changed in their last bits. The caller resolves the
+normalisation once instead, and the only branch on it sits after the
+(not inlined) computation of the kernel values. Unpacking the tuples in
+the inlined helpers adds a few reference-count operations to the compiled
+loops; the USPS passes of ``benchmarks/bench_kernel_pass.py`` stay within
+the timing noise (±4%) of the flat-argument loops they replaced.
+
+BLAS blocks
+-----------
+CSR rows get their values one row at a time in numba
+(:func:`perceptrons._loops.mercer.fill_kernel_values`). Dense input is
+processed in blocks of ``BLOCK_ROWS`` presented rows: when a pass reaches a
+row outside the current block, the values of the next ``BLOCK_ROWS`` rows
+against the support held then (beyond each row's cache) are computed by one
+BLAS product, ``G = X_block @ S.T`` (numba's ``np.dot`` calls scipy's
+dgemm), then transformed in place (:func:`fill_kernel_block`). Only the
+values against support vectors added inside the block are computed row by
+row, and all values of a block shorter than ``SHORT_BLOCK`` rows (the end of
+a pass, a ``partial_fit`` call of a few rows), which would pay for a full
+block's product. A pass thus costs about (support size × rows) kernel values
+at BLAS speed (6.5x faster than row by row on MNIST, see BENCHMARKS.md),
+plus one copy of the support vectors' rows (``n_support × n_features``
+floats) and ``BLOCK_ROWS × n_support`` block values.
+
+Bit for bit: OpenBLAS gives an element of a product a value that depends on
+the product's shape: its row count (a short block sums in another order)
+and a single column (a matrix-vector product instead). Every block product
+therefore has exactly ``BLOCK_ROWS`` rows (zero rows pad the last block) and
+at least two columns, so each pair gets the same value from every block,
+from any cache and at any position in the pass. Only block values enter the
+cache, and whether a row's values come from a block or row by row depends
+on the order of presentation alone, so the results are bit for bit the
+same for every cache size; dense and CSR input agree to rounding.
+
+The functions that compute here (:func:`fill_kernel_block`,
+:func:`normalize_values`) are compiled with ``fastmath=FASTMATH``, the flags
+of the dual loops (see :mod:`perceptrons._loops._common`); the inlined
+helpers take their caller's flags.
+"""
+
+import numpy as np
+from numba import njit
+
+from ._common import FASTMATH
+from .mercer import (
+    KERNEL_LINEAR,
+    clear_row,
+    dot_n,
+    fill_kernel_values,
+    kernel_from_dot,
+    scatter_row,
+)
+
+__all__ = ["BLOCK_ROWS", "IN_CACHE", "ROW_BY_ROW", "SHORT_BLOCK",
+           "append_support", "clear_kernel_block", "fill_kernel_block",
+           "kernel_values", "new_kernel_block", "normalize_values",
+           "support_scores"]
+
+# Rows of every block product (see the module notes).
+BLOCK_ROWS = 128
+# A block of fewer rows (the end of a pass, a partial_fit call of a few
+# rows) would pay for BLOCK_ROWS rows: its rows get every value row by row
+# instead, never from or into the cache, so that the choice depends on the
+# order alone and the cache still changes no result.
+SHORT_BLOCK = 16
+# row_to_block codes besides a row of G.
+IN_CACHE = BLOCK_ROWS
+ROW_BY_ROW = BLOCK_ROWS + 1
+
+
+# ---------------------------------------------------------------- support
+@njit(cache=True, inline="always")
+def append_support(support, i):
+    """Slot of example i, appending it to the support set if new.
+
+    Parameters
+    ----------
+    support : tuple
+        ``(support, position, n_support)`` (module notes), updated in place.
+    i : int
+        The example.
+
+    Returns
+    -------
+    int
+        Its slot p: ``support[p] == i``.
+    """
+    slots, position, n_support = support
+    pos = position[i]
+    if pos < 0:
+        pos = n_support[0]
+        slots[pos] = i
+        position[i] = pos
+        n_support[0] = pos + 1
+    return pos
+
+
+# ------------------------------------------------------------ kernel values
+@njit(cache=True, fastmath=FASTMATH)
+def normalize_values(norms, i, rows, lo, hi, out):
+    """``out[p] /= ‖φ(x_i)‖ ‖φ(x_rows[p])‖`` for ``lo <= p < hi``.
+
+    A pair with a zero norm gets 0. The row-by-row and the block paths use
+    this same expression, so they differ only as the raw values do.
+
+    Parameters
+    ----------
+    norms : ndarray of shape (n_samples,), float64
+        ``sqrt(k(x_j, x_j))`` of the kernel before normalisation.
+    i : int
+    rows : ndarray of shape (>= hi,), int64
+    lo, hi : int
+    out : ndarray of shape (>= hi,), float64
+        Raw kernel values, normalised in place.
+    """
+    r_i = norms[i]
+    for p in range(lo, hi):
+        r = r_i * norms[rows[p]]
+        out[p] = out[p] / r if r > 0.0 else 0.0
+
+
+@njit(cache=True, inline="always")
+def _fill_values(data, kernel, i, rows, lo, hi, dense_work, out):
+    """``out[p] = k(x_i, x_rows[p])`` for ``lo <= p < hi``, row by row.
+
+    For CSR input the caller scatters row i into ``dense_work`` first.
+    """
+    X_data, X_indices, X_indptr, n_features, is_dense, sq_norms, _ = data
+    code, degree, gamma, coef0, norms = kernel
+    fill_kernel_values(X_data, X_indices, X_indptr, n_features, is_dense,
+                       sq_norms, code, degree, gamma, coef0,
+                       i, rows, lo, hi, dense_work, out)
+    if norms.shape[0] > 0:
+        normalize_values(norms, i, rows, lo, hi, out)
+
+
+@njit(cache=True, inline="always")
+def kernel_values(data, kernel, support, cache, i, block):
+    """Row i's kernel values against ``support[:m]``, ``m = n_support[0]``.
+
+    Parameters
+    ----------
+    data, kernel, support, cache, block : tuple
+        See the module notes; the cache is filled as far as it may be. With
+        dense input row i must be part of the block first
+        (:func:`support_scores` sees to that).
+    i : int
+        The example.
+
+    Returns
+    -------
+    values : ndarray of shape (>= m,), float64
+        ``values[p] = k(x_i, x_support[p])`` for ``p < m``: the cached row
+        or the work row (valid until the next call).
+    """
+    if data[4]:
+        return _dense_kernel_values(data, kernel, support, cache, i, block)
+    slots, m = support[0], support[2][0]
+    X_indices, X_indptr = data[1], data[2]
+    rows, cache_filled, kernel_work, dense_work = cache
+    capacity = rows.shape[1]
+    filled = cache_filled[i]
+    lim = m if m < capacity else capacity
+    need = filled < lim or m > lim
+    if need:
+        scatter_row(data[0], X_indices, X_indptr, i, dense_work)
+    if filled < lim:
+        _fill_values(data, kernel, i, slots, filled, lim, dense_work,
+                     rows[i])
+        cache_filled[i] = lim
+    if m > lim:
+        for p in range(lim):
+            kernel_work[p] = rows[i, p]
+        _fill_values(data, kernel, i, slots, lim, m, dense_work, kernel_work)
+        values = kernel_work
+    else:
+        values = rows[i]
+    if need:
+        clear_row(X_indices, X_indptr, i, dense_work)
+    return values
+
+
+@njit(cache=True, inline="always")
+def _dense_kernel_values(data, kernel, support, cache, i, block):
+    """:func:`kernel_values` for dense input.
+
+    Slots below ``cache_filled[i]`` come from the cache, the next ones up
+    to the block's support size from the BLAS block (and join the cache),
+    the rest, added inside the block, from the per-row path. Only block
+    values are cached, so that a value never depends on the cache. A row of
+    a short block gets every value from the per-row path.
+    """
+    slots, m = support[0], support[2][0]
+    rows, cache_filled, kernel_work, dense_work = cache
+    capacity = rows.shape[1]
+    filled = cache_filled[i]
+    m_block = filled  # the block's values end here (>= filled)
+    row_to_block, state = block[3], block[5]
+    g = row_to_block[i]
+    if g == ROW_BY_ROW:
+        _fill_values(data, kernel, i, slots, 0, m, dense_work, kernel_work)
+        return kernel_work
+    if g >= 0 and g < BLOCK_ROWS:
+        m_block = state[2]
+        top = m_block if m_block < capacity else capacity
+        if top > filled:
+            kernel_block_values(block, i, filled, top, rows[i])
+            cache_filled[i] = top
+            filled = top
+    if m <= filled:
+        return rows[i]
+    for p in range(filled):
+        kernel_work[p] = rows[i, p]
+    if m_block > filled:
+        kernel_block_values(block, i, filled, m_block, kernel_work)
+    else:
+        # A no-op (m_block == filled here), but without it this function
+        # compiles to a pass 15% slower (USPS, r = 0.1: 0.086 s -> 0.106 s).
+        m_block = filled
+    if m > m_block:
+        _fill_values(data, kernel, i, slots, m_block, m, dense_work,
+                     kernel_work)
+    return kernel_work
+
+
+@njit(cache=True, inline="always")
+def support_scores(data, kernel, support, cache, order, step, coef, scores,
+                   block):
+    """``scores[k] = Σ_{p < m} coef[k, p] k(x_i, x_support[p])``, ``i = order[step]``.
+
+    With dense input, a BLAS block of rows ``order[step:step + BLOCK_ROWS]``
+    starts here if row i is not in the current one.
+
+    Parameters
+    ----------
+    data, kernel, support, cache, block : tuple
+        See the module notes.
+    order : ndarray of shape (n_steps,), int64
+        Rows in the order they are presented (the next block's rows).
+    step : int
+    coef : ndarray of shape (n_problems, >= m), float64
+        Coefficients by support slot.
+    scores : ndarray of shape (n_problems,), float64
+        Output.
+
+    Returns
+    -------
+    block : tuple
+        The block state (see :func:`fill_kernel_block`).
+    """
+    i = order[step]
+    if not in_kernel_block(block, i):
+        block = fill_kernel_block(block, data, kernel, support, cache, order,
+                                  step, order.shape[0])
+    m = support[2][0]
+    values = kernel_values(data, kernel, support, cache, i, block)
+    for k in range(coef.shape[0]):
+        scores[k] = dot_n(coef[k], values, m)
+    return block
+
+
+# ------------------------------------------------------------- BLAS blocks
+@njit(cache=True)
+def new_kernel_block(data):
+    """Empty block state ``(S, X_block, G, row_to_block, rows, state)``.
+
+    ``S`` holds the support vectors' rows gathered in slot order,
+    ``X_block`` the rows of the block that need values, ``G`` (flat) their
+    kernel values against slots ``[state[1], state[2])``;
+    ``row_to_block[i]`` is row i's row of G, ``IN_CACHE`` for a row of the
+    block whose cache already holds those values, ``ROW_BY_ROW`` for a row
+    of a short block (fewer than ``SHORT_BLOCK`` rows), -1 outside the block;
+    ``rows[:state[3]]`` are the block's rows; ``state[0]`` counts the slots
+    gathered into S; G has ``state[4]`` columns. CSR input gets zero-size
+    arrays: no blocks.
+
+    Parameters
+    ----------
+    data : tuple
+        See the module notes.
+
+    Returns
+    -------
+    tuple
+    """
+    n_features, is_dense = data[3], data[4]
+    n_rows = data[5].shape[0] if is_dense else 0
+    d = n_features if is_dense else 0
+    return (np.zeros((0, d)), np.zeros((BLOCK_ROWS if is_dense else 0, d)),
+            np.zeros(0), np.full(n_rows, -1, dtype=np.int64),
+            np.zeros(BLOCK_ROWS, dtype=np.int64), np.zeros(5, dtype=np.int64))
+
+
+@njit(cache=True, inline="always")
+def in_kernel_block(block, i):
+    """Whether row i's values are in the block (always True without blocks)."""
+    row_to_block = block[3]
+    return row_to_block.shape[0] == 0 or row_to_block[i] >= 0
+
+
+@njit(cache=True, inline="always")
+def clear_kernel_block(block):
+    """Forget the block's rows (their values are recomputed when needed)."""
+    row_to_block, rows, state = block[3], block[4], block[5]
+    for b in range(state[3]):
+        row_to_block[rows[b]] = -1
+    state[3] = 0
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def fill_kernel_block(block, data, kernel, support, cache, candidates, lo,
+                      hi):
+    """Make ``candidates[lo:lo + BLOCK_ROWS]`` (within ``hi``) the block.
+
+    Their kernel values against the support held now, beyond what each
+    row's cache already holds, are computed as one BLAS product.
+
+    Parameters
+    ----------
+    block, data, kernel, support, cache : tuple
+        See the module notes; only ``cache_filled`` of the cache is read.
+    candidates : ndarray of shape (n_candidates,), int64
+        Rows in presentation order.
+    lo, hi : int
+        The block starts at ``candidates[lo]`` and ends by ``hi``.
+
+    Returns
+    -------
+    block : tuple
+        The block state, with S and G reallocated if they had to grow.
+    """
+    S, X_block, G, row_to_block, rows, state = block
+    X_data, n_features, sq_norms = data[0], data[3], data[5]
+    code, degree, gamma, coef0, norms = kernel
+    slots, m0 = support[0], support[2][0]
+    cache_filled = cache[1]
+    clear_kernel_block(block)
+    n_block = min(BLOCK_ROWS, hi - lo)
+    short = n_block < SHORT_BLOCK
+    n_need = 0
+    c_lo = m0
+    for b in range(n_block):
+        i = candidates[lo + b]
+        rows[b] = i
+        if short:
+            row_to_block[i] = ROW_BY_ROW
+        elif cache_filled[i] < m0:
+            # Row i needs the values of slots [cache_filled[i], m0).
+            c_lo = min(c_lo, cache_filled[i])
+            X_block[n_need] = X_data[i * n_features:(i + 1) * n_features]
+            row_to_block[i] = n_need
+            n_need += 1
+        else:
+            row_to_block[i] = IN_CACHE
+    state[3] = n_block
+    if n_need == 0:
+        return block
+    for b in range(n_need, BLOCK_ROWS):
+        X_block[b] = 0.0
+    # At least two columns (see above); S's rows past m0 are zeros.
+    c_hi = max(m0, c_lo + 2)
+    if S.shape[0] < c_hi:
+        grown = np.zeros((max(2 * S.shape[0], c_hi, 64), n_features))
+        grown[:state[0]] = S[:state[0]]
+        S = grown
+    for p in range(state[0], m0):
+        j = slots[p]
+        S[p] = X_data[j * n_features:(j + 1) * n_features]
+    state[0] = m0
+    n_cols = c_hi - c_lo
+    if G.shape[0] < BLOCK_ROWS * n_cols:
+        G = np.empty(max(2 * G.shape[0], BLOCK_ROWS * n_cols))
+    values = G[:BLOCK_ROWS * n_cols].reshape((BLOCK_ROWS, n_cols))
+    np.dot(X_block, S[c_lo:c_hi].T, values)
+    state[1] = c_lo
+    state[2] = m0
+    state[4] = n_cols
+    if code != KERNEL_LINEAR:
+        for b in range(n_block):
+            i = rows[b]
+            g = row_to_block[i]
+            if g >= BLOCK_ROWS:
+                continue
+            sq_i = sq_norms[i]
+            for q in range(cache_filled[i] - c_lo, m0 - c_lo):
+                values[g, q] = kernel_from_dot(
+                    values[g, q], sq_i, sq_norms[slots[c_lo + q]], code,
+                    degree, gamma, coef0)
+    if norms.shape[0] > 0:
+        for b in range(n_block):
+            i = rows[b]
+            g = row_to_block[i]
+            if g >= BLOCK_ROWS:
+                continue
+            normalize_values(norms, i, slots[c_lo:], cache_filled[i] - c_lo,
+                             m0 - c_lo, values[g])
+    return (S, X_block, G, row_to_block, rows, state)
+
+
+@njit(cache=True, inline="always")
+def kernel_block_values(block, i, lo, hi, out):
+    """``out[p] = k(x_i, x_support[p])`` for ``lo <= p < hi`` from the block.
+
+    The caller checks ``lo >= cache_filled[i]`` and ``hi <= state[2]``.
+    """
+    G, row_to_block, state = block[2], block[3], block[5]
+    c_lo = state[1]
+    base = row_to_block[i] * state[4] - c_lo
+    for p in range(lo, hi):
+        out[p] = G[base + p]

@@ -1,0 +1,237 @@
+"""The support set, kernel-row cache and BLAS blocks of ``perceptrons._loops.support``.
+
+The rows the engine hands a dual loop must be the kernel (or its normalised
+form) against the support held, whatever path gives them (cache, BLAS
+block, row by row, CSR); a block gives a pair the same bits whatever the
+block; a short block makes no product.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
+
+from perceptrons._loops.mercer import (
+    KERNEL_LINEAR,
+    KERNEL_POLY,
+    KERNEL_RBF,
+    kernel_diag,
+    row_sq_norms_of,
+)
+from perceptrons._loops.support import (
+    BLOCK_ROWS,
+    IN_CACHE,
+    ROW_BY_ROW,
+    SHORT_BLOCK,
+    append_support,
+    fill_kernel_block,
+    new_kernel_block,
+    support_scores,
+)
+from perceptrons.utils.validation import as_flat_loop_arrays
+
+KERNELS = [
+    ("linear", KERNEL_LINEAR, 3, 0.2, 1.0),
+    ("poly", KERNEL_POLY, 3, 0.2, 1.0),
+    ("poly", KERNEL_POLY, 2, 0.5, 0.0),
+    ("rbf", KERNEL_RBF, 3, 0.3, 1.0),
+]
+
+
+def sklearn_gram(name, A, B, degree, gamma, coef0):
+    if name == "linear":
+        return linear_kernel(A, B)
+    if name == "poly":
+        return polynomial_kernel(A, B, degree=degree, gamma=gamma,
+                                 coef0=coef0)
+    return rbf_kernel(A, B, gamma=gamma)
+
+
+def engine_state(X, code, degree, gamma, coef0, normalized=False,
+                 capacity=0, support=(), filled=None):
+    """The tuples ``data, kernel, support, cache`` for the rows of X."""
+    n = X.shape[0]
+    sq = row_sq_norms_of(X)
+    diag = kernel_diag(sq, code, degree, gamma, coef0)
+    norms = np.sqrt(diag) if normalized else np.zeros(0)
+    if normalized:
+        diag = (diag > 0).astype(np.float64)
+    slots = np.zeros(n, dtype=np.int64)
+    position = np.full(n, -1, dtype=np.int64)
+    for p, j in enumerate(support):
+        slots[p] = j
+        position[j] = p
+    n_support = np.array([len(support)], dtype=np.int64)
+    cache_filled = (np.zeros(n, dtype=np.int64) if filled is None
+                    else np.asarray(filled, dtype=np.int64))
+    dense_work = np.zeros(X.shape[1] if sp.issparse(X) else 0)
+    return ((*as_flat_loop_arrays(X), sq, diag),
+            (code, degree, gamma, coef0, norms),
+            (slots, position, n_support),
+            (np.zeros((n, capacity)), cache_filled, np.empty(n), dense_work))
+
+
+def test_append_support_slots_in_order_of_first_update():
+    state = engine_state(np.eye(6), KERNEL_LINEAR, 1, 1.0, 0.0)
+    support = state[2]
+    assert [append_support(support, i) for i in (4, 1, 4, 0, 1)] == [
+        0, 1, 0, 2, 1]
+    slots, position, n_support = support
+    assert n_support[0] == 3
+    assert_array_equal(slots[:3], [4, 1, 0])
+    assert_array_equal(position, [2, 1, -1, -1, 0, -1])
+
+
+# ------------------------------------------------------------- kernel rows
+def engine_rows(state, order, n_passes):
+    """Rows the engine gives for ``order``, pass after pass, as a dict.
+
+    The scores against identity coefficients are the kernel values
+    themselves, bit for bit (every other term is an exact 0).
+    """
+    data, kernel, support, cache = state
+    m = int(support[2][0])
+    coef = np.eye(m, data[5].shape[0])
+    scores = np.empty(m)
+    rows = []
+    for _ in range(n_passes):
+        block = new_kernel_block(data)
+        got = {}
+        for step in range(order.shape[0]):
+            block = support_scores(data, kernel, support, cache, order, step,
+                                   coef, scores, block)
+            got[int(order[step])] = scores.copy()
+        rows.append(got)
+    return rows
+
+
+@pytest.fixture(scope="module")
+def rows_with_zeros():
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((60, 7))
+    X[rng.random(X.shape) < 0.4] = 0.0
+    X[5] = 0.0  # an all-zero row, and a support vector below
+    X[9] = X[2]
+    return X
+
+
+@pytest.mark.parametrize("name, code, degree, gamma, coef0", KERNELS)
+@pytest.mark.parametrize("normalized", [False, True])
+@pytest.mark.parametrize("storage", ["dense", "csr"])
+@pytest.mark.parametrize("capacity", [0, 4, 60])
+def test_rows_are_the_kernel_or_its_normalised_form(
+        rows_with_zeros, name, code, degree, gamma, coef0, normalized,
+        storage, capacity):
+    """Every path (BLAS block, short block, cache, row by row, CSR) gives
+    ``k(x_i, x_s)`` or ``k(x_i, x_s) / sqrt(k(x_i, x_i) k(x_s, x_s))``."""
+    X = rows_with_zeros
+    K = sklearn_gram(name, X, X, degree, gamma, coef0)
+    if normalized:
+        d = np.sqrt(np.diag(K))
+        outer = np.outer(d, d)
+        K = np.divide(K, outer, out=np.zeros_like(K), where=outer > 0)
+    support = [5, 17, 2, 40, 9, 33, 0, 11, 58, 21]
+    A = sp.csr_matrix(X) if storage == "csr" else X
+    state = engine_state(A, code, degree, gamma, coef0, normalized,
+                         capacity, support)
+    # 50 rows: a full block of 50 presented rows, then a short block
+    # (10 < SHORT_BLOCK rows) in the second pass's tail.
+    order = np.random.default_rng(4).permutation(60)[:50]
+    for got in engine_rows(state, order, 2):
+        for i, values in got.items():
+            assert_allclose(values, K[i, support], rtol=1e-12, atol=1e-14)
+    short = engine_rows(state, order[:SHORT_BLOCK - 6], 1)[0]
+    for i, values in short.items():
+        assert_allclose(values, K[i, support], rtol=1e-12, atol=1e-14)
+
+
+def test_normalised_rows_of_a_zero_row_are_zero(rows_with_zeros):
+    state = engine_state(rows_with_zeros, KERNEL_LINEAR, 1, 1.0, 0.0,
+                         normalized=True, support=[5, 3])
+    assert_array_equal(state[0][6][[5, 3]], [0.0, 1.0])
+    got = engine_rows(state, np.arange(20), 1)[0]
+    assert_array_equal(got[5], 0.0)
+    assert got[3][0] == 0.0 and got[3][1] == pytest.approx(1.0, abs=1e-15)
+
+
+# ------------------------------------------------------------- BLAS blocks
+def _block_values(X, code, degree, gamma, coef0, support, n_support, filled,
+                  candidates, lo, hi):
+    """Values the block of ``candidates[lo:hi]`` holds, as a dict."""
+    data, kernel, slots, cache = engine_state(
+        X, code, degree, gamma, coef0, support=support[:n_support],
+        filled=filled)
+    block = new_kernel_block(data)
+    block = fill_kernel_block(block, data, kernel, slots, cache, candidates,
+                              lo, hi)
+    G, row_to_block, state = block[2], block[3], block[5]
+    out = {}
+    for i in candidates[lo:min(hi, lo + BLOCK_ROWS)]:
+        g = row_to_block[i]
+        assert 0 <= g <= BLOCK_ROWS
+        if g == IN_CACHE:
+            assert filled[i] >= n_support
+            continue
+        for p in range(filled[i], n_support):
+            out[i, p] = G[g * state[4] + p - state[1]]
+    return out
+
+
+@pytest.mark.parametrize("name, code, degree, gamma, coef0", KERNELS)
+def test_kernel_block_values_are_the_kernel(name, code, degree, gamma, coef0):
+    """A block holds k(x_i, x_support[p]) for the slots past each row's cache."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((300, 40))
+    support = rng.permutation(300)
+    filled = rng.integers(0, 20, 300)
+    candidates = rng.permutation(300)
+    values = _block_values(X, code, degree, gamma, coef0, support, 25, filled,
+                           candidates, 10, 300)
+    assert len(values) > 0
+    K = sklearn_gram(name, X, X, degree, gamma, coef0)
+    for (i, p), v in values.items():
+        assert_allclose(v, K[i, support[p]], rtol=1e-12, atol=1e-12)
+
+
+def test_kernel_block_value_does_not_depend_on_the_block():
+    """The same pair gets the same bits from blocks of other rows, other
+    column ranges, a last block of 70 rows and a single needed slot (the
+    guarantee behind "the cache never changes a result")."""
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((400, 784))  # wide rows: BLAS splits the sums
+    support = rng.permutation(400)
+    zeros = np.zeros(400, dtype=np.int64)
+    full = {}
+    for lo in range(0, 400, 128):
+        full.update(_block_values(X, KERNEL_POLY, 5, 1.0, 0.5, support, 300,
+                                  zeros, np.arange(400), lo, 400))
+    others = [
+        _block_values(X, KERNEL_POLY, 5, 1.0, 0.5, support, 300,
+                      np.full(400, 200), rng.permutation(400), 0, 400),
+        _block_values(X, KERNEL_POLY, 5, 1.0, 0.5, support, 300,
+                      np.full(400, 299), np.arange(400)[::-1], 0, 400),
+        _block_values(X, KERNEL_POLY, 5, 1.0, 0.5, support, 300, zeros,
+                      np.arange(400), 330, 400),
+    ]
+    assert min(len(o) for o in others) > 0
+    for other in others:
+        for key, v in other.items():
+            assert v == full[key]
+
+
+def test_short_block_is_row_by_row():
+    """Fewer than SHORT_BLOCK rows make no BLAS product: their rows are
+    marked for the per-row path, whatever their caches hold."""
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((100, 30))
+    data, kernel, support, cache = engine_state(
+        X, KERNEL_POLY, 3, 0.2, 1.0, support=np.arange(50))
+    block = new_kernel_block(data)
+    block = fill_kernel_block(block, data, kernel, support, cache,
+                              np.arange(100), 100 - SHORT_BLOCK + 1, 100)
+    row_to_block, state = block[3], block[5]
+    assert state[3] == SHORT_BLOCK - 1
+    assert np.all(row_to_block[100 - SHORT_BLOCK + 1:] == ROW_BY_ROW)
+    assert np.all(row_to_block[:100 - SHORT_BLOCK + 1] == -1)
+    assert block[0].shape[0] == 0  # nothing gathered, no product
