@@ -64,6 +64,11 @@ def assert_state_equal(a, b, where="state"):
         assert a == b, where
 
 
+def _state(est):
+    """An estimator's attributes in name order (files keep declared order)."""
+    return dict(sorted(vars(est).items()))
+
+
 def _roundtrip(est, tmp_path, name="model.npz"):
     path = tmp_path / name
     save_model(est, path)
@@ -87,14 +92,14 @@ def test_perceptron_roundtrip_predictions_and_partial_fit(
     loaded = _roundtrip(clf, tmp_path)
     assert type(loaded) is Perceptron
     assert loaded.get_params() == clf.get_params()
-    assert_state_equal(vars(clf), vars(loaded))
+    assert_state_equal(_state(clf), _state(loaded))
     np.testing.assert_array_equal(loaded.decision_function(X),
                                   clf.decision_function(X))
     np.testing.assert_array_equal(loaded.predict(X), clf.predict(X))
     # partial_fit continues exactly where the saved model stopped
     clf.partial_fit(X[B], y[B])
     loaded.partial_fit(X[B], y[B])
-    assert_state_equal(vars(clf), vars(loaded))
+    assert_state_equal(_state(clf), _state(loaded))
     np.testing.assert_array_equal(loaded.decision_function(X),
                                   clf.decision_function(X))
     # and a second save of the continued model round-trips too
@@ -119,7 +124,7 @@ def test_every_public_estimator_roundtrips(tmp_path, cls, params, sparse):
     est = cls(**{"max_iter": 2, "random_state": 0, **params})
     est.fit(X[:40], y[:40])
     loaded = _roundtrip(est, tmp_path)
-    assert_state_equal(vars(est), vars(loaded))
+    assert_state_equal(_state(est), _state(loaded))
     np.testing.assert_array_equal(loaded.decision_function(X),
                                   est.decision_function(X))
     est.partial_fit(X[40:], y[40:])
@@ -168,11 +173,22 @@ def test_string_labels_unfitted_and_randomstate(tmp_path):
 def test_shared_arrays_stored_once(tmp_path):
     X, y = _data(2)
     clf = Perceptron(hypothesis="voted", max_iter=2, random_state=0).fit(X, y)
-    clf._alias = clf._W  # an alias to the same array
+    clf.coef_ = clf._weights  # two declared attributes, one array
     loaded = _roundtrip(clf, tmp_path)
-    assert loaded._alias is loaded._W
+    assert loaded.coef_ is loaded._weights
     header = read_header(tmp_path / "model.npz")
-    assert header["attributes"]["_alias"] == header["attributes"]["_W"]
+    assert header["attributes"]["coef_"] == header["attributes"]["_weights"]
+
+
+def test_only_the_declared_state_is_saved(tmp_path):
+    X, y = _data(2)
+    clf = Perceptron(max_iter=2, random_state=0).fit(X, y)
+    clf._scratch = np.zeros(X.shape[0])  # not part of the model
+    save_model(clf, tmp_path / "m.npz")
+    header = read_header(tmp_path / "m.npz")
+    assert "_scratch" not in header["attributes"]
+    assert list(header["attributes"]) == [
+        name for name in Perceptron._model_state if name in vars(clf)]
 
 
 def test_header_contents(tmp_path):
@@ -183,7 +199,7 @@ def test_header_contents(tmp_path):
         header = json.loads(zf.read("header.json"))
         members = set(zf.namelist())
     assert header["format"] == FORMAT_NAME
-    assert header["format_version"] == FORMAT_VERSION == 1
+    assert header["format_version"] == FORMAT_VERSION == 2
     assert header["perceptrons_version"] == perceptrons.__version__
     assert header["estimator"] == "perceptrons.Perceptron"
     assert header["params"]["eta"] == {"type": "float", "value": 0.1}
@@ -198,21 +214,22 @@ def test_header_contents(tmp_path):
 # ----------------------------------------------------------------- save errors
 def test_save_rejects_unsupported_attribute(tmp_path):
     X, y = _data(2)
+    # Declared attributes holding what the format cannot store.
     clf = Perceptron(max_iter=2).fit(X, y)
-    clf._callback = lambda: None
-    with pytest.raises(TypeError, match="_callback"):
+    clf.intercept_ = lambda: None
+    with pytest.raises(TypeError, match="intercept_"):
         save_model(clf, tmp_path / "m.npz")
     assert not (tmp_path / "m.npz").exists()
     assert list(tmp_path.iterdir()) == []  # no temporary file left behind
 
     clf = Perceptron(max_iter=2).fit(X, y)
-    clf._mixed = np.array([1, "a", None], dtype=object)
-    with pytest.raises(TypeError, match="_mixed"):
+    clf.coef_ = np.array([1, "a", None], dtype=object)
+    with pytest.raises(TypeError, match="coef_"):
         save_model(clf, tmp_path / "m.npz")
 
     clf = Perceptron(max_iter=2).fit(X, y)
-    clf._nested = {"a": [1, (2.0, object())]}
-    with pytest.raises(TypeError, match="_nested"):
+    clf._theta = {"a": [1, (2.0, object())]}
+    with pytest.raises(TypeError, match="_theta"):
         save_model(clf, tmp_path / "m.npz")
 
 
@@ -325,6 +342,21 @@ def test_newer_version_refused(good_file, tmp_path):
         load_model(bad)
 
 
+def test_version_one_refused_with_the_remedy(good_file, tmp_path):
+    old = _rewrite(good_file, tmp_path / "v1.npz",
+                   header=lambda h: h.update(format_version=1))
+    with pytest.raises(ValueError, match="version 1.*refit the model"):
+        load_model(old)
+
+
+def test_undeclared_attribute_in_file_refused(good_file, tmp_path):
+    def add(header):
+        header["attributes"]["_scratch"] = {"type": "int", "value": 1}
+    bad = _rewrite(good_file, tmp_path / "extra.npz", header=add)
+    with pytest.raises(ValueError, match="_scratch.*not part of the fitted"):
+        load_model(bad)
+
+
 def test_class_not_whitelisted(good_file, tmp_path):
     for name in ["os.system", "sklearn.linear_model.Perceptron",
                  "perceptrons.persistence", None]:
@@ -418,4 +450,4 @@ def test_ten_class_model_file_is_small(tmp_path, name):
     path = tmp_path / "model.npz"
     save_model(est, path)
     assert path.stat().st_size < 8 * 1024, path.stat().st_size
-    assert_array_equal(load_model(path).predict(X), est.predict(X))
+    np.testing.assert_array_equal(load_model(path).predict(X), est.predict(X))

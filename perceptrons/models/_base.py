@@ -4,8 +4,11 @@
 loop in Python (one compiled call per pass over the data, STYLE habit 3),
 checks the weights stay finite, and handles ``fit``/``partial_fit``/
 ``predict``. A model class supplies its docstring, ``_parameter_constraints``,
-``__init__`` and four hooks: ``_allocate``, ``_run_epoch``, ``_end_call`` and
-``_decision``.
+``_model_state``, ``__init__`` and its hooks: ``_allocate``, ``_begin_call``,
+``_run_epoch``, ``_end_call`` and ``_decision``. Every training hook gets
+the call's :class:`TrainingCall`: scratch sized by the call's rows lives
+there and is gone when the call ends, so a fitted estimator is its declared
+state (``_model_state``) and nothing else.
 """
 
 from abc import abstractmethod
@@ -80,9 +83,10 @@ class TrainingCall(SimpleNamespace):
     Created when a call starts and dropped when it ends, so that a fitted
     estimator holds its declared state (``_model_state``) and nothing sized
     by the training set that is not part of the model. The base class sets
-    ``X``, ``sq_norms`` (``<x_i, x_i>`` per row, or empty when the model
-    does not read them), ``mean_sq_norm`` and ``n_passes``; a model adds
-    its own per-example arrays and work space.
+    ``X``, ``loop_arrays`` (X as the primal loops take it), ``sq_norms``
+    (``<x_i, x_i>`` per row, or empty when the model does not read them),
+    ``mean_sq_norm`` (the average ``<x_i, x_i>``) and ``n_passes``; a model
+    adds its own per-example arrays and work space in ``_begin_call``.
     """
 
 
@@ -104,20 +108,17 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
 
     # ----------------------------------------------------------- hooks
     @abstractmethod
-    def _allocate(self, X, n_classes):
-        """Create the fitted state for a fresh start on X."""
+    def _allocate(self, call, n_classes):
+        """Create the fitted state for a fresh start on ``call.X``."""
 
     @abstractmethod
-    def _run_epoch(self, X, loop_arrays, targets, order):
+    def _run_epoch(self, call, targets, order):
         """Run one compiled pass; return (n_mistakes, n_updates)."""
 
-    def _begin_call(self, X):
-        """Prepare per-call state (per-example counters live for one call).
+    def _begin_call(self, call):
+        """Add the model's per-call scratch to ``call`` (before the passes)."""
 
-        ``self._passes_in_call`` holds the number of passes the call makes.
-        """
-
-    def _end_call(self, X, targets):
+    def _end_call(self, call, targets):
         """Derive public attributes once a fit/partial_fit call is done."""
 
     @abstractmethod
@@ -126,6 +127,15 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
 
     # ----------------------------------------------------------- input
     def _validate_input(self, X, y, reset):
+        """Validate (X, y) and start the call's :class:`TrainingCall`.
+
+        Returns
+        -------
+        X, y
+            The validated data.
+        call : TrainingCall
+            With ``X``, ``loop_arrays``, ``sq_norms`` and ``mean_sq_norm``.
+        """
         # Finiteness is checked by the squared-norm pass below instead of
         # scikit-learn's own scan: one read of X serves both.
         X, y = validate_data(
@@ -143,22 +153,17 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         # per-row norms cost a second pass, made only for models that read
         # them (0.4 ms of a 1.5 ms fit on a9a).
         col_sq = checked_column_sq_sums(X)
-        self._call_mean_sq_norm = (float(np.sum(col_sq)) / X.shape[0]
-                                   if X.shape[0] else 0.0)
-        self._call_sq_norms = (
-            row_sq_norms(*as_loop_arrays(X), X.shape[0])
-            if self._needs_row_sq_norms() else _NO_ROW_NORMS)
-        return X, y
-
-    def _take_call(self, X, n_passes=1):
-        """The :class:`TrainingCall` of this call, from the validated input."""
-        return TrainingCall(
-            X=X, sq_norms=self.__dict__.pop("_call_sq_norms"),
-            mean_sq_norm=self.__dict__.pop("_call_mean_sq_norm"),
-            n_passes=n_passes)
+        loop_arrays = as_loop_arrays(X)
+        call = TrainingCall(
+            X=X, loop_arrays=loop_arrays, n_passes=1,
+            mean_sq_norm=(float(np.sum(col_sq)) / X.shape[0]
+                          if X.shape[0] else 0.0),
+            sq_norms=(row_sq_norms(*loop_arrays, X.shape[0])
+                      if self._needs_row_sq_norms() else _NO_ROW_NORMS))
+        return X, y, call
 
     def _needs_row_sq_norms(self):
-        """Whether ``_call_sq_norms`` (``<x_i, x_i>`` per row) is needed."""
+        """Whether ``call.sq_norms`` (``<x_i, x_i>`` per row) is needed."""
         return True
 
     def _encode(self, y):
@@ -191,9 +196,10 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         -------
         X, y
             The validated data.
+        call : TrainingCall
         """
         self._validate_params()
-        X, y = self._validate_input(X, y, reset=True)
+        X, y, call = self._validate_input(X, y, reset=True)
         classes = np.unique(y)
         if classes.shape[0] < 2:
             raise ValueError(
@@ -201,7 +207,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
                 "a classifier needs at least two"
             )
         self.classes_ = classes
-        return X, y
+        return X, y, call
 
     def fit(self, X, y, coef_init=None, intercept_init=None):
         """Train from scratch for ``max_iter`` passes over (X, y).
@@ -224,17 +230,17 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        X, y = self._start_fit(X, y)
-        self._start(X)
+        X, y, call = self._start_fit(X, y)
+        self._start(call)
         self._start_from(coef_init, intercept_init)
-        self._fit_passes(X, self._encode(y))
+        self._fit_passes(call, self._encode(y))
         return self
 
-    def _fit_passes(self, X, targets):
+    def _fit_passes(self, call, targets):
         """The passes of ``fit``: ``max_iter`` epochs, shuffled if asked."""
-        orders = epoch_orders(self.random_state, X.shape[0], self.max_iter,
-                              self.shuffle)
-        self._train(X, targets, orders, self.max_iter)
+        orders = epoch_orders(self.random_state, call.X.shape[0],
+                              self.max_iter, self.shuffle)
+        self._train(call, targets, orders, self.max_iter)
 
     def _start_from(self, coef_init, intercept_init):
         """Set the initial weights of a fresh start, when given."""
@@ -299,6 +305,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         -------
         X, y
             The validated data.
+        call : TrainingCall
         first : bool
             Whether this is the first call (the caller allocates the state).
         """
@@ -319,12 +326,12 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
                 f"classes={np.unique(classes).tolist()!r} differs from the "
                 f"classes of the first partial_fit call {self.classes_.tolist()!r}"
             )
-        X, y = self._validate_input(X, y, reset=first)
+        X, y, call = self._validate_input(X, y, reset=first)
         if X.shape[0] == 0:
             raise ValueError("cannot fit on zero samples")
         if first:
             self.classes_ = classes
-        return X, y, first
+        return X, y, call, first
 
     def partial_fit(self, X, y, classes=None):
         """One pass over (X, y) in the given order, continuing the state.
@@ -340,21 +347,21 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         -------
         self : object
         """
-        X, y, first = self._start_partial_fit(X, y, classes)
+        X, y, call, first = self._start_partial_fit(X, y, classes)
         if first:
-            self._start(X)
-        self._partial_pass(X, self._encode(y))
+            self._start(call)
+        self._partial_pass(call, self._encode(y))
         return self
 
-    def _partial_pass(self, X, targets):
+    def _partial_pass(self, call, targets):
         """The pass of ``partial_fit``: the rows once, in the given order."""
-        order = np.arange(X.shape[0], dtype=np.int64)
-        self._train(X, targets, [order], 1)
+        order = np.arange(call.X.shape[0], dtype=np.int64)
+        self._train(call, targets, [order], 1)
 
-    def _start(self, X):
-        if X.shape[0] == 0:
+    def _start(self, call):
+        if call.X.shape[0] == 0:
             raise ValueError("cannot fit on zero samples")
-        self._allocate(X, len(self.classes_))
+        self._allocate(call, len(self.classes_))
         self.t_ = 0
         self.n_iter_ = 0
         self.n_mistakes_ = 0
@@ -362,19 +369,17 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         self.mistakes_per_epoch_ = np.zeros(0, dtype=np.int64)
         self.updates_per_epoch_ = np.zeros(0, dtype=np.int64)
 
-    def _train(self, X, targets, orders, n_passes):
-        loop_arrays = as_loop_arrays(X)
-        self._passes_in_call = n_passes
-        self._begin_call(X)
+    def _train(self, call, targets, orders, n_passes):
+        call.n_passes = n_passes
+        self._begin_call(call)
         mistakes, updates = [], []
         for order in orders:
-            n_mistakes, n_updates = self._run_epoch(X, loop_arrays, targets,
-                                                    order)
+            n_mistakes, n_updates = self._run_epoch(call, targets, order)
             self.t_ += order.shape[0]
             self.n_iter_ += 1
             mistakes.append(n_mistakes)
             updates.append(n_updates)
-            if not self._state_is_finite():
+            if not self._state_is_finite(call):
                 raise ValueError(
                     f"floating-point overflow at epoch {self.n_iter_}: the "
                     "weights are no longer finite; scale the input (e.g. "
@@ -386,9 +391,9 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
             [self.mistakes_per_epoch_, np.asarray(mistakes, dtype=np.int64)])
         self.updates_per_epoch_ = np.concatenate(
             [self.updates_per_epoch_, np.asarray(updates, dtype=np.int64)])
-        self._end_call(X, targets)
+        self._end_call(call, targets)
 
-    def _state_is_finite(self):
+    def _state_is_finite(self, call):
         return True
 
     # ----------------------------------------------------------- prediction

@@ -56,10 +56,10 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
     The state created here, shared by both forms: ``_prototype``,
     ``_hypothesis_code``, ``_theta``, ``_theta_avg_acc``, ``_theta_ls``, the
     per-counter ``_tally``, ``_best_tally``, ``_ls_current``,
-    ``_current_vote`` and ``_n_updates_per_problem``, the work space
-    ``_scores``; per call,
-    ``_alpha_counts``, ``_vote_log``, ``_update_log``, ``_other_log`` and
-    ``_call_log``.
+    ``_current_vote`` and ``_n_updates_per_problem``; on the call's
+    :class:`~perceptrons.models._base.TrainingCall`, the per-example
+    ``alpha_counts``, the vote logs ``vote_log``, ``update_log``,
+    ``other_log`` and ``epoch_logs``, and the work space ``scores``.
     """
 
     _parameter_constraints = {
@@ -93,7 +93,7 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
     _WEIGHT_NAMES = ()
 
     # ----------------------------------------------------------- state
-    def _auto_average(self):
+    def _auto_average(self, call):
         """Average ``<φ(x_i), φ(x_i)>`` over this call's rows, for "auto".
 
         Returns
@@ -103,9 +103,9 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
             column sums (the same bits for dense and CSR input); the dual
             form reads it in feature space.
         """
-        return self._call_mean_sq_norm
+        return call.mean_sq_norm
 
-    def _resolve_thresholds(self):
+    def _resolve_thresholds(self, call):
         """Set ``theta_init_`` and ``threshold_step_``, "auto" resolved.
 
         "auto" is :meth:`_auto_average` (K&W Sec. 3.2),
@@ -118,7 +118,7 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
         """
         avg = None
         if self.theta_init == "auto" or self.threshold_step == "auto":
-            avg = float(self._auto_average())
+            avg = float(self._auto_average(call))
             if not np.isfinite(avg):
                 raise ValueError(
                     f"the average {self._AUTO_AVERAGE} of the rows overflows "
@@ -166,7 +166,7 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
                 np.zeros((n_rows, n_columns if averaged else 0)),
                 np.zeros((n_rows, n_columns if longest else 0)))
 
-    def _allocate_family_state(self, n_classes, n_weight_columns=None):
+    def _allocate_family_state(self, call, n_classes, n_weight_columns=None):
         """Resolve the thresholds and create the state of a fresh start.
 
         The voted log is left to the form, which creates it after its own
@@ -175,6 +175,7 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
 
         Parameters
         ----------
+        call : TrainingCall
         n_classes : int
         n_weight_columns : int or None, default=None
             When given, also create the weights (``_WEIGHT_NAMES``) with
@@ -186,7 +187,7 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
             Weight vectors (and thresholds) to keep: one for two classes
             under "ovr", else one per class.
         """
-        self._resolve_thresholds()
+        self._resolve_thresholds(call)
         self._prototype = self.multiclass == "prototype"
         n_rows = n_classes if (self._prototype or n_classes > 2) else 1
         # The prototype rule is one problem over all rows: one tally, one
@@ -209,32 +210,33 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
         self._ls_current = np.zeros(n_counters, dtype=np.int64)
         self._current_vote = np.zeros(n_counters, dtype=np.int64)
         self._n_updates_per_problem = np.zeros(n_counters, dtype=np.int64)
-        self._scores = np.zeros(n_rows)
         return n_rows
 
     def _new_voted_log(self):
         """An empty :class:`VotedLog` with one sequence per counter."""
         return VotedLog(self._tally.shape[0])
 
-    def _begin_call(self, X):
-        """Create the per-call α counters and vote logs for X's rows."""
-        n = X.shape[0]
+    def _begin_call(self, call):
+        """The call's α counters, vote logs and score work space."""
+        n = call.X.shape[0]
         n_counters = self._tally.shape[0]
-        self._alpha_counts = np.zeros((n_counters, n), dtype=np.int64)
+        call.alpha_counts = np.zeros((n_counters, n), dtype=np.int64)
         # An epoch makes at most n updates per problem; only "voted" logs them.
         n_log = n if self.hypothesis == "voted" else 0
-        self._vote_log = np.zeros((n_counters, n_log), dtype=np.int64)
-        self._update_log = np.zeros((n_counters, n_log), dtype=np.int64)
-        self._other_log = np.zeros(n_log if self._prototype else 0,
-                                   dtype=np.int64)
-        self._call_log = []
+        call.vote_log = np.zeros((n_counters, n_log), dtype=np.int64)
+        call.update_log = np.zeros((n_counters, n_log), dtype=np.int64)
+        call.other_log = np.zeros(n_log if self._prototype else 0,
+                                  dtype=np.int64)
+        call.epoch_logs = []
+        call.scores = np.zeros(self._theta.shape[0])
 
     # ----------------------------------------------------------- training
-    def _family_loop_args(self, weights_avg_acc, weights_ls):
+    def _family_loop_args(self, call, weights_avg_acc, weights_ls):
         """The epoch loops' arguments from ``eta`` to ``update_log``.
 
         Parameters
         ----------
+        call : TrainingCall
         weights_avg_acc, weights_ls : ndarray
             The form's accumulated and longest-survivor weights (w or dual
             coefficients), which sit among the shared arguments.
@@ -251,19 +253,20 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
             float(self.eta), float(self.threshold_step_), self.margin_,
             float(self.lam),
             -1 if self.alpha_bound is None else int(self.alpha_bound),
-            self._alpha_counts, self._hypothesis_code, self.t_,
+            call.alpha_counts, self._hypothesis_code, self.t_,
             weights_avg_acc, self._theta_avg_acc,
             weights_ls, self._theta_ls, self._tally, self._best_tally,
-            self._ls_current, self._current_vote, self._vote_log,
-            self._update_log,
+            self._ls_current, self._current_vote, call.vote_log,
+            call.update_log,
         )
 
-    def _run_family_epoch(self, threshold_epoch, prototype_epoch, head,
+    def _run_family_epoch(self, call, threshold_epoch, prototype_epoch, head,
                           weights_avg_acc, weights_ls):
         """Run one compiled pass and log its votes.
 
         Parameters
         ----------
+        call : TrainingCall
         threshold_epoch, prototype_epoch : numba dispatcher
             The form's loops for one-vs-rest (or binary) problems and for
             the prototype rule.
@@ -279,29 +282,31 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
         """
         n_logged = np.zeros(self._tally.shape[0], dtype=np.int64)
         before = int(self._n_updates_per_problem.sum())
-        args = (*head, *self._family_loop_args(weights_avg_acc, weights_ls))
+        args = (*head,
+                *self._family_loop_args(call, weights_avg_acc, weights_ls))
         if self._prototype:
             n_mistakes = prototype_epoch(
-                *args, self._other_log, n_logged,
-                self._n_updates_per_problem, self._scores)
+                *args, call.other_log, n_logged,
+                self._n_updates_per_problem, call.scores)
         else:
             n_mistakes = threshold_epoch(
-                *args, n_logged, self._n_updates_per_problem, self._scores)
+                *args, n_logged, self._n_updates_per_problem, call.scores)
         if self.hypothesis == "voted":
-            self._collect_voted_epoch(n_logged)
+            self._collect_voted_epoch(call, n_logged)
         return n_mistakes, int(self._n_updates_per_problem.sum()) - before
 
-    def _collect_voted_epoch(self, n_logged):
+    def _collect_voted_epoch(self, call, n_logged):
         """Keep this epoch's logged updates; the logs are reused next epoch.
 
         Parameters
         ----------
+        call : TrainingCall
         n_logged : ndarray of shape (n_counters,), int64
             Entries the loop wrote to each problem's logs.
         """
-        self._call_log.append(
-            [(self._update_log[k, :n].copy(), self._vote_log[k, :n].copy(),
-              self._other_log[:n].copy() if self._prototype else None)
+        call.epoch_logs.append(
+            [(call.update_log[k, :n].copy(), call.vote_log[k, :n].copy(),
+              call.other_log[:n].copy() if self._prototype else None)
              for k, n in enumerate(n_logged)])
 
     def _voted_labels(self, update_targets, k):
@@ -325,11 +330,12 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
         positive = 1 if self._tally.shape[0] == 1 else k
         return np.where(update_targets == positive, 1, -1)
 
-    def _extend_voted(self, used, offset, targets):
+    def _extend_voted(self, call, used, offset, targets):
         """Move this call's logged updates into the voted log.
 
         Parameters
         ----------
+        call : TrainingCall
         used : ndarray of int64, sorted
             This call's rows that caused an update, in the order they were
             appended to the support vectors.
@@ -338,12 +344,11 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
             support vector ``offset + j``.
         targets : ndarray of shape (n_samples,), int64
         """
-        for epoch in self._call_log:
+        for epoch in call.epoch_logs:
             for k, (upd_rows, votes, other) in enumerate(epoch):
                 support = offset + np.searchsorted(used, upd_rows)
                 label = self._voted_labels(targets[upd_rows], k)
                 self._voted.extend(k, support, label, votes, other)
-        self._call_log = []
 
     def _final_hypothesis(self, weights, weights_avg_acc, weights_ls,
                           copy=False):

@@ -184,7 +184,7 @@ class KernelMixin:
         """``k(x_i, x_i)`` from the squared norms ``<x_i, x_i>``."""
         return kernel_diag(sq_norms, *self._kernel_args())
 
-    def _new_kernel_call(self, X, sq_norms, n_pool=0):
+    def _new_kernel_call(self, X, sq_norms, n_passes, n_pool=0):
         """The :class:`KernelCall` of this call, ``k(x, x)`` checked.
 
         Parameters
@@ -192,6 +192,8 @@ class KernelMixin:
         X : {ndarray, CSR matrix} of shape (n, n_features)
             The rows the loops index.
         sq_norms : ndarray of shape (n,), float64
+        n_passes : int
+            Passes the call makes (see :func:`kernel_cache`).
         n_pool : int, default=0
             See :class:`KernelCall`.
 
@@ -208,4 +210,4 @@ class KernelMixin:
                 "k(x, x) overflows float64 for some rows; scale the input "
                 "or lower degree/gamma")
         return KernelCall(X, sq_norms, diag, self._kernel_args(),
-                          self.cache_size, self._passes_in_call, n_pool)
+                          self.cache_size, n_passes, n_pool)

@@ -274,12 +274,18 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
         return {}
 
     # ----------------------------------------------------------- state
+    _model_state = BaseOnlinePerceptron._model_state + (
+        "coef_", "intercept_", "support_", "support_vectors_", "dual_coef_",
+        "gamma_", "n_margin_errors_", "margin_errors_per_epoch_",
+        "_multiclass", "_gram", "_gram_key", "_weights", "_kernel_code",
+        "_pool_X", "_pool_sq", "_pool_index", "_pool_coef", "_n_rows_seen")
+
     def _needs_row_sq_norms(self):
         # ‖x‖² enters only the margin bookkeeping (‖w‖², the Gram matrix),
         # and every kernel value k(x, x).
         return self.kernel is not None or self.radius > 0
 
-    def _allocate(self, X, n_classes):
+    def _allocate(self, call, n_classes):
         # A refit after set_params(kernel=...) must not keep the attributes
         # of the other form.
         for name in ("coef_", "support_", "support_vectors_", "dual_coef_",
@@ -287,15 +293,15 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
             self.__dict__.pop(name, None)
         self._multiclass = n_classes > 2
         n_rows = n_classes if self._multiclass else 1
+        # ‖w‖² (binary) or the prototypes' Gram matrix, carried from call
+        # to call.
         self._gram = np.zeros((n_rows, n_rows))
-        self._scores = np.zeros(n_rows)
-        self._wx = np.zeros(n_rows)
         self.n_margin_errors_ = 0
         self.margin_errors_per_epoch_ = np.zeros(0, dtype=np.int64)
         if self.kernel is None:
-            self._W = np.zeros((n_rows, X.shape[1]))
+            self._weights = np.zeros((n_rows, call.X.shape[1]))
             return
-        self._resolve_kernel(X.shape[1])
+        self._resolve_kernel(call.X.shape[1])
         # Every row of an earlier call with a non-zero coefficient: unlike
         # the dual perceptron's, these coefficients keep changing (margin
         # errors rescale or mix them), so they join each call's support.
@@ -306,8 +312,12 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
         self._n_rows_seen = 0
         self._gram_key = None
 
-    def _begin_call(self, X):
-        self._call_margin_errors = []
+    def _begin_call(self, call):
+        X = call.X
+        call.margin_errors = []
+        # Work space of the multiclass loops: scores and w^k·x̂ per class.
+        call.scores = np.zeros(self._gram.shape[0])
+        call.wx = np.zeros(self._gram.shape[0])
         if self.kernel is None:
             return
         # The loop reads the pool's rows followed by this call's.
@@ -322,31 +332,33 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
             if sp.issparse(pool):
                 pool = pool.toarray()
             data = np.vstack([pool, X])
-        call = self._new_kernel_call(
-            data, np.concatenate([self._pool_sq, self._call_sq_norms]),
-            n_pool=n_pool)
-        call.n_pool = n_pool
-        call.coef = np.zeros((self._pool_coef.shape[0], data.shape[0]))
-        call.coef[:, :n_pool] = self._pool_coef
-        self._kernel_call = call
+        dual = self._new_kernel_call(
+            data, np.concatenate([self._pool_sq, call.sq_norms]),
+            call.n_passes, n_pool=n_pool)
+        dual.n_pool = n_pool
+        dual.coef = np.zeros((self._pool_coef.shape[0], data.shape[0]))
+        dual.coef[:, :n_pool] = self._pool_coef
+        call.dual = dual
 
-    def _run_epoch(self, X, loop_arrays, targets, order):
+    def _run_epoch(self, call, targets, order):
         if self.kernel is not None:
-            n_mistakes, n_margin_errors = self._run_dual_epoch(targets, order)
+            n_mistakes, n_margin_errors = self._run_dual_epoch(
+                call, targets, order)
         elif self._multiclass:
             n_mistakes, n_margin_errors = ballseptron_prototype_epoch(
-                *loop_arrays, targets, order, self._call_sq_norms, self._W,
-                float(self.radius), self._gram, self._scores, self._wx)
+                *call.loop_arrays, targets, order, call.sq_norms,
+                self._weights, float(self.radius), self._gram, call.scores,
+                call.wx)
         else:
             n_mistakes, n_margin_errors = ballseptron_epoch(
-                *loop_arrays, targets, order, self._call_sq_norms, self._W[0],
-                float(self.radius))
-        self._call_margin_errors.append(n_margin_errors)
+                *call.loop_arrays, targets, order, call.sq_norms,
+                self._weights[0], float(self.radius))
+        call.margin_errors.append(n_margin_errors)
         return n_mistakes, n_mistakes + n_margin_errors
 
-    def _run_dual_epoch(self, targets, order):
-        call = self._kernel_call
-        n_pool = call.n_pool
+    def _run_dual_epoch(self, call, targets, order):
+        dual = call.dual
+        n_pool = dual.n_pool
         if n_pool:
             # Pool rows are never presented: their target is never read.
             targets = np.concatenate(
@@ -358,37 +370,37 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
         key = (float(self.radius) > 0, self._kernel_args())
         exact = (order.shape[0] >= n_pool or self._gram_key != key)
         self._gram_key = key
-        head = (*call.loop_args, targets, order, call.coef, float(self.radius),
-                self._scores, self._gram, exact)
+        head = (*dual.loop_args, targets, order, dual.coef, float(self.radius),
+                call.scores, self._gram, exact)
         if self._multiclass:
-            return dual_ballseptron_prototype_epoch(*head, self._wx)
+            return dual_ballseptron_prototype_epoch(*head, call.wx)
         return dual_ballseptron_epoch(*head)
 
-    def _state_is_finite(self):
+    def _state_is_finite(self, call):
         if self.kernel is not None:
-            call = self._kernel_call
-            return bool(np.isfinite(call.coef[:, :call.support_size]).all())
-        return bool(np.isfinite(self._W).all())
+            dual = call.dual
+            return bool(np.isfinite(dual.coef[:, :dual.support_size]).all())
+        return bool(np.isfinite(self._weights).all())
 
-    def _end_call(self, X, targets):
-        margin_errors = np.asarray(self._call_margin_errors, dtype=np.int64)
+    def _end_call(self, call, targets):
+        margin_errors = np.asarray(call.margin_errors, dtype=np.int64)
         self.n_margin_errors_ += int(margin_errors.sum())
         self.margin_errors_per_epoch_ = np.concatenate(
             [self.margin_errors_per_epoch_, margin_errors])
         if self.kernel is not None:
-            self._end_dual_call(X)
+            self._end_dual_call(call)
             return
-        self.coef_ = self._W.copy()
-        self.intercept_ = np.zeros(self._W.shape[0])
+        self.coef_ = self._weights.copy()
+        self.intercept_ = np.zeros(self._weights.shape[0])
 
-    def _end_dual_call(self, X):
-        call = self.__dict__.pop("_kernel_call")
-        m = call.support_size
-        slots = call.support[:m]
+    def _end_dual_call(self, call):
+        X, dual = call.X, call.dual
+        m = dual.support_size
+        slots = dual.support[:m]
         # Data rows in slot order: pool rows first (slots 0..n_pool-1), then
         # this call's new support vectors; keep those with a non-zero
         # coefficient, ordered by row.
-        coef = call.coef[:, :m]
+        coef = dual.coef[:, :m]
         keep = np.flatnonzero(np.any(coef != 0.0, axis=0))
         keep = keep[np.argsort(slots[keep], kind="stable")]
         rows = slots[keep]
@@ -396,8 +408,8 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
             [self._pool_index, self._n_rows_seen + np.arange(X.shape[0])])
         self._pool_index = index[rows]
         self._pool_coef = np.ascontiguousarray(coef[:, keep])
-        self._pool_sq = call.sq_norms[rows]
-        self._pool_X = call.X[rows]
+        self._pool_sq = dual.sq_norms[rows]
+        self._pool_X = dual.X[rows]
         self._n_rows_seen += X.shape[0]
         self.support_ = self._pool_index.copy()
         self.support_vectors_ = self._pool_X

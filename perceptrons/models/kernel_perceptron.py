@@ -237,21 +237,26 @@ class KernelPerceptron(KernelMixin, ThresholdFamilyBase):
         ]
 
     # ----------------------------------------------------------- state
+    _model_state = ThresholdFamilyBase._model_state + (
+        "gamma_", "_kernel_code", "support_", "support_vectors_",
+        "dual_coef_", "_support_sq", "_pool_X", "_pool_sq", "_pool_index",
+        "_pool_coef", "_pool_acc", "_pool_ls", "_n_rows_seen")
+
     _AUTO_AVERAGE = "k(x, x)"
     _AUTO_REMEDY = "scale the input or lower degree/gamma"
 
-    def _auto_average(self):
+    def _auto_average(self, call):
         """Average ``k(x_i, x_i)`` over this call's rows, for "auto"."""
         # For the linear kernel, the average <x_i, x_i> itself: bit for bit
         # Perceptron's.
         if self._kernel_code == KERNEL_LINEAR:
-            return self._call_mean_sq_norm
-        return float(np.mean(self._kernel_diag(self._call_sq_norms)))
+            return call.mean_sq_norm
+        return float(np.mean(self._kernel_diag(call.sq_norms)))
 
-    def _allocate(self, X, n_classes):
+    def _allocate(self, call, n_classes):
         # The kernel is resolved first: "auto" averages k(x, x).
-        self._resolve_kernel(X.shape[1])
-        n_rows = self._allocate_family_state(n_classes)
+        self._resolve_kernel(call.X.shape[1])
+        n_rows = self._allocate_family_state(call, n_classes)
         # The pool: every row that caused an update in an earlier call,
         # with its raw, accumulated and longest-survivor coefficients.
         self._pool_X = None
@@ -264,15 +269,15 @@ class KernelPerceptron(KernelMixin, ThresholdFamilyBase):
         if self.hypothesis == "voted":
             self._voted = self._new_voted_log()
 
-    def _begin_call(self, X):
-        call = self._new_kernel_call(X, self._call_sq_norms)
+    def _begin_call(self, call):
+        dual = self._new_kernel_call(call.X, call.sq_norms, call.n_passes)
         # One column per row of this call: a support vector's slot.
-        call.coef, call.coef_avg_acc, call.coef_ls = self._zero_weights(
-            self._theta.shape[0], X.shape[0])
-        call.base_scores = self._pool_scores(X)
-        call.best_tally_start = self._best_tally.copy()
-        self._kernel_call = call
-        super()._begin_call(X)
+        dual.coef, dual.coef_avg_acc, dual.coef_ls = self._zero_weights(
+            self._theta.shape[0], call.X.shape[0])
+        dual.base_scores = self._pool_scores(call.X)
+        dual.best_tally_start = self._best_tally.copy()
+        call.dual = dual
+        super()._begin_call(call)
 
     def _pool_scores(self, X):
         """Score contributions of the earlier calls' support vectors."""
@@ -286,30 +291,31 @@ class KernelPerceptron(KernelMixin, ThresholdFamilyBase):
             out[lo:hi] = G @ self._pool_coef.T
         return out
 
-    def _run_epoch(self, X, loop_arrays, targets, order):
-        call = self._kernel_call
-        head = (*call.loop_args, targets, order, call.base_scores, call.coef,
+    def _run_epoch(self, call, targets, order):
+        dual = call.dual
+        head = (*dual.loop_args, targets, order, dual.base_scores, dual.coef,
                 self._theta)
         return self._run_family_epoch(
-            dual_threshold_perceptron_epoch, dual_prototype_perceptron_epoch,
-            head, call.coef_avg_acc, call.coef_ls)
+            call, dual_threshold_perceptron_epoch,
+            dual_prototype_perceptron_epoch, head, dual.coef_avg_acc,
+            dual.coef_ls)
 
-    def _state_is_finite(self):
-        call = self._kernel_call
-        return bool(np.isfinite(call.coef[:, :call.support_size]).all()
+    def _state_is_finite(self, call):
+        dual = call.dual
+        return bool(np.isfinite(dual.coef[:, :dual.support_size]).all()
                     and np.isfinite(self._theta).all())
 
-    def _end_call(self, X, targets):
-        call = self.__dict__.pop("_kernel_call")
-        m = call.support_size
-        slots = call.support[:m]
+    def _end_call(self, call, targets):
+        X, dual = call.X, call.dual
+        m = dual.support_size
+        slots = dual.support[:m]
         perm = np.argsort(slots, kind="stable")
         used = slots[perm]  # this call's new support vectors, by row index
         n_old = self._pool_index.shape[0]
         if self.hypothesis == "longest" and n_old:
             # A snapshot retaken during this call holds the old support
             # vectors' coefficients as they were (fixed during the call).
-            renewed = self._best_tally > call.best_tally_start
+            renewed = self._best_tally > dual.best_tally_start
             if self._prototype:
                 rows = np.arange(self._theta.shape[0] if renewed[0] else 0)
             else:
@@ -324,25 +330,21 @@ class KernelPerceptron(KernelMixin, ThresholdFamilyBase):
             else:
                 self._pool_X = np.vstack([self._pool_X, new_X])
             self._pool_sq = np.concatenate([self._pool_sq,
-                                            call.sq_norms[used]])
+                                            dual.sq_norms[used]])
             self._pool_index = np.concatenate(
                 [self._pool_index, self._n_rows_seen + used])
             self._pool_coef = np.hstack([self._pool_coef,
-                                         call.coef[:, :m][:, perm]])
+                                         dual.coef[:, :m][:, perm]])
             if self.hypothesis == "averaged":
                 self._pool_acc = np.hstack(
-                    [self._pool_acc, call.coef_avg_acc[:, :m][:, perm]])
+                    [self._pool_acc, dual.coef_avg_acc[:, :m][:, perm]])
             if self.hypothesis == "longest":
                 self._pool_ls = np.hstack([self._pool_ls,
-                                           call.coef_ls[:, :m][:, perm]])
+                                           dual.coef_ls[:, :m][:, perm]])
         if self.hypothesis == "voted":
             # Pool slots n_old, n_old + 1, ... hold the rows of used.
-            self._extend_voted(used, n_old, targets)
+            self._extend_voted(call, used, n_old, targets)
         self._n_rows_seen += X.shape[0]
-        # The family's per-call counters and logs (ThresholdFamilyBase).
-        for name in ("_alpha_counts", "_vote_log", "_update_log",
-                     "_other_log"):
-            delattr(self, name)
         self._set_public()
 
     def _set_public(self):

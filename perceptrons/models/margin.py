@@ -15,7 +15,6 @@ from sklearn.utils.extmath import safe_sparse_dot
 
 from .._loops.margin import RULE_PDM, RULE_PFM, margin_epoch, margin_pass
 from ..utils._param_validation import Interval
-from ..utils.validation import as_loop_arrays
 from ._base import BaseOnlinePerceptron
 from ._ovr import epochs_until_converged, problem_seeds, problem_signs
 
@@ -145,12 +144,12 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         # ‖y_k‖² = ‖x_k‖² + ρ² + Δ² enters every update of a's norm.
         return True
 
-    def _allocate(self, X, n_classes):
+    def _allocate(self, call, n_classes):
         n_problems = 1 if n_classes == 2 else n_classes
         self._rho = float(self.augmentation)
         self._delta_sq = (0.0 if self.extension is None
                           else float(self.extension) ** 2)
-        self._weights = np.zeros((n_problems, X.shape[1]))
+        self._weights = np.zeros((n_problems, call.X.shape[1]))
         self._scalars = np.zeros((n_problems, self._n_scalars))
         self._n_updates = np.zeros(n_problems, dtype=np.int64)
         self._retired_ext_sq = np.zeros(n_problems)
@@ -163,18 +162,15 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         self.n_active_passes_ = 0
         self.n_iter_per_problem_ = np.zeros(n_problems, dtype=np.int64)
 
-    def _begin_call(self, X):
+    def _begin_call(self, call):
         """The per-call scratch: row norms ‖y_k‖² and update counts c_k."""
-        call = self._take_call(X)
-        call.counts = np.zeros((self._weights.shape[0], X.shape[0]),
+        call.counts = np.zeros((self._weights.shape[0], call.X.shape[0]),
                                dtype=self._counts_dtype)
         call.y_sq_norms = call.sq_norms + (self._rho ** 2 + self._delta_sq)
-        call.loop_arrays = as_loop_arrays(X)
         # Per problem, the mistakes and updates of each epoch (full pass and
         # its active passes).
         call.epoch_mistakes = [[] for _ in range(self._weights.shape[0])]
         call.epoch_updates = [[] for _ in range(self._weights.shape[0])]
-        return call
 
     _counts_dtype = np.int64
 
@@ -200,12 +196,13 @@ class _MarginPerceptron(BaseOnlinePerceptron):
                 "are no longer finite; scale the input (e.g. StandardScaler)")
 
     # ----------------------------------------------------------- training
-    def _start(self, X):
-        self._allocate(X, len(self.classes_))
+    def _start(self, call):
+        self._allocate(call, len(self.classes_))
 
-    def _fit_passes(self, X, targets):
+    def _fit_passes(self, call, targets):
         """Each one-vs-rest problem to convergence (or ``max_iter`` epochs)."""
-        call = self._begin_call(X)
+        X = call.X
+        self._begin_call(call)
         n_problems = self._weights.shape[0]
         seeds = problem_seeds(self.random_state, n_problems)
         converged = np.zeros(n_problems, dtype=bool)
@@ -218,7 +215,7 @@ class _MarginPerceptron(BaseOnlinePerceptron):
             self.t_ += X.shape[0] * epochs
         self.n_iter_ = int(self.n_iter_per_problem_.max())
         self._record_epochs(call)
-        self._finish(call, X, targets, converged)
+        self._finish(call, targets, converged)
         if not converged.all():
             warnings.warn(
                 f"{type(self).__name__} did not converge within max_iter="
@@ -283,7 +280,7 @@ class _MarginPerceptron(BaseOnlinePerceptron):
             setattr(self, name, np.concatenate([getattr(self, name), total]))
         self.n_mistakes_ = int(self.mistakes_per_epoch_.sum())
 
-    def _partial_pass(self, X, targets):
+    def _partial_pass(self, call, targets):
         """One plain pass per problem: each row presented once.
 
         Single updates (a multiple update stands for repeated presentations),
@@ -292,7 +289,8 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         ``extension`` they get fresh extension coordinates, while those of
         earlier calls stay in ‖a‖².
         """
-        call = self._begin_call(X)
+        X = call.X
+        self._begin_call(call)
         order = np.arange(X.shape[0], dtype=np.int64)
         n_problems = self._weights.shape[0]
         converged = np.zeros(n_problems, dtype=bool)
@@ -307,7 +305,7 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         self.n_iter_ += 1
         self.t_ += n_problems * X.shape[0]
         self._record_epochs(call)
-        self._finish(call, X, targets, converged)
+        self._finish(call, targets, converged)
 
     def _plain_pass(self, call, k, order, signs):
         """Problem k's plain pass of ``partial_fit``.
@@ -325,8 +323,9 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         return n_updates, n_mistakes
 
     # ----------------------------------------------------------- results
-    def _finish(self, call, X, targets, converged):
+    def _finish(self, call, targets, converged):
         """Public attributes, computed afresh from (w, b, c); retire c."""
+        X = call.X
         rho = self._rho
         self.coef_ = self._weights.copy()
         self.intercept_ = rho * self._scalars[:, 0]

@@ -205,15 +205,16 @@ class Perceptron(ThresholdFamilyBase):
         ]
 
     # ----------------------------------------------------------- state
-    _WEIGHT_NAMES = ("_W", "_W_avg_acc", "_W_ls")
+    _WEIGHT_NAMES = ("_weights", "_weights_avg_acc", "_weights_ls")
     _model_state = ThresholdFamilyBase._model_state + (
         "coef_", *_WEIGHT_NAMES, "_support_X", "_n_support")
 
-    def _allocate(self, X, n_classes):
-        self._allocate_family_state(n_classes, n_weight_columns=X.shape[1])
+    def _allocate(self, call, n_classes):
+        self._allocate_family_state(call, n_classes,
+                                    n_weight_columns=call.X.shape[1])
         if self.hypothesis == "voted":
             self._voted = self._new_voted_log()
-            self._support_blocks = []
+            self._support_X = None
             self._n_support = 0
 
     def _n_problems(self):
@@ -227,42 +228,43 @@ class Perceptron(ThresholdFamilyBase):
                              "from w = 0")
         # The initial hypothesis is also the first longest survivor.
         if coef is not None:
-            self._W[:] = coef
-            if self._W_ls.shape[1]:
-                self._W_ls[:] = coef
+            self._weights[:] = coef
+            if self._weights_ls.shape[1]:
+                self._weights_ls[:] = coef
         if intercept is not None:
             self._theta[:] = -intercept
             self._theta_ls[:] = -intercept
 
-    def _run_epoch(self, X, loop_arrays, targets, order):
-        head = (*loop_arrays, targets, order, self._call_sq_norms,
-                self._W, self._theta)
+    def _run_epoch(self, call, targets, order):
+        head = (*call.loop_arrays, targets, order, call.sq_norms,
+                self._weights, self._theta)
         return self._run_family_epoch(
-            threshold_perceptron_epoch, prototype_perceptron_epoch, head,
-            self._W_avg_acc, self._W_ls)
+            call, threshold_perceptron_epoch, prototype_perceptron_epoch,
+            head, self._weights_avg_acc, self._weights_ls)
 
-    def _state_is_finite(self):
-        return bool(np.isfinite(self._W).all() and np.isfinite(self._theta).all())
+    def _state_is_finite(self, call):
+        return bool(np.isfinite(self._weights).all()
+                    and np.isfinite(self._theta).all())
 
-    def _end_call(self, X, targets):
+    def _end_call(self, call, targets):
         if self.hypothesis == "voted":
-            self._store_voted(X, targets)
+            self._store_voted(call, targets)
         self.coef_, self.intercept_ = self._final_hypothesis(
-            self._W, self._W_avg_acc, self._W_ls, copy=True)
+            self._weights, self._weights_avg_acc, self._weights_ls, copy=True)
 
-    def _store_voted(self, X, targets):
+    def _store_voted(self, call, targets):
         """Keep the rows that caused updates as support vectors."""
-        rows = [log[0] for epoch in self._call_log for log in epoch]
+        rows = [log[0] for epoch in call.epoch_logs for log in epoch]
         used = np.unique(np.concatenate(rows)) if rows else np.zeros(0, int)
         offset = self._n_support
         if used.shape[0]:
-            self._support_blocks.append(X[used])
+            blocks = [call.X[used]]
+            if self._support_X is not None:
+                blocks.insert(0, self._support_X)
             self._n_support += used.shape[0]
-            self._support_X = (sp.vstack(self._support_blocks, format="csr")
-                               if sp.issparse(X)
-                               else np.vstack(self._support_blocks))
-            self._support_blocks = [self._support_X]
-        self._extend_voted(used, offset, targets)
+            self._support_X = (sp.vstack(blocks, format="csr")
+                               if sp.issparse(call.X) else np.vstack(blocks))
+        self._extend_voted(call, used, offset, targets)
 
     # ----------------------------------------------------------- prediction
     def _hypothesis_scores(self, X):

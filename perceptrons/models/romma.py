@@ -187,8 +187,8 @@ class ROMMA(_MarginPerceptron):
     _n_scalars = 4
     _counts_dtype = np.float64
 
-    def _allocate(self, X, n_classes):
-        super()._allocate(X, n_classes)
+    def _allocate(self, call, n_classes):
+        super()._allocate(call, n_classes)
         self._scalars[:, 2] = 1.0
 
     def _fold(self, call):
@@ -236,9 +236,9 @@ class ROMMA(_MarginPerceptron):
         return n_updates, n_mistakes
 
     # ----------------------------------------------------------- results
-    def _finish(self, call, X, targets, converged):
+    def _finish(self, call, targets, converged):
         self._fold(call)
-        super()._finish(call, X, targets, converged)
+        super()._finish(call, targets, converged)
 
     def _margin_bound(self, call, k, norm):
         """ROMMA's bound ``1/‖a‖ >= γ_d`` (not PDM's ``‖a_t‖/t``)."""
