@@ -11,7 +11,6 @@ its data and weight arguments, the voted log and the voted prediction.
 vectors; each supplies its weight arrays, loops and Gram blocks.
 """
 
-from abc import abstractmethod
 from numbers import Integral, Real
 
 import numpy as np
@@ -38,20 +37,20 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
     """Figure 2 of Khardon & Wachman without the weight storage (not public).
 
     A subclass sets ``eta``, ``theta_init``, ``threshold_step``, ``margin``,
-    ``tau``,
-    ``lam``, ``alpha_bound``, ``hypothesis`` and ``multiclass`` in its
-    ``__init__`` and supplies:
-
-    - ``_allocate``, calling :meth:`_allocate_family_state` (which creates
-      the weights too when the form names them in ``_WEIGHT_NAMES``), then
-      creating the rest of its state and, for "voted", the log from
-      :meth:`_new_voted_log`;
-    - ``_run_epoch``, calling :meth:`_run_family_epoch` with its loops and
-      the leading (data and weight) arguments;
-    - ``_end_call``, using :meth:`_final_hypothesis` and, for "voted",
-      :meth:`_extend_voted`;
-    - ``_hypothesis_scores`` (the scores of a non-voted hypothesis) and
-      ``_voted_support`` (the Gram blocks the vote needs).
+    ``tau``, ``lam``, ``alpha_bound``, ``hypothesis`` and ``multiclass`` in
+    its ``__init__`` and supplies ``_form``, the storage of w, and
+    ``_form_state_names``, the attributes of every form (cleared by a fresh
+    start). A form is an object with ``needs_row_sq_norms``,
+    ``auto_average`` (with ``auto_average_name`` and ``auto_remedy`` for
+    its overflow message), ``allocate`` (calling
+    :meth:`_allocate_family_state`, then creating its weights and, for
+    "voted", the log from :meth:`_new_voted_log`), ``begin_call``,
+    ``run_epoch`` (calling :meth:`_run_family_epoch` with its loops and
+    leading arguments), ``state_is_finite``, ``end_call`` (using
+    :meth:`_final_hypothesis` and, for "voted", :meth:`_extend_voted`),
+    ``set_initial``, ``hypothesis_scores`` (the scores of a non-voted
+    hypothesis) and ``voted_support`` (the Gram blocks the vote needs), each
+    a function of the estimator.
 
     The state created here, shared by both forms: ``_prototype``,
     ``_hypothesis_code``, ``_theta``, ``_theta_avg_acc``, ``_theta_ls``, the
@@ -83,32 +82,54 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
         "_theta_ls", "_tally", "_best_tally", "_ls_current", "_current_vote",
         "_n_updates_per_problem", "_voted")
 
-    # What "auto" averages, and the way out when the average overflows (for
-    # the error message of _resolve_thresholds).
-    _AUTO_AVERAGE = "squared norm"
-    _AUTO_REMEDY = "scale the input"
+    # ----------------------------------------------------------- the form
+    def _needs_row_sq_norms(self):
+        return self._form.needs_row_sq_norms(self)
 
-    # Attributes of the current, accumulated (averaged) and longest-survivor
-    # weights of a form that keeps them for the whole fit (the primal w).
-    _WEIGHT_NAMES = ()
+    def _allocate(self, call, n_classes):
+        # A refit after set_params(kernel=...) keeps nothing of the other
+        # form.
+        for name in self._form_state_names:
+            self.__dict__.pop(name, None)
+        self._form.allocate(self, call, n_classes)
+
+    def _begin_call(self, call):
+        """The call's α counters, vote logs and score work space, then the
+        form's per-call state."""
+        n = call.X.shape[0]
+        n_counters = self._tally.shape[0]
+        call.alpha_counts = np.zeros((n_counters, n), dtype=np.int64)
+        # An epoch makes at most n updates per problem; only "voted" logs them.
+        n_log = n if self.hypothesis == "voted" else 0
+        call.vote_log = np.zeros((n_counters, n_log), dtype=np.int64)
+        call.update_log = np.zeros((n_counters, n_log), dtype=np.int64)
+        call.other_log = np.zeros(n_log if self._prototype else 0,
+                                  dtype=np.int64)
+        call.epoch_logs = []
+        call.scores = np.zeros(self._theta.shape[0])
+        self._form.begin_call(self, call)
+
+    def _run_epoch(self, call, targets, order):
+        return self._form.run_epoch(self, call, targets, order)
+
+    def _state_is_finite(self, call):
+        return self._form.state_is_finite(self, call)
+
+    def _end_call(self, call, targets):
+        self._form.end_call(self, call, targets)
+
+    def _set_initial(self, coef, intercept):
+        self._form.set_initial(self, coef, intercept)
+
+    def _n_problems(self):
+        # The prototype rule keeps one row per class, two classes included.
+        return self._theta.shape[0]
 
     # ----------------------------------------------------------- state
-    def _auto_average(self, call):
-        """Average ``<φ(x_i), φ(x_i)>`` over this call's rows, for "auto".
-
-        Returns
-        -------
-        float
-            Here the average ``<x_i, x_i>`` the base class computed from
-            column sums (the same bits for dense and CSR input); the dual
-            form reads it in feature space.
-        """
-        return call.mean_sq_norm
-
     def _resolve_thresholds(self, call):
         """Set ``theta_init_`` and ``threshold_step_``, "auto" resolved.
 
-        "auto" is :meth:`_auto_average` (K&W Sec. 3.2),
+        "auto" is the form's average ``<φ(x_i), φ(x_i)>`` (K&W Sec. 3.2),
         computed only when a parameter asks for it.
 
         Raises
@@ -118,12 +139,13 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
         """
         avg = None
         if self.theta_init == "auto" or self.threshold_step == "auto":
-            avg = float(self._auto_average(call))
+            form = self._form
+            avg = float(form.auto_average(self, call))
             if not np.isfinite(avg):
                 raise ValueError(
-                    f"the average {self._AUTO_AVERAGE} of the rows overflows "
-                    "float64 (needed for theta_init/threshold_step='auto'); "
-                    f"{self._AUTO_REMEDY}")
+                    f"the average {form.auto_average_name} of the rows "
+                    "overflows float64 (needed for theta_init/threshold_step="
+                    f"'auto'); {form.auto_remedy}")
         self.theta_init_ = avg if self.theta_init == "auto" else float(
             self.theta_init)
         self.threshold_step_ = avg if self.threshold_step == "auto" else float(
@@ -166,20 +188,13 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
                 np.zeros((n_rows, n_columns if averaged else 0)),
                 np.zeros((n_rows, n_columns if longest else 0)))
 
-    def _allocate_family_state(self, call, n_classes, n_weight_columns=None):
+    def _allocate_family_state(self, call, n_classes):
         """Resolve the thresholds and create the state of a fresh start.
-
-        The voted log is left to the form, which creates it after its own
-        state: saved model files list attributes in order of creation, and
-        this keeps that order as it was before the forms shared this code.
 
         Parameters
         ----------
         call : TrainingCall
         n_classes : int
-        n_weight_columns : int or None, default=None
-            When given, also create the weights (``_WEIGHT_NAMES``) with
-            this many columns, for a form that keeps them for the whole fit.
 
         Returns
         -------
@@ -194,17 +209,9 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
         # vote, one update count.
         n_counters = 1 if self._prototype else n_rows
         self._hypothesis_code = _HYPOTHESES[self.hypothesis]
-        thetas = (("_theta", np.full(n_rows, self.theta_init_)),
-                  ("_theta_avg_acc", np.zeros(n_rows)),
-                  ("_theta_ls", np.full(n_rows, self.theta_init_)))
-        weights = (None if n_weight_columns is None
-                   else self._zero_weights(n_rows, n_weight_columns))
-        for j, (name, theta) in enumerate(thetas):
-            # Each weight array just before its threshold, the order in
-            # which the primal form has always created (and saved) them.
-            if weights is not None:
-                setattr(self, self._WEIGHT_NAMES[j], weights[j])
-            setattr(self, name, theta)
+        self._theta = np.full(n_rows, self.theta_init_)
+        self._theta_avg_acc = np.zeros(n_rows)
+        self._theta_ls = np.full(n_rows, self.theta_init_)
         self._tally = np.zeros(n_counters, dtype=np.int64)
         self._best_tally = np.zeros(n_counters, dtype=np.int64)
         self._ls_current = np.zeros(n_counters, dtype=np.int64)
@@ -215,20 +222,6 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
     def _new_voted_log(self):
         """An empty :class:`VotedLog` with one sequence per counter."""
         return VotedLog(self._tally.shape[0])
-
-    def _begin_call(self, call):
-        """The call's α counters, vote logs and score work space."""
-        n = call.X.shape[0]
-        n_counters = self._tally.shape[0]
-        call.alpha_counts = np.zeros((n_counters, n), dtype=np.int64)
-        # An epoch makes at most n updates per problem; only "voted" logs them.
-        n_log = n if self.hypothesis == "voted" else 0
-        call.vote_log = np.zeros((n_counters, n_log), dtype=np.int64)
-        call.update_log = np.zeros((n_counters, n_log), dtype=np.int64)
-        call.other_log = np.zeros(n_log if self._prototype else 0,
-                                  dtype=np.int64)
-        call.epoch_logs = []
-        call.scores = np.zeros(self._theta.shape[0])
 
     # ----------------------------------------------------------- training
     def _family_loop_args(self, call, weights_avg_acc, weights_ls):
@@ -386,31 +379,15 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
         if self.hypothesis == "voted":
             scores = self._voted_decision(X)
         else:
-            scores = self._hypothesis_scores(X)
+            scores = self._form.hypothesis_scores(self, X)
         if self._prototype and scores.shape[1] == 2:
             # One column for two classes: positive favours classes_[1].
             return (scores[:, 1] - scores[:, 0])[:, None]
         return scores
 
-    @abstractmethod
-    def _hypothesis_scores(self, X):
-        """``<w, x> - θ`` of the final hypothesis, shape (n_samples, n_rows)."""
-
-    @abstractmethod
-    def _voted_support(self):
-        """Support vectors of the voted log.
-
-        Returns
-        -------
-        n_support : int
-        gram : callable
-            ``gram(X_block)``: the (n_block, n_support) inner products
-            (kernel values in the dual) with the support vectors.
-        """
-
     def _voted_decision(self, X):
         """Vote totals of the voted hypothesis (Freund & Schapire)."""
-        n_support, gram = self._voted_support()
+        n_support, gram = self._form.voted_support(self)
         # Every voter starts from the initial hypothesis (w = 0, θ_Init).
         theta_start = np.full(self._theta.shape[0], self.theta_init_)
         if self._prototype:

@@ -1,15 +1,14 @@
-"""The perceptron family of Khardon & Wachman (2007), Figure 2."""
+"""The perceptron family of Khardon & Wachman (2007), Figure 2, primal or
+dual (with a Mercer kernel)."""
 
-import numpy as np
-import scipy.sparse as sp
-from sklearn.utils.extmath import safe_sparse_dot
-
-from .._loops.multiclass import prototype_perceptron_epoch
-from .._loops.perceptron import threshold_perceptron_epoch
+from .._loops.mercer import KERNELS
+from ..utils._param_validation import StrOptions
 from ._family import ThresholdFamilyBase
+from ._kernel import KernelMixin
+from ._perceptron_forms import DUAL, PRIMAL
 
 
-class Perceptron(ThresholdFamilyBase):
+class Perceptron(KernelMixin, ThresholdFamilyBase):
     r"""Threshold perceptron with margin, λ-trick, α-bound and voting.
 
     The algorithm family of Khardon & Wachman [1]_, Figure 2: a weight vector
@@ -19,7 +18,10 @@ class Perceptron(ThresholdFamilyBase):
     caused ``alpha_bound`` updates (Sec. 2.3). The final hypothesis is the
     last one, the longest survivor, the vote of all hypotheses [2]_, or their
     average [3]_. With ``theta_init=0, threshold_step=0, eta=1`` it is
-    Rosenblatt's perceptron through the origin [4]_.
+    Rosenblatt's perceptron through the origin [4]_. With a ``kernel`` it
+    runs in the dual form of K&W Sec. 2.1, inner products replaced by a
+    Mercer kernel ``k(x, z) = <φ(x), φ(z)>``; every other option means the
+    same there, in feature space.
 
     Parameters
     ----------
@@ -73,6 +75,25 @@ class Perceptron(ThresholdFamilyBase):
         Present the rows in a fresh random order each pass.
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling; the same seed gives the same model bit for bit.
+    kernel : {None, "linear", "poly", "rbf"}, default=None
+        None: the primal form, w kept as a vector. A kernel name: the dual
+        form, w kept as coefficients over the examples that caused an
+        update, with the Mercer kernel ``<x, z>``;
+        ``(γ <x, z> + coef0)^degree``; or ``exp(-γ ‖x - z‖²)`` (K&W Table 7
+        uses degree-4 polynomial kernels). With ``kernel="linear"`` the two
+        forms make the same mistakes and predictions, up to rounding.
+    degree : int, default=3
+        Degree of the "poly" kernel.
+    gamma : float or None, default=None
+        γ of the "poly" and "rbf" kernels; None means ``1 / n_features``
+        (as :func:`sklearn.metrics.pairwise.polynomial_kernel`).
+    coef0 : float, default=1.0
+        Additive constant of the "poly" kernel (≥ 0 keeps it a Mercer
+        kernel; 1 includes every monomial up to ``degree``).
+    cache_size : float, default=200
+        Dual form: memory (MB) for the kernel values kept across the epochs
+        of one call, up to ``cache_size / (8 n_samples)`` values per row; it
+        never changes a result.
 
     Attributes
     ----------
@@ -80,11 +101,23 @@ class Perceptron(ThresholdFamilyBase):
     coef_ : ndarray of shape (n_problems, n_features)
         Weights of the final hypothesis, one row per one-vs-rest problem
         (one row for two classes) or per prototype. For ``"voted"``, the
-        last hypothesis (prediction uses the vote).
+        last hypothesis (prediction uses the vote). In the dual form only
+        for ``kernel="linear"``: ``dual_coef_ @ support_vectors_``.
+    support_ : ndarray of shape (n_support,), int64
+        Dual form: the training rows (numbered across ``partial_fit``
+        calls) that caused an update and keep a non-zero coefficient (all
+        of them for "voted").
+    support_vectors_ : {ndarray, CSR matrix} of shape (n_support, n_features)
+        Dual form: those rows.
+    dual_coef_ : ndarray of shape (n_problems, n_support)
+        Dual form: the final hypothesis's coefficients ``c_j = η y_j α_j``.
+    gamma_ : float
+        Dual form: the γ used, None resolved.
     intercept_ : ndarray of shape (n_problems,)
         ``-θ`` of the final hypothesis.
     theta_init_, threshold_step_ : float
-        The θ_Init and C used, "auto" resolved.
+        The θ_Init and C used, "auto" resolved (in the dual form "auto" is
+        the average ``k(x, x) = ‖φ(x)‖²``).
     margin_ : float
         The absolute margin used: ``margin``, or ``tau * theta_init_``.
     n_mistakes_ : int
@@ -103,7 +136,8 @@ class Perceptron(ThresholdFamilyBase):
 
     See Also
     --------
-    KernelPerceptron : the same family in dual form with Mercer kernels.
+    KernelPerceptron : this class with ``kernel="poly"`` by default.
+    sklearn.svm.SVC : the attribute names ``support_``, ``dual_coef_``.
 
     Notes
     -----
@@ -129,6 +163,26 @@ class Perceptron(ThresholdFamilyBase):
     Per-example state (α_i and the λ-trick's indicator) lives for one
     ``fit`` call, across its epochs; a ``partial_fit`` call cannot tell
     whether its rows were seen before, so it starts them at zero.
+
+    The dual form, with S the examples that caused an update:
+
+    .. math::
+
+        \mathrm{SUM} = \sum_{j \in S} c_j\, k(x_j, x_i)
+            + I_{\alpha_i \neq 0}\, y_i \lambda\, k(x_i, x_i), \qquad
+        c_i \leftarrow c_i + \eta y_i
+
+    on an update (θ and α_i as above), so that ``c_j = η y_j α_j``
+    (Sec. 2.1). A training step costs one kernel evaluation per support
+    vector, shared by all one-vs-rest problems, cached across the epochs of
+    a call within ``cache_size``; dense input gets its values for blocks of
+    128 rows at a time from one BLAS product
+    (:mod:`perceptrons._loops.support`), CSR input row by row, never
+    densified. The averaged hypothesis is kept lazily and the longest
+    survivor is a copy of the coefficients, taken once per new best run;
+    the voted hypothesis is predicted incrementally from kernel values as
+    in Freund & Schapire [2]_ (K&W Sec. 2.5). ``partial_fit`` adds the rows
+    that caused an update to the support vectors.
 
     .. warning::
        Figures 1 and 2 of [1]_ print the threshold update as
@@ -168,12 +222,30 @@ class Perceptron(ThresholdFamilyBase):
     >>> clf = Perceptron(hypothesis="voted", random_state=0).fit(X, y)
     >>> clf.score(X, y) > 0.95
     True
+
+    The dual form, with a Gaussian kernel:
+
+    >>> from sklearn.datasets import make_circles
+    >>> X, y = make_circles(n_samples=200, factor=0.3, noise=0.05,
+    ...                     random_state=0)
+    >>> clf = Perceptron(kernel="rbf", gamma=2.0, random_state=0)
+    >>> clf.fit(X, y).score(X, y) > 0.95
+    True
+    >>> clf.dual_coef_.shape == (1, clf.support_.shape[0])
+    True
     """
 
+    _parameter_constraints = {
+        **ThresholdFamilyBase._parameter_constraints,
+        "kernel": [StrOptions(set(KERNELS)), None],
+        **KernelMixin.KERNEL_CONSTRAINTS,
+    }
+
     def __init__(self, *, eta=0.1, theta_init="auto", threshold_step="auto",
-                 margin=0.0, tau=None, lam=0.0, alpha_bound=None, hypothesis="last",
-                 multiclass="ovr", max_iter=10, shuffle=True,
-                 random_state=None):
+                 margin=0.0, tau=None, lam=0.0, alpha_bound=None,
+                 hypothesis="last", multiclass="ovr", max_iter=10,
+                 shuffle=True, random_state=None, kernel=None, degree=3,
+                 gamma=None, coef0=1.0, cache_size=200):
         self.eta = eta
         self.theta_init = theta_init
         self.threshold_step = threshold_step
@@ -186,10 +258,11 @@ class Perceptron(ThresholdFamilyBase):
         self.max_iter = max_iter
         self.shuffle = shuffle
         self.random_state = random_state
-
-    def _needs_row_sq_norms(self):
-        # Only the λ-trick reads ‖x_i‖² per row.
-        return self.lam != 0
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.cache_size = cache_size
 
     @classmethod
     def _test_params(cls):
@@ -202,78 +275,18 @@ class Perceptron(ThresholdFamilyBase):
              "alpha_bound": 3},
             {"hypothesis": "voted", "multiclass": "prototype",
              "eta": 1.0, "theta_init": 0.0, "threshold_step": 0.0},
+            {"kernel": "rbf", "hypothesis": "voted"},
+            {"kernel": "linear", "hypothesis": "averaged",
+             "multiclass": "prototype"},
         ]
 
-    # ----------------------------------------------------------- state
-    _WEIGHT_NAMES = ("_weights", "_weights_avg_acc", "_weights_ls")
-    _model_state = ThresholdFamilyBase._model_state + (
-        "coef_", *_WEIGHT_NAMES, "_support_X", "_n_support")
+    # ----------------------------------------------------------- form
+    _form_state_names = PRIMAL.model_state + DUAL.model_state
+    _model_state = ThresholdFamilyBase._model_state + tuple(
+        dict.fromkeys(_form_state_names))
 
-    def _allocate(self, call, n_classes):
-        self._allocate_family_state(call, n_classes,
-                                    n_weight_columns=call.X.shape[1])
-        if self.hypothesis == "voted":
-            self._voted = self._new_voted_log()
-            self._support_X = None
-            self._n_support = 0
-
-    def _n_problems(self):
-        # The prototype rule keeps one row per class, two classes included.
-        return self._theta.shape[0]
-
-    def _set_initial(self, coef, intercept):
-        if self.hypothesis == "voted":
-            raise ValueError("coef_init/intercept_init cannot start a voted "
-                             "perceptron: its vote replays every hypothesis "
-                             "from w = 0")
-        # The initial hypothesis is also the first longest survivor.
-        if coef is not None:
-            self._weights[:] = coef
-            if self._weights_ls.shape[1]:
-                self._weights_ls[:] = coef
-        if intercept is not None:
-            self._theta[:] = -intercept
-            self._theta_ls[:] = -intercept
-
-    def _run_epoch(self, call, targets, order):
-        head = (*call.loop_arrays, targets, order, call.sq_norms,
-                self._weights, self._theta)
-        return self._run_family_epoch(
-            call, threshold_perceptron_epoch, prototype_perceptron_epoch,
-            head, self._weights_avg_acc, self._weights_ls)
-
-    def _state_is_finite(self, call):
-        return bool(np.isfinite(self._weights).all()
-                    and np.isfinite(self._theta).all())
-
-    def _end_call(self, call, targets):
-        if self.hypothesis == "voted":
-            self._store_voted(call, targets)
-        self.coef_, self.intercept_ = self._final_hypothesis(
-            self._weights, self._weights_avg_acc, self._weights_ls, copy=True)
-
-    def _store_voted(self, call, targets):
-        """Keep the rows that caused updates as support vectors."""
-        rows = [log[0] for epoch in call.epoch_logs for log in epoch]
-        used = np.unique(np.concatenate(rows)) if rows else np.zeros(0, int)
-        offset = self._n_support
-        if used.shape[0]:
-            blocks = [call.X[used]]
-            if self._support_X is not None:
-                blocks.insert(0, self._support_X)
-            self._n_support += used.shape[0]
-            self._support_X = (sp.vstack(blocks, format="csr")
-                               if sp.issparse(call.X) else np.vstack(blocks))
-        self._extend_voted(call, used, offset, targets)
-
-    # ----------------------------------------------------------- prediction
-    def _hypothesis_scores(self, X):
-        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True)
-        scores += self.intercept_
-        return scores
-
-    def _voted_support(self):
-        def gram(block):
-            return safe_sparse_dot(block, self._support_X.T, dense_output=True)
-
-        return self._n_support, gram
+    @property
+    def _form(self):
+        """How w is stored, chosen here and nowhere else: the primal form
+        without a kernel, the dual form with one."""
+        return PRIMAL if self.kernel is None else DUAL

@@ -147,8 +147,8 @@ def test_bad_options(files, tmp_path, capsys, error_line):
     assert main(["train", str(files / "train.svm"), "-o", out, "--model",
                  "no-such-model"]) == 2
     assert "unknown model" in error_line()
-    assert main(["train", str(files / "train.svm"), "-o", out, "--degree",
-                 "3"]) == 2
+    assert main(["train", str(files / "train.svm"), "-o", out, "--model",
+                 "pdm", "--degree", "3"]) == 2
     assert "no parameter 'degree'" in error_line()
     assert main(["train", str(files / "train.svm"), "-o", out, "--margin",
                  "1", "--tau", "1"]) == 2

@@ -387,8 +387,8 @@ def test_binary_shapes_and_gamma_default():
     assert est.decision_function(X_test).shape == (X_test.shape[0],)
     assert est.gamma_ == 1.0 / X.shape[1]
     assert est.theta_init_ == 1.0  # average k(x, x) of the rbf kernel
-    with pytest.raises(AttributeError, match="linear"):
-        est.coef_
+    # Only a linear kernel has primal weights.
+    assert not hasattr(est, "coef_")
 
 
 def test_learns_xor_which_no_linear_model_can():
@@ -475,3 +475,25 @@ def test_overflow_fails_loudly():
     with pytest.raises(ValueError, match="overflow"):
         KernelPerceptron(kernel="poly", degree=40, gamma=1e3, theta_init=1.0,
                          threshold_step=1.0).fit(X * 1e3, y)
+
+
+@pytest.mark.parametrize("params", [
+    {"kernel": "rbf", "hypothesis": "voted"},
+    {"kernel": "poly", "degree": 2, "hypothesis": "longest", "lam": 0.5},
+    {"kernel": "linear", "hypothesis": "averaged", "multiclass": "prototype"},
+])
+def test_perceptron_with_a_kernel_is_kernel_perceptron(params):
+    """One class per algorithm: Perceptron(kernel=...) is the dual form and
+    KernelPerceptron its alias, bit for bit."""
+    from perceptrons import Perceptron
+
+    X, y, X_test = make_data(3, seed=4)
+    a = Perceptron(random_state=0, **params).fit(X, y)
+    b = KernelPerceptron(random_state=0, **params).fit(X, y)
+    np.testing.assert_array_equal(a.dual_coef_, b.dual_coef_)
+    np.testing.assert_array_equal(a.support_, b.support_)
+    np.testing.assert_array_equal(a.decision_function(X_test),
+                                  b.decision_function(X_test))
+    # A refit without a kernel keeps nothing of the dual form.
+    a.set_params(kernel=None).fit(X, y)
+    assert not hasattr(a, "dual_coef_") and a.coef_.shape[1] == X.shape[1]
