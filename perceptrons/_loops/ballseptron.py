@@ -60,7 +60,8 @@ from numba import njit
 
 from ._common import best_other, row_axpy, row_dot
 
-__all__ = ["ballseptron_epoch", "ballseptron_prototype_epoch"]
+__all__ = ["ballseptron_epoch", "ballseptron_prototype_epoch",
+           "prototype_gram_update"]
 
 # |scale| outside [_SCALE_MIN, _SCALE_MAX] is multiplied into v.
 _SCALE_MIN = 1e-9
@@ -161,7 +162,7 @@ def _gram(W, G):
 
 
 @njit(cache=True)
-def _gram_update(G, y, o, wx, q):
+def prototype_gram_update(G, y, o, wx, q):
     """G after ``w^y += x̂``, ``w^o -= x̂``; ``wx[k] = w^k·x̂``, ``q = ‖x̂‖²``."""
     for k in range(G.shape[0]):
         if k != y and k != o:
@@ -231,7 +232,7 @@ def ballseptron_prototype_epoch(X_data, X_indices, X_indptr, targets, order,
             if track_norm:
                 for k in range(K):
                     wx[k] = scores[k]
-                _gram_update(G, y, o, wx, sq_norms[i])
+                prototype_gram_update(G, y, o, wx, sq_norms[i])
             row_axpy(W[y], 1.0, X_data, X_indices, X_indptr, i)
             row_axpy(W[o], -1.0, X_data, X_indices, X_indptr, i)
             continue
@@ -255,7 +256,7 @@ def ballseptron_prototype_epoch(X_data, X_indices, X_indptr, targets, order,
             wx[k] = scores[k] + c * (G[k, o] - G[k, y])
         # ‖x̂‖² = ‖x‖² + r² + 2 (r/‖δ‖) δ·x, δ·x = -gap.
         q = sq_norms[i] + radius * radius - 2.0 * c * gap
-        _gram_update(G, y, o, wx, q)
+        prototype_gram_update(G, y, o, wx, q)
         for j in range(d):
             t = c * (W[o, j] - W[y, j])
             W[y, j] += t

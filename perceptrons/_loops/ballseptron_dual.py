@@ -34,7 +34,7 @@ A margin error moves both prototypes along ``w^ỹ - w^y``:
 with ``c = r / ‖w^ỹ - w^y‖``, which mixes the two coefficient rows, O(m)
 (less than the step's m kernel values). The norm comes from the Gram matrix
 of the prototypes ``G = W Wᵀ``, updated in O(K) per update from the scores
-(:func:`perceptrons._loops.ballseptron._gram_update`):
+(:func:`perceptrons._loops.ballseptron.prototype_gram_update`):
 ``‖w^ỹ - w^y‖² = G_yy + G_ỹỹ - 2 G_yỹ``. G is recomputed exactly at the start
 of a pass (``exact_start``, as for the binary ‖w‖²), and whenever a candidate
 margin error finds that difference below 1% of ``G_yy + G_ỹỹ`` (where its
@@ -54,7 +54,7 @@ import numpy as np
 from numba import njit
 
 from ._common import FASTMATH, best_other
-from .ballseptron import _gram_update
+from .ballseptron import prototype_gram_update
 from .support import (
     append_support,
     clear_kernel_block,
@@ -244,7 +244,7 @@ def dual_ballseptron_prototype_epoch(
             if track_norm:
                 for k in range(K):
                     wx[k] = scores[k]
-                _gram_update(G, y, o, wx, diag[i])
+                prototype_gram_update(G, y, o, wx, diag[i])
             pos = append_support(support, i)
             coef[y, pos] += 1.0
             coef[o, pos] -= 1.0
@@ -270,7 +270,7 @@ def dual_ballseptron_prototype_epoch(
         for k in range(K):
             wx[k] = scores[k] + c * (G[k, o] - G[k, y])
         q = diag[i] + radius * radius - 2.0 * c * gap
-        _gram_update(G, y, o, wx, q)
+        prototype_gram_update(G, y, o, wx, q)
         for p in range(support[2][0]):
             t = c * (coef[o, p] - coef[y, p])
             coef[y, p] += t

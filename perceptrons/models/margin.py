@@ -153,12 +153,6 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         self._scalars = np.zeros((n_problems, self._n_scalars))
         self._n_updates = np.zeros(n_problems, dtype=np.int64)
         self._retired_ext_sq = np.zeros(n_problems)
-        self.t_ = 0
-        self.n_iter_ = 0
-        self.n_updates_ = 0
-        self.n_mistakes_ = 0
-        self.mistakes_per_epoch_ = np.zeros(0, dtype=np.int64)
-        self.updates_per_epoch_ = np.zeros(0, dtype=np.int64)
         self.n_active_passes_ = 0
         self.n_iter_per_problem_ = np.zeros(n_problems, dtype=np.int64)
 
@@ -196,9 +190,6 @@ class _MarginPerceptron(BaseOnlinePerceptron):
                 "are no longer finite; scale the input (e.g. StandardScaler)")
 
     # ----------------------------------------------------------- training
-    def _start(self, call):
-        self._allocate(call, len(self.classes_))
-
     def _fit_passes(self, call, targets):
         """Each one-vs-rest problem to convergence (or ``max_iter`` epochs)."""
         X = call.X
