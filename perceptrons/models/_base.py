@@ -12,8 +12,8 @@ state (``_model_state``) and nothing else.
 """
 
 from abc import abstractmethod
-from types import SimpleNamespace
 from numbers import Integral
+from types import SimpleNamespace
 
 import numpy as np
 import scipy.sparse as sp
