@@ -6,6 +6,61 @@ correct predictions (longest survivor) and, in our averaged variant, the
 running sums. These helpers hold that logic once; each loop only says how it
 scores an example and how it applies an update to its representation
 (weights in the primal, dual coefficients in the dual).
+
+The four Figure 2 loops (:mod:`perceptrons._loops.perceptron`,
+:mod:`perceptrons._loops.multiclass`, :mod:`perceptrons._loops.perceptron_dual`)
+take, after their data and weights, the same three tuples, built once by
+:meth:`perceptrons.models._family.ThresholdFamilyBase._family_loop_args`.
+Below, ``n_problems`` is the number of counters: the problems of the
+one-vs-rest loops, 1 for the prototype loops; ``n_rows`` is the number of
+weight vectors (one per class for the prototype loops), and ``n_weights``
+is ``n_features`` in the primal and ``n_samples`` (support slots) in the dual.
+
+``rule = (eta, threshold_step, margin, lam, alpha_bound)``, Figure 2's update rule:
+    ``eta, threshold_step, margin, lam`` : float
+        η, C, τ (absolute) and λ of Figure 2 (λ-trick, Eq. 1).
+    ``alpha_bound`` : int
+        Updates allowed per example and problem; negative means unbounded.
+
+``final = (hypothesis, t_start, W_avg_acc, theta_avg_acc, W_ls, theta_ls,
+tally, best_tally, ls_current, current_vote)``, the final-hypothesis
+bookkeeping, kept across calls; arrays updated in place:
+    ``hypothesis`` : int
+        One of the ``HYPOTHESIS_*`` constants: which bookkeeping to keep.
+    ``t_start`` : int
+        Examples presented before this pass (for the running average).
+    ``W_avg_acc`` : ndarray of shape (n_rows, n_weights) or (n_rows, 0), float64
+        Σ (s-1)·Δw_s over updates at global step s (averaged only; dual:
+        Σ (s-1)·Δc_s by slot); the average after T steps is
+        ``W - W_avg_acc / T``.
+    ``theta_avg_acc`` : ndarray of shape (n_rows,), float64
+        Σ (s-1)·Δθ_s likewise.
+    ``W_ls``, ``theta_ls`` : ndarray of shape (n_rows, n_weights) or (n_rows, 0), and (n_rows,), float64
+        Longest-survivor hypothesis (longest only).
+    ``tally``, ``best_tally`` : ndarray of shape (n_problems,), int64
+        Current and best run of correct predictions (longest only).
+    ``ls_current`` : ndarray of shape (n_problems,), int64
+        1 when ``W_ls`` already holds the current w (spares repeated copies).
+    ``current_vote`` : ndarray of shape (n_problems,), int64
+        Vote of the current hypothesis (voted only).
+
+``logs = (alpha_counts, vote_log, update_log, other_log, n_logged,
+n_updates, scores)``, the counters and logs of one call; arrays updated in
+place:
+    ``alpha_counts`` : ndarray of shape (n_problems, n_samples), int64
+        α_i of Figure 2 (updates made on example i).
+    ``vote_log``, ``update_log`` : ndarray of shape (n_problems, n_samples) or (n_problems, 0), int64
+        For each update made in this pass: the vote of the hypothesis it
+        retired and the row that caused it (voted only).
+    ``other_log`` : ndarray of shape (n_samples,) or (0,), int64
+        Prototype loops, voted only: the class whose prototype each update
+        decreased; empty and unused for the one-vs-rest loops.
+    ``n_logged`` : ndarray of shape (n_problems,), int64
+        Entries written to the logs in this pass.
+    ``n_updates`` : ndarray of shape (n_problems,), int64
+        Updates made, incremented.
+    ``scores`` : ndarray of shape (n_rows,), float64
+        Work space.
 """
 
 from numba import njit
@@ -96,4 +151,26 @@ def extend_run(k, tally, best_tally, ls_current):
         best_tally[k] = tally[k]
         snapshot = 1 if ls_current[k] == 1 else 2
         ls_current[k] = 1
+    return snapshot
+
+
+@njit(cache=True, inline="always")
+def survive(k, final):
+    """ŷ = y: the current hypothesis of problem k survives one more example.
+
+    Adds a vote and, for the longest survivor, extends its run.
+    ``final`` is the loops' bookkeeping tuple (see the module docstring).
+
+    Returns
+    -------
+    int
+        The snapshot code of :func:`extend_run`; 0 unless ``hypothesis``
+        is ``HYPOTHESIS_LONGEST``.
+    """
+    hypothesis, tally, best_tally, ls_current, current_vote = (
+        final[0], final[6], final[7], final[8], final[9])
+    current_vote[k] += 1
+    snapshot = 0
+    if hypothesis == HYPOTHESIS_LONGEST:
+        snapshot = extend_run(k, tally, best_tally, ls_current)
     return snapshot

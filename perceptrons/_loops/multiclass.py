@@ -12,12 +12,11 @@ from numba import njit
 from ._common import best_other, row_axpy, row_dot
 from .hypotheses import (
     HYPOTHESIS_AVERAGED,
-    HYPOTHESIS_LONGEST,
     HYPOTHESIS_VOTED,
     count_update,
-    extend_run,
     log_retired_vote,
     may_update,
+    survive,
 )
 
 
@@ -26,22 +25,16 @@ def prototype_perceptron_epoch(
     X_data, X_indices, X_indptr,
     targets, order, sq_norms,
     W, theta,
-    eta, threshold_step, margin, lam, alpha_bound,
-    alpha_counts,
-    hypothesis, t_start,
-    W_avg_acc, theta_avg_acc,
-    W_ls, theta_ls, tally, best_tally, ls_current,
-    current_vote, vote_log, update_log, other_log, n_logged,
-    n_updates, scores,
+    rule, final, logs,
 ):
     """One pass of the prototype rule over ``order``.
 
     Arguments are those of
     :func:`perceptrons._loops.perceptron.threshold_perceptron_epoch`, with
-    one problem: ``W`` has one row per class, ``alpha_counts``, ``tally``,
-    ``best_tally``, ``ls_current``, ``current_vote``, ``n_logged`` and
-    ``n_updates`` have shape (1, ...) or (1,), and ``other_log`` records the
-    class whose prototype each update decreased.
+    one problem: ``W`` has one row per class, the counters of ``final`` and
+    ``logs`` (:mod:`perceptrons._loops.hypotheses`) have shape (1, ...) or
+    (1,), and ``other_log`` records the class whose prototype each update
+    decreased.
 
     The update condition is
     ``<w^y, x> - θ_y + I_i λ‖x‖² - max_{r≠y} (<w^r, x> - θ_r) <= τ``
@@ -53,6 +46,11 @@ def prototype_perceptron_epoch(
     n_mistakes : int
         Steps whose true class did not score strictly above all others.
     """
+    eta, threshold_step, margin, lam, alpha_bound = rule
+    (hypothesis, t_start, W_avg_acc, theta_avg_acc, W_ls, theta_ls,
+     tally, best_tally, ls_current, current_vote) = final
+    (alpha_counts, vote_log, update_log, other_log, n_logged, n_updates,
+     scores) = logs
     n_classes = W.shape[0]
     n_mistakes = 0
     for step in range(order.shape[0]):
@@ -87,10 +85,7 @@ def prototype_perceptron_epoch(
                     theta_avg_acc[other] += c * eta * threshold_step
                 count_update(0, i, alpha_counts, n_updates, tally, ls_current)
         else:
-            current_vote[0] += 1
-            snapshot = 0
-            if hypothesis == HYPOTHESIS_LONGEST:
-                snapshot = extend_run(0, tally, best_tally, ls_current)
+            snapshot = survive(0, final)
             if snapshot == 2:
                 W_ls[:, :] = W
             if snapshot:

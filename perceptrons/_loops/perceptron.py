@@ -21,11 +21,11 @@ from .hypotheses import (
     HYPOTHESIS_LONGEST,
     HYPOTHESIS_VOTED,
     count_update,
-    extend_run,
     is_online_mistake,
     log_retired_vote,
     may_update,
     problem_sign,
+    survive,
 )
 
 __all__ = ["HYPOTHESIS_AVERAGED", "HYPOTHESIS_LAST", "HYPOTHESIS_LONGEST",
@@ -37,13 +37,7 @@ def threshold_perceptron_epoch(
     X_data, X_indices, X_indptr,
     targets, order, sq_norms,
     W, theta,
-    eta, threshold_step, margin, lam, alpha_bound,
-    alpha_counts,
-    hypothesis, t_start,
-    W_avg_acc, theta_avg_acc,
-    W_ls, theta_ls, tally, best_tally, ls_current,
-    current_vote, vote_log, update_log, n_logged,
-    n_updates, scores,
+    rule, final, logs,
 ):
     """One pass of K&W Figure 2 over ``order``, for one or more binary problems.
 
@@ -63,36 +57,12 @@ def threshold_perceptron_epoch(
         Weight vectors w, updated in place.
     theta : ndarray of shape (n_problems,), float64
         Thresholds θ, updated in place.
-    eta, threshold_step, margin, lam : float
-        η, C, τ (absolute) and λ of Figure 2.
-    alpha_bound : int
-        Updates allowed per example and problem; negative means unbounded.
-    alpha_counts : ndarray of shape (n_problems, n_samples), int64
-        α_i of Figure 2 (updates made on example i), updated in place.
-    hypothesis : int
-        One of the ``HYPOTHESIS_*`` constants: which bookkeeping to keep.
-    t_start : int
-        Examples presented before this pass (for the running average).
-    W_avg_acc, theta_avg_acc : ndarray, float64
-        Σ (s-1)·Δw_s and Σ (s-1)·Δθ_s over updates at global step s (averaged
-        hypothesis only); the average after T steps is ``W - W_avg_acc / T``.
-    W_ls, theta_ls : ndarray, float64
-        Longest-survivor hypothesis (longest only).
-    tally, best_tally : ndarray of shape (n_problems,), int64
-        Current and best run of correct predictions (longest only).
-    ls_current : ndarray of shape (n_problems,), int64
-        1 when ``W_ls`` already holds the current w (spares repeated copies).
-    current_vote : ndarray of shape (n_problems,), int64
-        Vote of the current hypothesis (voted only).
-    vote_log, update_log : ndarray of shape (n_problems, n_steps), int64
-        For each update made in this pass: the vote of the hypothesis it
-        retired and the row that caused it (voted only).
-    n_logged : ndarray of shape (n_problems,), int64
-        Entries written to the logs in this pass.
-    n_updates : ndarray of shape (n_problems,), int64
-        Updates made, incremented in place.
-    scores : ndarray of shape (n_problems,), float64
-        Work space.
+    rule, final, logs : tuple
+        Figure 2's update rule, the final-hypothesis bookkeeping and this
+        call's counters and logs, as described in
+        :mod:`perceptrons._loops.hypotheses` (``final`` holds w-shaped
+        ``W_avg_acc``, ``W_ls``; ``logs`` has an empty ``other_log``);
+        their arrays are updated in place.
 
     Returns
     -------
@@ -101,6 +71,10 @@ def threshold_perceptron_epoch(
         update: ``y(<w,x> - θ) <= 0`` for one problem; for one-vs-rest, the
         true class's score not strictly above every other class's.
     """
+    eta, threshold_step, margin, lam, alpha_bound = rule
+    (hypothesis, t_start, W_avg_acc, theta_avg_acc, W_ls, theta_ls,
+     tally, best_tally, ls_current, current_vote) = final
+    alpha_counts, vote_log, update_log, _, n_logged, n_updates, scores = logs
     n_problems = W.shape[0]
     n_mistakes = 0
     for step in range(order.shape[0]):
@@ -136,10 +110,7 @@ def threshold_perceptron_epoch(
                                  ls_current)
             else:
                 # ŷ = y: the current hypothesis survives one more example.
-                current_vote[k] += 1
-                snapshot = 0
-                if hypothesis == HYPOTHESIS_LONGEST:
-                    snapshot = extend_run(k, tally, best_tally, ls_current)
+                snapshot = survive(k, final)
                 if snapshot == 2:
                     W_ls[k, :] = W[k]
                 if snapshot:

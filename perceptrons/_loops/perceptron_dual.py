@@ -24,14 +24,13 @@ from numba import njit
 from ._common import FASTMATH, best_other
 from .hypotheses import (
     HYPOTHESIS_AVERAGED,
-    HYPOTHESIS_LONGEST,
     HYPOTHESIS_VOTED,
     count_update,
-    extend_run,
     is_online_mistake,
     log_retired_vote,
     may_update,
     problem_sign,
+    survive,
 )
 from .support import (
     append_support,
@@ -69,13 +68,7 @@ def _threshold_scores(data, kernel, support, cache, order, step, coef, theta,
 def dual_threshold_perceptron_epoch(
     data, kernel, support, cache,
     targets, order, base_scores, coef, theta,
-    eta, threshold_step, margin, lam, alpha_bound,
-    alpha_counts,
-    hypothesis, t_start,
-    coef_avg_acc, theta_avg_acc,
-    coef_ls, theta_ls, tally, best_tally, ls_current,
-    current_vote, vote_log, update_log, n_logged,
-    n_updates, scores,
+    rule, final, logs,
 ):
     """One dual pass of K&W Figure 2 over ``order``, for one or more binary problems.
 
@@ -94,24 +87,21 @@ def dual_threshold_perceptron_epoch(
         Dual coefficients by support slot, updated in place.
     theta : ndarray of shape (n_problems,), float64
         Thresholds θ, updated in place.
-    eta, threshold_step, margin, lam, alpha_bound, alpha_counts,
-    hypothesis, t_start
-        As in the primal loop.
-    coef_avg_acc : ndarray of shape (n_problems, n_samples) or (n_problems, 0)
-        Σ (s-1)·Δc_s by slot (averaged only); the average after T steps is
-        ``coef - coef_avg_acc / T``.
-    theta_avg_acc : ndarray of shape (n_problems,), float64
-    coef_ls : ndarray of shape (n_problems, n_samples) or (n_problems, 0)
-        Longest-survivor coefficients by slot (longest only).
-    theta_ls, tally, best_tally, ls_current, current_vote, vote_log,
-    update_log, n_logged, n_updates, scores
-        As in the primal loop.
+    rule, final, logs : tuple
+        As in the primal loop (:mod:`perceptrons._loops.hypotheses`), with
+        ``coef_avg_acc`` and ``coef_ls`` of ``final`` of shape
+        (n_problems, n_samples) by support slot, or (n_problems, 0) when
+        their hypothesis is not kept.
 
     Returns
     -------
     n_mistakes : int
         Online prediction mistakes, with the primal loop's tie rule.
     """
+    eta, threshold_step, margin, lam, alpha_bound = rule
+    (hypothesis, t_start, coef_avg_acc, theta_avg_acc, coef_ls, theta_ls,
+     tally, best_tally, ls_current, current_vote) = final
+    alpha_counts, vote_log, update_log, _, n_logged, n_updates, scores = logs
     n_problems = coef.shape[0]
     n_mistakes = 0
     diag = data[6]  # k(x_i, x_i) of the kernel in use
@@ -148,10 +138,7 @@ def dual_threshold_perceptron_epoch(
                     count_update(k, i, alpha_counts, n_updates, tally,
                                  ls_current)
             else:
-                current_vote[k] += 1
-                snapshot = 0
-                if hypothesis == HYPOTHESIS_LONGEST:
-                    snapshot = extend_run(k, tally, best_tally, ls_current)
+                snapshot = survive(k, final)
                 if snapshot == 2:
                     # Slots past n_support hold 0 in both arrays.
                     for p in range(support[2][0]):
@@ -165,13 +152,7 @@ def dual_threshold_perceptron_epoch(
 def dual_prototype_perceptron_epoch(
     data, kernel, support, cache,
     targets, order, base_scores, coef, theta,
-    eta, threshold_step, margin, lam, alpha_bound,
-    alpha_counts,
-    hypothesis, t_start,
-    coef_avg_acc, theta_avg_acc,
-    coef_ls, theta_ls, tally, best_tally, ls_current,
-    current_vote, vote_log, update_log, other_log, n_logged,
-    n_updates, scores,
+    rule, final, logs,
 ):
     """One dual pass of the prototype rule over ``order``.
 
@@ -186,6 +167,11 @@ def dual_prototype_perceptron_epoch(
     n_mistakes : int
         Steps whose true class did not score strictly above all others.
     """
+    eta, threshold_step, margin, lam, alpha_bound = rule
+    (hypothesis, t_start, coef_avg_acc, theta_avg_acc, coef_ls, theta_ls,
+     tally, best_tally, ls_current, current_vote) = final
+    (alpha_counts, vote_log, update_log, other_log, n_logged, n_updates,
+     scores) = logs
     n_classes = coef.shape[0]
     n_mistakes = 0
     diag = data[6]  # k(x_i, x_i) of the kernel in use
@@ -221,10 +207,7 @@ def dual_prototype_perceptron_epoch(
                     theta_avg_acc[other] += c * eta * threshold_step
                 count_update(0, i, alpha_counts, n_updates, tally, ls_current)
         else:
-            current_vote[0] += 1
-            snapshot = 0
-            if hypothesis == HYPOTHESIS_LONGEST:
-                snapshot = extend_run(0, tally, best_tally, ls_current)
+            snapshot = survive(0, final)
             if snapshot == 2:
                 m = support[2][0]
                 for r in range(n_classes):

@@ -224,34 +224,37 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
         return VotedLog(self._tally.shape[0])
 
     # ----------------------------------------------------------- training
-    def _family_loop_args(self, call, weights_avg_acc, weights_ls):
-        """The epoch loops' arguments from ``eta`` to ``update_log``.
+    def _family_loop_args(self, call, weights_avg_acc, weights_ls, n_logged):
+        """The epoch loops' tuples ``rule, final, logs``.
+
+        Their elements are described in :mod:`perceptrons._loops.hypotheses`.
 
         Parameters
         ----------
         call : TrainingCall
         weights_avg_acc, weights_ls : ndarray
             The form's accumulated and longest-survivor weights (w or dual
-            coefficients), which sit among the shared arguments.
+            coefficients), which sit in ``final``.
+        n_logged : ndarray of shape (n_counters,), int64
+            This epoch's log counts, which sit in ``logs``.
 
         Returns
         -------
-        tuple
-            ``eta, threshold_step, margin, lam, alpha_bound, alpha_counts,
-            hypothesis, t_start, weights_avg_acc, theta_avg_acc, weights_ls,
-            theta_ls, tally, best_tally, ls_current, current_vote, vote_log,
-            update_log``, in the loops' order.
+        rule, final, logs : tuple
+            Figure 2's update rule, the final-hypothesis bookkeeping and
+            the call's counters and logs, in the loops' order.
         """
-        return (
-            float(self.eta), float(self.threshold_step_), self.margin_,
-            float(self.lam),
-            -1 if self.alpha_bound is None else int(self.alpha_bound),
-            call.alpha_counts, self._hypothesis_code, self.t_,
-            weights_avg_acc, self._theta_avg_acc,
-            weights_ls, self._theta_ls, self._tally, self._best_tally,
-            self._ls_current, self._current_vote, call.vote_log,
-            call.update_log,
-        )
+        rule = (float(self.eta), float(self.threshold_step_), self.margin_,
+                float(self.lam),
+                -1 if self.alpha_bound is None else int(self.alpha_bound))
+        final = (self._hypothesis_code, self.t_,
+                 weights_avg_acc, self._theta_avg_acc,
+                 weights_ls, self._theta_ls, self._tally, self._best_tally,
+                 self._ls_current, self._current_vote)
+        logs = (call.alpha_counts, call.vote_log, call.update_log,
+                call.other_log, n_logged, self._n_updates_per_problem,
+                call.scores)
+        return rule, final, logs
 
     def _run_family_epoch(self, call, threshold_epoch, prototype_epoch, head,
                           weights_avg_acc, weights_ls):
@@ -264,7 +267,7 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
             The form's loops for one-vs-rest (or binary) problems and for
             the prototype rule.
         head : tuple
-            The loop's arguments before ``eta`` (data, targets, order,
+            The loop's arguments before ``rule`` (data, targets, order,
             weights and the form's work space).
         weights_avg_acc, weights_ls : ndarray
             See :meth:`_family_loop_args`.
@@ -275,15 +278,9 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
         """
         n_logged = np.zeros(self._tally.shape[0], dtype=np.int64)
         before = int(self._n_updates_per_problem.sum())
-        args = (*head,
-                *self._family_loop_args(call, weights_avg_acc, weights_ls))
-        if self._prototype:
-            n_mistakes = prototype_epoch(
-                *args, call.other_log, n_logged,
-                self._n_updates_per_problem, call.scores)
-        else:
-            n_mistakes = threshold_epoch(
-                *args, n_logged, self._n_updates_per_problem, call.scores)
+        epoch = prototype_epoch if self._prototype else threshold_epoch
+        n_mistakes = epoch(*head, *self._family_loop_args(
+            call, weights_avg_acc, weights_ls, n_logged))
         if self.hypothesis == "voted":
             self._collect_voted_epoch(call, n_logged)
         return n_mistakes, int(self._n_updates_per_problem.sum()) - before
