@@ -15,7 +15,7 @@ Figure 2; :mod:`perceptrons._loops.ballseptron_dual`, the Ballseptron):
   only grows, a row is completed by computing the new slots only. Slots past
   ``cache.shape[1]`` (the capacity the estimator derives from
   ``cache_size``) are recomputed at each use;
-* the BLAS-block engine for dense input (below);
+* the block engine for dense input (below);
 * the scores ``Σ_{p < m} coef[k, p] k(x_i, x_support[p])``, one kernel row
   serving every row of ``coef`` (:func:`support_scores`). A loop adds its
   own terms (thresholds, fixed contributions of earlier calls) itself.
@@ -47,7 +47,7 @@ thirty positional arguments:
     outgrows the cache; a zeroed work vector, float64 (n_features,) for CSR
     input, else (0,).
 ``block = (S, X_block, G, row_to_block, rows, state)``
-    The BLAS-block state of one pass (:func:`new_kernel_block`), returned by
+    The block state of one pass (:func:`new_kernel_block`), returned by
     the helpers that may grow it.
 
 Why ``diag`` holds the kernel in use rather than a flag choosing between
@@ -62,37 +62,54 @@ the inlined helpers adds a few reference-count operations to the compiled
 loops; the USPS passes of ``benchmarks/bench_kernel_pass.py`` stay within
 the timing noise (±4%) of the flat-argument loops they replaced.
 
-BLAS blocks
------------
+Blocks
+------
 CSR rows get their values one row at a time in numba
 (:func:`perceptrons._loops.mercer.fill_kernel_values`). Dense input is
 processed in blocks of ``BLOCK_ROWS`` presented rows: when a pass reaches a
-row outside the current block, the values of the next ``BLOCK_ROWS`` rows
-against the support held then (beyond each row's cache) are computed by one
-BLAS product, ``G = X_block @ S.T`` (numba's ``np.dot`` calls scipy's
-dgemm), then transformed in place (:func:`fill_kernel_block`). Only the
-values against support vectors added inside the block are computed row by
-row, and all values of a block shorter than ``SHORT_BLOCK`` rows (the end of
-a pass, a ``partial_fit`` call of a few rows), which would pay for a full
-block's product. A pass thus costs about (support size × rows) kernel values
-at BLAS speed (6.5x faster than row by row on MNIST, see BENCHMARKS.md),
-plus one copy of the support vectors' rows (``n_support × n_features``
-floats) and ``BLOCK_ROWS × n_support`` block values.
+row outside the current block, the inner products of the next
+``BLOCK_ROWS`` rows with the support held then (beyond each row's cache)
+are computed a tile at a time, the support vectors packed in panels of
+``PANEL_WIDTH`` slots (:func:`perceptrons._loops.mercer.panel_dots`, a
+register-blocked kernel as fast as OpenBLAS's dgemm), then transformed in
+place (:func:`fill_kernel_block`). Only the values against support vectors
+added inside the block are computed row by row
+(:func:`perceptrons._loops.mercer.dense_dots`), and all values of a block
+shorter than ``SHORT_BLOCK`` rows (the end of a pass, a ``partial_fit``
+call of a few rows, whose first block would pack the whole support for a
+few rows). A pass thus costs about (support size × rows) kernel values at
+BLAS speed (blocks were 6.5x faster than row by row on MNIST, see
+BENCHMARKS.md), plus one copy of the support vectors' rows
+(``n_support × n_features`` floats) and ``BLOCK_ROWS × n_support`` block
+values.
 
-Bit for bit: OpenBLAS gives an element of a product a value that depends on
-the product's shape: its row count (a short block sums in another order)
-and a single column (a matrix-vector product instead). Every block product
-therefore has exactly ``BLOCK_ROWS`` rows (zero rows pad the last block) and
-at least two columns, so each pair gets the same value from every block,
-from any cache and at any position in the pass. Only block values enter the
-cache, and whether a row's values come from a block or row by row depends
-on the order of presentation alone, so the results are bit for bit the
-same for every cache size; dense and CSR input agree to rounding.
+Bit for bit: every dense inner product, from a block or row by row, is the
+same sum, the chain of fused multiply-adds over the features in order (see
+:mod:`perceptrons._loops.mercer`), and every path turns it into a kernel
+value with the same functions
+(:func:`perceptrons._loops.mercer.kernel_from_dots`,
+:func:`normalize_values`). A pair thus gets the same bits from every block
+(whatever its rows, its columns, its length or the row's position in it),
+from the row-by-row path and from the cache, at any position in the pass;
+no BLAS is called, so neither the BLAS library nor its kernel nor its
+thread count matters. Which path computes a pair still depends on the order
+of presentation alone (only block values enter the cache), but the paths
+agree anyway; the results are bit for bit the same for every cache size,
+and dense and CSR input agree to rounding (CSR sums run over the
+non-zeros). The blocks were BLAS products before (``np.dot`` in numba,
+scipy's dgemm), padded to 128 rows and two columns, which fixed the
+rounding of OpenBLAS's Haswell kernel on one thread only: its SkylakeX
+(AVX-512) kernel rounds products of 2 to 9 columns differently, and two
+threads change the rounding of some shapes (2 to 9 columns of 300
+features on Haswell and Sandybridge, 200 or 1000 columns on SkylakeX), so
+the cache size changed results there.
 
 The functions that compute here (:func:`fill_kernel_block`,
 :func:`normalize_values`) are compiled with ``fastmath=FASTMATH``, the flags
 of the dual loops (see :mod:`perceptrons._loops._common`); the inlined
-helpers take their caller's flags.
+helpers take their caller's flags. The inner products come from
+:mod:`perceptrons._loops.mercer`, explicit fused multiply-adds that no flag
+reorders.
 """
 
 import numpy as np
@@ -100,11 +117,14 @@ from numba import njit
 
 from ._common import FASTMATH
 from .mercer import (
-    KERNEL_LINEAR,
+    PANEL_WIDTH,
+    TILE_ROWS,
     clear_row,
     dot_n,
     fill_kernel_values,
-    kernel_from_dot,
+    kernel_from_dots,
+    pack_panels,
+    panel_dots,
     scatter_row,
 )
 
@@ -113,12 +133,12 @@ __all__ = ["BLOCK_ROWS", "IN_CACHE", "ROW_BY_ROW", "SHORT_BLOCK",
            "kernel_values", "new_kernel_block", "normalize_values",
            "support_scores"]
 
-# Rows of every block product (see the module notes).
+# Presented rows per block (see the module notes).
 BLOCK_ROWS = 128
 # A block of fewer rows (the end of a pass, a partial_fit call of a few
-# rows) would pay for BLOCK_ROWS rows: its rows get every value row by row
-# instead, never from or into the cache, so that the choice depends on the
-# order alone and the cache still changes no result.
+# rows) would pack the support vectors into panels for a few rows: its rows
+# get every value row by row instead (the same bits), never from or into
+# the cache, so that the cache holds block values only.
 SHORT_BLOCK = 16
 # row_to_block codes besides a row of G.
 IN_CACHE = BLOCK_ROWS
@@ -242,7 +262,7 @@ def _dense_kernel_values(data, kernel, support, cache, i, block):
     """:func:`kernel_values` for dense input.
 
     Slots below ``cache_filled[i]`` come from the cache, the next ones up
-    to the block's support size from the BLAS block (and join the cache),
+    to the block's support size from the block (and join the cache),
     the rest, added inside the block, from the per-row path. Only block
     values are cached, so that a value never depends on the cache. A row of
     a short block gets every value from the per-row path.
@@ -285,7 +305,7 @@ def support_scores(data, kernel, support, cache, order, step, coef, scores,
                    block):
     """``scores[k] = Σ_{p < m} coef[k, p] k(x_i, x_support[p])``, ``i = order[step]``.
 
-    With dense input, a BLAS block of rows ``order[step:step + BLOCK_ROWS]``
+    With dense input, a block of rows ``order[step:step + BLOCK_ROWS]``
     starts here if row i is not in the current one.
 
     Parameters
@@ -316,19 +336,21 @@ def support_scores(data, kernel, support, cache, order, step, coef, scores,
     return block
 
 
-# ------------------------------------------------------------- BLAS blocks
+# ------------------------------------------------------------------ blocks
 @njit(cache=True)
 def new_kernel_block(data):
     """Empty block state ``(S, X_block, G, row_to_block, rows, state)``.
 
-    ``S`` holds the support vectors' rows gathered in slot order,
+    ``S`` holds the support vectors' rows packed in panels of
+    ``PANEL_WIDTH`` slots (:func:`perceptrons._loops.mercer.pack_panels`),
     ``X_block`` the rows of the block that need values, ``G`` (flat) their
-    kernel values against slots ``[state[1], state[2])``;
+    kernel values against slots ``[state[1], state[2])`` (``state[1]`` a
+    panel's first slot);
     ``row_to_block[i]`` is row i's row of G, ``IN_CACHE`` for a row of the
     block whose cache already holds those values, ``ROW_BY_ROW`` for a row
     of a short block (fewer than ``SHORT_BLOCK`` rows), -1 outside the block;
     ``rows[:state[3]]`` are the block's rows; ``state[0]`` counts the slots
-    gathered into S; G has ``state[4]`` columns. CSR input gets zero-size
+    packed into S; G has ``state[4]`` columns. CSR input gets zero-size
     arrays: no blocks.
 
     Parameters
@@ -343,7 +365,7 @@ def new_kernel_block(data):
     n_features, is_dense = data[3], data[4]
     n_rows = data[5].shape[0] if is_dense else 0
     d = n_features if is_dense else 0
-    return (np.zeros((0, d)), np.zeros((BLOCK_ROWS if is_dense else 0, d)),
+    return (np.zeros(0), np.zeros((BLOCK_ROWS if is_dense else 0, d)),
             np.zeros(0), np.full(n_rows, -1, dtype=np.int64),
             np.zeros(BLOCK_ROWS, dtype=np.int64), np.zeros(5, dtype=np.int64))
 
@@ -370,7 +392,8 @@ def fill_kernel_block(block, data, kernel, support, cache, candidates, lo,
     """Make ``candidates[lo:lo + BLOCK_ROWS]`` (within ``hi``) the block.
 
     Their kernel values against the support held now, beyond what each
-    row's cache already holds, are computed as one BLAS product.
+    row's cache already holds, are computed a tile at a time
+    (:func:`perceptrons._loops.mercer.panel_dots`).
 
     Parameters
     ----------
@@ -412,45 +435,42 @@ def fill_kernel_block(block, data, kernel, support, cache, candidates, lo,
     state[3] = n_block
     if n_need == 0:
         return block
-    for b in range(n_need, BLOCK_ROWS):
+    # Whole tiles: rows up to a multiple of TILE_ROWS (zeros), the panels
+    # that hold slots [c_lo, m0); their values past m0 are never read.
+    n_rows = -(-n_need // TILE_ROWS) * TILE_ROWS
+    for b in range(n_need, n_rows):
         X_block[b] = 0.0
-    # At least two columns (see above); S's rows past m0 are zeros.
-    c_hi = max(m0, c_lo + 2)
-    if S.shape[0] < c_hi:
-        grown = np.zeros((max(2 * S.shape[0], c_hi, 64), n_features))
-        grown[:state[0]] = S[:state[0]]
+    t_lo = c_lo // PANEL_WIDTH
+    t_hi = -(-m0 // PANEL_WIDTH)
+    size = n_features * PANEL_WIDTH
+    if S.shape[0] < t_hi * size:
+        grown = np.zeros(max(2 * S.shape[0], t_hi * size, 4 * size))
+        grown[:S.shape[0]] = S
         S = grown
-    for p in range(state[0], m0):
-        j = slots[p]
-        S[p] = X_data[j * n_features:(j + 1) * n_features]
+    pack_panels(X_data, n_features, slots, state[0], m0, S)
     state[0] = m0
-    n_cols = c_hi - c_lo
+    n_cols = (t_hi - t_lo) * PANEL_WIDTH
     if G.shape[0] < BLOCK_ROWS * n_cols:
         G = np.empty(max(2 * G.shape[0], BLOCK_ROWS * n_cols))
-    values = G[:BLOCK_ROWS * n_cols].reshape((BLOCK_ROWS, n_cols))
-    np.dot(X_block, S[c_lo:c_hi].T, values)
-    state[1] = c_lo
+    panel_dots(X_block, n_rows, S, t_lo, t_hi, G, n_cols)
+    origin = t_lo * PANEL_WIDTH
+    state[1] = origin
     state[2] = m0
     state[4] = n_cols
-    if code != KERNEL_LINEAR:
-        for b in range(n_block):
-            i = rows[b]
-            g = row_to_block[i]
-            if g >= BLOCK_ROWS:
-                continue
-            sq_i = sq_norms[i]
-            for q in range(cache_filled[i] - c_lo, m0 - c_lo):
-                values[g, q] = kernel_from_dot(
-                    values[g, q], sq_i, sq_norms[slots[c_lo + q]], code,
-                    degree, gamma, coef0)
-    if norms.shape[0] > 0:
-        for b in range(n_block):
-            i = rows[b]
-            g = row_to_block[i]
-            if g >= BLOCK_ROWS:
-                continue
-            normalize_values(norms, i, slots[c_lo:], cache_filled[i] - c_lo,
-                             m0 - c_lo, values[g])
+    values = G[:n_rows * n_cols].reshape((n_rows, n_cols))
+    for b in range(n_block):
+        i = rows[b]
+        g = row_to_block[i]
+        if g >= BLOCK_ROWS:
+            continue
+        # The transform of every path (mercer.kernel_from_dots).
+        kernel_from_dots(sq_norms, code, degree, gamma, coef0, i,
+                         slots[origin:], cache_filled[i] - origin,
+                         m0 - origin, values[g])
+        if norms.shape[0] > 0:
+            normalize_values(norms, i, slots[origin:],
+                             cache_filled[i] - origin, m0 - origin,
+                             values[g])
     return (S, X_block, G, row_to_block, rows, state)
 
 

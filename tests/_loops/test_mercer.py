@@ -2,11 +2,14 @@
 
 The compiled kernel rows and the Python Gram blocks must agree with each
 other, between dense and CSR storage (CSR is never densified), and with
-scikit-learn's ``linear_kernel``, ``polynomial_kernel`` and ``rbf_kernel``.
+scikit-learn's ``linear_kernel``, ``polynomial_kernel`` and ``rbf_kernel``;
+every compiled dense inner product (one pair, one row against many, a tile
+of a block) must be the same chain of fused multiply-adds, bit for bit.
 """
 
 import numpy as np
 import pytest
+from numba import njit
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
@@ -15,9 +18,15 @@ from perceptrons._loops.mercer import (
     KERNEL_LINEAR,
     KERNEL_POLY,
     KERNEL_RBF,
+    PANEL_WIDTH,
+    TILE_ROWS,
+    chain_dot,
+    dense_dots,
     gram_block,
     kernel_diag,
     kernel_row,
+    pack_panels,
+    panel_dots,
     row_sq_norms_of,
 )
 from perceptrons._loops._common import row_sq_norms
@@ -129,3 +138,67 @@ def test_csr_int64_indices(data):
     assert_allclose(out, polynomial_kernel(data[3:4], data, degree=3,
                                            gamma=0.2, coef0=1.0)[0],
                     rtol=1e-12)
+
+
+# ------------------------------------------------------- dense inner products
+@njit
+def _chains(X):
+    """``<x_i, x_j>`` for all pairs, one :func:`chain_dot` each."""
+    n, d = X.shape
+    out = np.empty((n, n))
+    for i in range(n):
+        for j in range(n):
+            out[i, j] = chain_dot(X[i], X[j], d)
+    return out
+
+
+@pytest.mark.parametrize("d", [1, 5, 8, 9, 64, 301])
+def test_dense_inner_products_are_one_chain(d):
+    """One pair, one row against many (any slice of them) and the tiles of
+    a block (any panels, any row position) give the same bits."""
+    rng = np.random.default_rng(d)
+    n = 3 * PANEL_WIDTH + 5
+    X = rng.standard_normal((n, d)) * rng.choice([1e-3, 1.0, 1e3], size=d)
+    X[rng.random(X.shape) < 0.3] = 0.0
+    X[4] = 0.0
+    reference = _chains(X)
+    # Within the error bound of a sum of d products (BLAS's too).
+    bound = 2 * d * np.finfo(float).eps * (np.abs(X) @ np.abs(X).T)
+    assert np.all(np.abs(reference - X @ X.T) <= bound)
+    assert_array_equal(reference, reference.T)  # fma(a, b, s) = fma(b, a, s)
+    data = X.reshape(-1)
+    rows = rng.permutation(n).astype(np.int64)
+    out = np.full(n, np.nan)
+    for i in (0, 4, n - 1):
+        for lo, hi in [(0, n), (3, 12), (n - 7, n), (5, 5)]:
+            out[:] = np.nan
+            dense_dots(data, d, i, rows, lo, hi, out)
+            assert_array_equal(out[lo:hi], reference[i, rows[lo:hi]])
+    n_panels = -(-n // PANEL_WIDTH)
+    panels = np.zeros(n_panels * d * PANEL_WIDTH)
+    pack_panels(data, d, rows, 0, 10, panels)  # in two goes
+    pack_panels(data, d, rows, 10, n, panels)
+    slots = rows[:n]
+    for t_lo, t_hi in [(0, n_panels), (1, n_panels), (n_panels - 1, n_panels)]:
+        picked = rng.permutation(n)[:2 * TILE_ROWS]
+        n_cols = (t_hi - t_lo) * PANEL_WIDTH + 3
+        G = np.full(picked.shape[0] * n_cols, np.nan)
+        panel_dots(np.ascontiguousarray(X[picked]), picked.shape[0], panels,
+                   t_lo, t_hi, G, n_cols)
+        G = G.reshape(picked.shape[0], n_cols)
+        lo, hi = t_lo * PANEL_WIDTH, n
+        for r, i in enumerate(picked):
+            assert_array_equal(G[r, :hi - lo], reference[i, slots[lo:hi]])
+
+
+def test_panel_dots_checks_its_bounds():
+    A = np.zeros((TILE_ROWS, 3))
+    panels = np.zeros(3 * PANEL_WIDTH)
+    G = np.zeros(TILE_ROWS * PANEL_WIDTH)
+    panel_dots(A, TILE_ROWS, panels, 0, 1, G, PANEL_WIDTH)
+    for args in [(A, TILE_ROWS - 1, panels, 0, 1, G, PANEL_WIDTH),
+                 (A, 2 * TILE_ROWS, panels, 0, 1, G, PANEL_WIDTH),
+                 (A, TILE_ROWS, panels, 0, 2, G, 2 * PANEL_WIDTH),
+                 (A, TILE_ROWS, panels, 0, 1, G[:-1], PANEL_WIDTH)]:
+        with pytest.raises(ValueError):
+            panel_dots(*args)

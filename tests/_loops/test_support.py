@@ -1,9 +1,9 @@
 """The support set, kernel-row cache and BLAS blocks of ``perceptrons._loops.support``.
 
 The rows the engine hands a dual loop must be the kernel (or its normalised
-form) against the support held, whatever path gives them (cache, BLAS
-block, row by row, CSR); a block gives a pair the same bits whatever the
-block; a short block makes no product.
+form) against the support held, whatever path gives them (cache, block,
+row by row, CSR); dense input gives a pair the same bits on every path and
+from every block; a short block makes no product.
 """
 
 import numpy as np
@@ -146,6 +146,62 @@ def test_rows_are_the_kernel_or_its_normalised_form(
         assert_allclose(values, K[i, support], rtol=1e-12, atol=1e-14)
 
 
+def pair_values(state, order, grow, out):
+    """Record ``k(x_i, x_j)`` by example pair as the engine gives them.
+
+    One pass over ``order``; a presented row in ``grow`` then joins the
+    support, so later rows of its block get its values row by row. A pair
+    seen before (in ``out``) must get the same bits.
+    """
+    data, kernel, support, cache = state
+    n = data[5].shape[0]
+    coef = np.eye(n)
+    scores = np.empty(n)
+    block = new_kernel_block(data)
+    for step in range(order.shape[0]):
+        block = support_scores(data, kernel, support, cache, order, step,
+                               coef, scores, block)
+        i = int(order[step])
+        for p in range(int(support[2][0])):
+            key = (i, int(support[0][p]))
+            assert out.setdefault(key, scores[p]) == scores[p], key
+        if i in grow:
+            append_support(support, i)
+
+
+@pytest.mark.parametrize("name, code, degree, gamma, coef0", KERNELS)
+@pytest.mark.parametrize("normalized", [False, True])
+def test_every_dense_path_gives_a_pair_the_same_bits(name, code, degree,
+                                                     gamma, coef0,
+                                                     normalized):
+    """Blocks of any rows and columns, the row-by-row path (support added
+    inside a block, short blocks) and the cache give a pair the same bits,
+    for any cache size and order; wide rows, so that another summation
+    order would show."""
+    rng = np.random.default_rng(8)
+    n = 300
+    X = rng.standard_normal((n, 301)) / 17.0
+    X[rng.random(X.shape) < 0.2] = 0.0
+    first = [int(j) for j in rng.permutation(n)[:40]]
+    grow = set(int(j) for j in rng.permutation(n)[:90])
+    values = {}
+    for capacity, chunk in [(0, n), (30, n), (n, n), (n, 10), (7, 150)]:
+        state = engine_state(X, code, degree, gamma, coef0, normalized,
+                             capacity, first)
+        for _ in range(2):
+            order = rng.permutation(n)
+            for lo in range(0, n, chunk):  # chunks of 10: short blocks
+                pair_values(state, order[lo:lo + chunk], grow, values)
+    assert len(values) > 10000
+    K = sklearn_gram(name, X, X, degree, gamma, coef0)
+    if normalized:
+        d = np.sqrt(np.diag(K))
+        K = K / np.outer(d, d)
+    keys = np.array(list(values))
+    assert_allclose(np.array(list(values.values())), K[keys[:, 0], keys[:, 1]],
+                    rtol=1e-11, atol=1e-13)
+
+
 def test_normalised_rows_of_a_zero_row_are_zero(rows_with_zeros):
     state = engine_state(rows_with_zeros, KERNEL_LINEAR, 1, 1.0, 0.0,
                          normalized=True, support=[5, 3])
@@ -197,7 +253,8 @@ def test_kernel_block_values_are_the_kernel(name, code, degree, gamma, coef0):
 def test_kernel_block_value_does_not_depend_on_the_block():
     """The same pair gets the same bits from blocks of other rows, other
     column ranges, a last block of 70 rows and a single needed slot (the
-    guarantee behind "the cache never changes a result")."""
+    guarantee behind "the cache never changes a result"), whatever BLAS
+    would do with these shapes."""
     rng = np.random.default_rng(6)
     X = rng.standard_normal((400, 784))  # wide rows: BLAS splits the sums
     support = rng.permutation(400)

@@ -232,9 +232,12 @@ def test_cache_size_never_changes_a_result(n_classes):
     dict(kernel="poly", degree=3, gamma=1.0, coef0=0.5),
     dict(kernel="rbf", gamma=0.5)])
 def test_blas_blocks_cache_and_storage(n_classes, kernel):
-    """Several BLAS blocks of wide rows (dense input): every cache size
-    gives the same bits, r = 0 is still the KernelPerceptron bit for bit,
-    and CSR input (per-row kernel values, no blocks) agrees to rounding."""
+    """Several blocks of wide rows (dense input): every cache size and BLAS
+    thread count gives the same bits (the blocks call no BLAS), r = 0 is
+    still the KernelPerceptron bit for bit, and CSR input (per-row kernel
+    values, no blocks) agrees to rounding."""
+    from threadpoolctl import threadpool_limits
+
     rng = np.random.default_rng(_seed("blocks", n_classes))
     n, d = 420, 300
     X = rng.standard_normal((n, d))
@@ -244,6 +247,9 @@ def test_blas_blocks_cache_and_storage(n_classes, kernel):
     params = dict(max_iter=2, random_state=0, **kernel)
     full = Ballseptron(radius=0.1, **params).fit(X, y)
     assert full.n_margin_errors_ > 0 and full.support_.shape[0] > 128
+    with threadpool_limits(limits=1):
+        one_thread = Ballseptron(radius=0.1, **params).fit(X, y)
+    assert_array_equal(one_thread.dual_coef_, full.dual_coef_)
     for cache_size in (0, 60 * 8 * n / 2 ** 20):  # none, 60 slots a row
         other = Ballseptron(radius=0.1, cache_size=cache_size,
                             **params).fit(X, y)
