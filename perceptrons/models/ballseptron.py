@@ -164,9 +164,11 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
     rows that caused an update, and a step costs one kernel value per
     support vector (cached across the passes of a call within
     ``cache_size``), one kernel row serving every class. With dense input
-    the values are computed for blocks of 128 rows at a time by one BLAS
-    product against the support held at the block's start, so a pass runs
-    at BLAS speed (see :mod:`perceptrons._loops.support`). The binary
+    the values are computed for blocks of 128 rows at a time against the
+    support held at the block's start by a tile kernel as fast as BLAS,
+    every value the same fused multiply-add chain on every path, so a pass
+    runs at BLAS speed and no cache or BLAS setting changes a bit (see
+    :mod:`perceptrons._loops.support`). The binary
     margin-error update rescales every coefficient by ``1 - r/‖w‖``; it is
     made in O(1) on the global scale s (``s ← (1 - r/‖w‖) s``, then
     ``c_t += y_t / s``), which is multiplied back into the coefficients when

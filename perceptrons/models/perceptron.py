@@ -176,7 +176,8 @@ class Perceptron(KernelMixin, ThresholdFamilyBase):
     (Sec. 2.1). A training step costs one kernel evaluation per support
     vector, shared by all one-vs-rest problems, cached across the epochs of
     a call within ``cache_size``; dense input gets its values for blocks of
-    128 rows at a time from one BLAS product
+    128 rows at a time from a tile kernel as fast as BLAS, every value the
+    same fused multiply-add chain on every path
     (:mod:`perceptrons._loops.support`), CSR input row by row, never
     densified. The averaged hypothesis is kept lazily and the longest
     survivor is a copy of the coefficients, taken once per new best run;
