@@ -10,12 +10,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
-from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
+from kernel_cases import KERNELS, sklearn_gram
 
 from perceptrons._loops.mercer import (
     KERNEL_LINEAR,
     KERNEL_POLY,
-    KERNEL_RBF,
     kernel_diag,
     row_sq_norms_of,
 )
@@ -31,21 +30,6 @@ from perceptrons._loops.support import (
 )
 from perceptrons.utils.validation import as_flat_loop_arrays
 
-KERNELS = [
-    ("linear", KERNEL_LINEAR, 3, 0.2, 1.0),
-    ("poly", KERNEL_POLY, 3, 0.2, 1.0),
-    ("poly", KERNEL_POLY, 2, 0.5, 0.0),
-    ("rbf", KERNEL_RBF, 3, 0.3, 1.0),
-]
-
-
-def sklearn_gram(name, A, B, degree, gamma, coef0):
-    if name == "linear":
-        return linear_kernel(A, B)
-    if name == "poly":
-        return polynomial_kernel(A, B, degree=degree, gamma=gamma,
-                                 coef0=coef0)
-    return rbf_kernel(A, B, gamma=gamma)
 
 
 def engine_state(X, code, degree, gamma, coef0, normalized=False,
