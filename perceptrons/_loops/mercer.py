@@ -458,35 +458,6 @@ def kernel_diag(sq_norms, kernel, degree, gamma, coef0):
     return out
 
 
-@njit(cache=True, fastmath=FASTMATH)
-def kernel_row(data, indices, indptr, n_features, is_dense, sq_norms,
-               kernel, degree, gamma, coef0, i, rows, out):
-    """One row of the Gram matrix: ``out[p] = k(x_i, x_rows[p])``.
-
-    Parameters
-    ----------
-    data, indices, indptr, n_features, is_dense
-        The data matrix (dense or CSR, never densified).
-    sq_norms : ndarray of shape (n_samples,), float64
-        ``<x_i, x_i>`` (read by "rbf" only), e.g. from
-        :func:`perceptrons._loops._common.row_sq_norms`.
-    kernel, degree, gamma, coef0
-        See :func:`kernel_from_dot`.
-    i : int
-        The row.
-    rows : ndarray of shape (n_values,), int64
-        Partner rows.
-    out : ndarray of shape (n_values,), float64
-        Filled in place.
-    """
-    dense_work = np.zeros(0 if is_dense else n_features, dtype=np.float64)
-    if not is_dense:
-        scatter_row(data, indices, indptr, i, dense_work)
-    fill_kernel_values(data, indices, indptr, n_features, is_dense,
-                       sq_norms, kernel, degree, gamma, coef0,
-                       i, rows, 0, rows.shape[0], dense_work, out)
-
-
 # ---------------------------------------------------------------- Python level
 def row_sq_norms_of(A):
     """``<a_i, a_i>`` for a dense ndarray or a CSR matrix (duck-typed).

@@ -22,12 +22,13 @@ from perceptrons._loops.mercer import (
     TILE_ROWS,
     chain_dot,
     dense_dots,
+    fill_kernel_values,
     gram_block,
     kernel_diag,
-    kernel_row,
     pack_panels,
     panel_dots,
     row_sq_norms_of,
+    scatter_row,
 )
 from perceptrons._loops._common import row_sq_norms
 from perceptrons.utils.validation import as_flat_loop_arrays, as_loop_arrays
@@ -42,6 +43,17 @@ def data():
     X[4] = 0.0  # an all-zero row
     X[7] = X[2]  # a duplicate: rbf distance exactly 0
     return X
+
+
+def kernel_row(data, indices, indptr, n_features, is_dense, sq_norms,
+               kernel, degree, gamma, coef0, i, rows, out):
+    """``out[p] = k(x_i, x_rows[p])`` through the loops' own row path."""
+    dense_work = np.zeros(0 if is_dense else n_features)
+    if not is_dense:
+        scatter_row(data, indices, indptr, i, dense_work)
+    fill_kernel_values(data, indices, indptr, n_features, is_dense,
+                       sq_norms, kernel, degree, gamma, coef0,
+                       i, rows, 0, rows.shape[0], dense_work, out)
 
 
 def storages(X):
