@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from .._loops.mercer import KERNELS, gram_block, kernel_diag
 from ..utils._param_validation import Interval
 from ..utils.validation import as_flat_loop_arrays
+from ._voted import _BLOCK_ROWS
 
 __all__ = ["KernelCall", "KernelMixin", "kernel_cache", "linear_coef"]
 
@@ -179,6 +180,33 @@ class KernelMixin:
     def _gram_block(self, A, B, sq_b=None):
         """Gram block ``k(a_s, b_t)`` (:func:`~perceptrons._loops.mercer.gram_block`)."""
         return gram_block(A, B, *self._kernel_args(), sq_b=sq_b)
+
+    def _support_scores(self, X, support_vectors, support_sq, coef):
+        """``Σ_j coef[k, j] k(x, s_j)`` for every row x of X.
+
+        Computed in Gram blocks of ``_BLOCK_ROWS`` rows, so memory stays
+        ``_BLOCK_ROWS × n_support`` values.
+
+        Parameters
+        ----------
+        X : {ndarray, CSR matrix} of shape (n_samples, n_features)
+        support_vectors : {ndarray, CSR matrix} of shape (n_support, n_features)
+        support_sq : ndarray of shape (n_support,)
+            ``<s_j, s_j>``.
+        coef : ndarray of shape (n_rows, n_support)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_rows)
+        """
+        out = np.zeros((X.shape[0], coef.shape[0]))
+        if coef.shape[1] == 0:
+            return out
+        for lo in range(0, X.shape[0], _BLOCK_ROWS):
+            hi = min(lo + _BLOCK_ROWS, X.shape[0])
+            G = self._gram_block(X[lo:hi], support_vectors, support_sq)
+            out[lo:hi] = G @ coef.T
+        return out
 
     def _kernel_diag(self, sq_norms):
         """``k(x_i, x_i)`` from the squared norms ``<x_i, x_i>``."""

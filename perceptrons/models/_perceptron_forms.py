@@ -31,7 +31,6 @@ from .._loops.perceptron_dual import (
     dual_threshold_perceptron_epoch,
 )
 from ._kernel import linear_coef
-from ._voted import _BLOCK_ROWS
 
 __all__ = ["DualForm", "PrimalForm"]
 
@@ -176,15 +175,11 @@ class DualForm:
 
     def _pool_scores(self, est, X):
         """Score contributions of the earlier calls' support vectors."""
-        n_rows = est._theta.shape[0]
         if est._pool_index.shape[0] == 0:
-            return np.zeros((0, n_rows))
-        out = np.empty((X.shape[0], n_rows))
-        for lo in range(0, X.shape[0], _BLOCK_ROWS):
-            hi = min(lo + _BLOCK_ROWS, X.shape[0])
-            G = est._gram_block(X[lo:hi], est._pool_X, est._pool_sq)
-            out[lo:hi] = G @ est._pool_coef.T
-        return out
+            # No rows: the loops read no fixed contribution.
+            return np.zeros((0, est._theta.shape[0]))
+        return est._support_scores(X, est._pool_X, est._pool_sq,
+                                   est._pool_coef)
 
     def set_initial(self, est, coef, intercept):
         raise ValueError("coef_init/intercept_init start a primal weight "
@@ -267,15 +262,8 @@ class DualForm:
             est.coef_ = linear_coef(est.dual_coef_, est.support_vectors_)
 
     def hypothesis_scores(self, est, X):
-        scores = np.empty((X.shape[0], est.dual_coef_.shape[0]))
-        if est.support_.shape[0] == 0:
-            scores[:] = 0.0
-        else:
-            for lo in range(0, X.shape[0], _BLOCK_ROWS):
-                hi = min(lo + _BLOCK_ROWS, X.shape[0])
-                G = est._gram_block(X[lo:hi], est.support_vectors_,
-                                    est._support_sq)
-                scores[lo:hi] = G @ est.dual_coef_.T
+        scores = est._support_scores(X, est.support_vectors_,
+                                     est._support_sq, est.dual_coef_)
         scores += est.intercept_
         return scores
 

@@ -15,7 +15,6 @@ from .._loops.mercer import KERNELS
 from ..utils._param_validation import Interval, StrOptions
 from ._base import BaseOnlinePerceptron
 from ._kernel import KernelMixin, linear_coef
-from ._voted import _BLOCK_ROWS
 
 
 class Ballseptron(KernelMixin, BaseOnlinePerceptron):
@@ -424,12 +423,5 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
     def _decision(self, X):
         if self.kernel is None:
             return safe_sparse_dot(X, self.coef_.T, dense_output=True)
-        scores = np.zeros((X.shape[0], self.dual_coef_.shape[0]))
-        if self.support_.shape[0] == 0:
-            return scores
-        for lo in range(0, X.shape[0], _BLOCK_ROWS):
-            hi = min(lo + _BLOCK_ROWS, X.shape[0])
-            G = self._gram_block(X[lo:hi], self.support_vectors_,
-                                 sq_b=self._pool_sq)
-            scores[lo:hi] = G @ self.dual_coef_.T
-        return scores
+        return self._support_scores(X, self.support_vectors_, self._pool_sq,
+                                    self.dual_coef_)
