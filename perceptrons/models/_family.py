@@ -23,6 +23,7 @@ from .._loops.perceptron import (
 )
 from ..utils._param_validation import Interval, StrOptions
 from ._base import BaseOnlinePerceptron
+from ._ovr import problem_signs
 from ._voted import VotedLog, voted_binary_scores, voted_prototype_scores
 
 _HYPOTHESES = {
@@ -317,8 +318,8 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
         """
         if self._prototype:
             return update_targets
-        positive = 1 if self._tally.shape[0] == 1 else k
-        return np.where(update_targets == positive, 1, -1)
+        return problem_signs(update_targets, k,
+                             self._tally.shape[0]).astype(np.int64)
 
     def _extend_voted(self, call, used, offset, targets):
         """Move this call's logged updates into the voted log.
