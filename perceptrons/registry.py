@@ -81,6 +81,10 @@ ESTIMATORS = (
     EstimatorEntry("pdm", "PDM", "perceptrons.models.margin"),
     EstimatorEntry("pfm", "PFM", "perceptrons.models.margin"),
     EstimatorEntry("romma", "ROMMA", "perceptrons.models.romma"),
+    EstimatorEntry("higher-order", "HigherOrderPerceptron",
+                   "perceptrons.models.higher_order"),
+    EstimatorEntry("second-order", "SecondOrderPerceptron",
+                   "perceptrons.models.second_order"),
 )
 
 REPRODUCTIONS = (

@@ -131,7 +131,7 @@ from .mercer import (
 __all__ = ["BLOCK_ROWS", "IN_CACHE", "ROW_BY_ROW", "SHORT_BLOCK",
            "append_support", "clear_kernel_block", "fill_kernel_block",
            "kernel_values", "new_kernel_block", "normalize_values",
-           "support_scores"]
+           "support_scores", "trial_kernel_row"]
 
 # Presented rows per block (see the module notes).
 BLOCK_ROWS = 128
@@ -325,15 +325,44 @@ def support_scores(data, kernel, support, cache, order, step, coef, scores,
     block : tuple
         The block state (see :func:`fill_kernel_block`).
     """
+    block, values, m = trial_kernel_row(data, kernel, support, cache, order,
+                                        step, block)
+    for k in range(coef.shape[0]):
+        scores[k] = dot_n(coef[k], values, m)
+    return block
+
+
+@njit(cache=True, inline="always")
+def trial_kernel_row(data, kernel, support, cache, order, step, block):
+    """The kernel row of trial ``step``: ``i = order[step]`` against the support.
+
+    With dense input, a block of rows ``order[step:step + BLOCK_ROWS]``
+    starts here if row i is not in the current one.
+
+    Parameters
+    ----------
+    data, kernel, support, cache, block : tuple
+        See the module notes.
+    order : ndarray of shape (n_steps,), int64
+    step : int
+
+    Returns
+    -------
+    block : tuple
+        The block state (see :func:`fill_kernel_block`).
+    values : ndarray of shape (>= m,), float64
+        ``values[p] = k(x_i, x_support[p])`` for ``p < m``; valid until the
+        next kernel row is asked for.
+    m : int
+        The support size, ``n_support[0]``, when the row was computed.
+    """
     i = order[step]
     if not in_kernel_block(block, i):
         block = fill_kernel_block(block, data, kernel, support, cache, order,
                                   step, order.shape[0])
     m = support[2][0]
     values = kernel_values(data, kernel, support, cache, i, block)
-    for k in range(coef.shape[0]):
-        scores[k] = dot_n(coef[k], values, m)
-    return block
+    return block, values, m
 
 
 # ------------------------------------------------------------------ blocks

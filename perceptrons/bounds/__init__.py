@@ -3,7 +3,9 @@
 Pure numpy/scipy: the quantities of a sequence (radius R, hinge losses,
 D1, D2, the margin of a comparator) and the bounds of the papers as plain
 functions of those scalars. See :mod:`perceptrons.bounds._mistake_bounds`;
-the update bounds of PFM and PDM are in :mod:`perceptrons.bounds._pdm_bounds`.
+the update bounds of PFM and PDM are in :mod:`perceptrons.bounds._pdm_bounds`;
+those of the Higher-order and Second-order Perceptrons in
+:mod:`perceptrons.bounds._higher_order_bounds`.
 """
 
 from ._ballseptron_bounds import (
@@ -15,6 +17,13 @@ from ._ballseptron_bounds import (
     multiclass_ballseptron_bounds,
     multiclass_hinge_losses,
     multiclass_radius,
+)
+from ._higher_order_bounds import (
+    higher_order_bound,
+    higher_order_condition,
+    higher_order_sequence_bound,
+    second_order_bound,
+    second_order_sequence_bound,
 )
 from ._mistake_bounds import (
     MistakeBounds,
@@ -50,6 +59,9 @@ __all__ = [
     "d2",
     "directional_radius",
     "freund_schapire_bound",
+    "higher_order_bound",
+    "higher_order_condition",
+    "higher_order_sequence_bound",
     "hinge_losses",
     "mistake_bounds",
     "multiclass_ballseptron_bounds",
@@ -60,4 +72,6 @@ __all__ = [
     "pfm_update_bound",
     "pfm_update_bound_beta",
     "radius",
+    "second_order_bound",
+    "second_order_sequence_bound",
 ]

@@ -212,7 +212,8 @@ class KernelMixin:
         """``k(x_i, x_i)`` from the squared norms ``<x_i, x_i>``."""
         return kernel_diag(sq_norms, *self._kernel_args())
 
-    def _new_kernel_call(self, X, sq_norms, n_passes, n_pool=0):
+    def _new_kernel_call(self, X, sq_norms, n_passes, n_pool=0,
+                         normalized=False):
         """The :class:`KernelCall` of this call, ``k(x, x)`` checked.
 
         Parameters
@@ -223,6 +224,8 @@ class KernelMixin:
         n_passes : int
             Passes the call makes (see :func:`kernel_cache`).
         n_pool : int, default=0
+            See :class:`KernelCall`.
+        normalized : bool, default=False
             See :class:`KernelCall`.
 
         Raises
@@ -238,4 +241,4 @@ class KernelMixin:
                 "k(x, x) overflows float64 for some rows; scale the input "
                 "or lower degree/gamma")
         return KernelCall(X, sq_norms, diag, self._kernel_args(),
-                          self.cache_size, n_passes, n_pool)
+                          self.cache_size, n_passes, n_pool, normalized)

@@ -16,10 +16,15 @@ from perceptrons.bounds import (
     d1_bound,
     d2,
     freund_schapire_bound,
+    higher_order_bound,
+    higher_order_condition,
+    higher_order_sequence_bound,
     hinge_losses,
     mistake_bounds,
     novikoff_bound,
     radius,
+    second_order_bound,
+    second_order_sequence_bound,
 )
 
 # Hand-computed case used throughout:
@@ -252,5 +257,90 @@ def test_bad_n_passes(n_passes):
     ],
 )
 def test_bad_scalar_arguments(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+# ---------------------------------------------------------------------------
+# Higher-order (Brotto et al. 2007, Thm. 1) and second-order (Cesa-Bianchi et
+# al. 2005, Thm. 1) Perceptron bounds
+# ---------------------------------------------------------------------------
+#   Eq. (2), α = (2 - c)/c:  c = 0.5 -> α = 3; γ = 1, D = 0 -> 9/2 + 3·√(9/4) = 9
+#                            D = 2   -> 6 + 4.5 + 3·√(6 + 2.25) = 10.5 + 3√8.25
+#   c' = min(1, min_k 1 - ρ_k(1 + |v·x|)): (0.1, 2.0) -> 0.7; (0.25, -1.0) -> 0.5
+#   SO: D = 1, γ = 0.5, a = 2, uᵀX Xᵀu = 2, λ = (2, 6) -> ln 2 + ln 4 = ln 8
+#       bound = 2 + 2·√(4 ln 8)
+
+
+def test_higher_order_bound_hand_values():
+    assert higher_order_bound(0.0, 1.0, 0.5) == pytest.approx(9.0)
+    assert higher_order_bound(2.0, 1.0, 0.5) == pytest.approx(10.5 + 3 * math.sqrt(8.25))
+    assert higher_order_condition([0.1, 0.25], [2.0, -1.0]) == pytest.approx(0.5)
+    assert higher_order_condition([0.1], [2.0]) == pytest.approx(0.7)
+    assert higher_order_condition([], []) == 1.0
+    assert higher_order_condition([0.0, 0.0], [3.0, -9.0]) == 1.0
+    assert higher_order_condition([0.9], [4.0]) < 0.0  # the theorem does not apply
+
+
+def test_second_order_bound_hand_values():
+    expected = 2.0 + 2.0 * math.sqrt(4.0 * math.log(8.0))
+    assert second_order_bound(1.0, 0.5, 2.0, 2.0, [2.0, 6.0]) == pytest.approx(expected)
+    # Zero eigenvalues add ln 1 = 0; rounding noise below 0 is clipped.
+    assert second_order_bound(1.0, 0.5, 2.0, 2.0, [0.0, 2.0, 6.0, -1e-15]) == (
+        pytest.approx(expected))
+    # Mistaken rows x_1 = (√2, 0), x_2 = (0, √6) (λ = 2, 6), u = (1, 0),
+    # γ = 0.5: margins √2 and 0 -> D = 0.5; uᵀXXᵀu = 2.
+    X = np.array([[math.sqrt(2.0), 0.0], [0.0, math.sqrt(6.0)]])
+    got = second_order_sequence_bound(X, [1, 1], [3.0, 0.0], 0.5, 2.0)
+    assert got == pytest.approx(1.0 + 2.0 * math.sqrt(4.0 * math.log(8.0)))
+    assert second_order_sequence_bound(sp.csr_matrix(X), [1, 1], [1.0, 0.0], 0.5,
+                                       2.0) == pytest.approx(got)
+    # More rows than features: the n×n Gram side, same eigenvalues.
+    X3 = np.vstack([X, [[0.0, 0.0]]])
+    assert second_order_sequence_bound(X3, [1, 1, 1], [1.0, 0.0], 0.5, 2.0) == (
+        pytest.approx(got + 0.5 / 0.5))
+    assert second_order_sequence_bound(np.zeros((0, 2)), [], [1.0, 0.0], 0.5, 2.0) == 0.0
+
+
+def test_higher_order_sequence_bound_hand_values():
+    # Rows (0.5, 0) and (0, 1) with labels +1, -1, u = (1, 0), γ = 1:
+    # margins 0.5 and 0 -> D = 0.5 + 1 = 1.5.
+    X = np.array([[0.5, 0.0], [0.0, 1.0]])
+    assert higher_order_sequence_bound(X, [1, -1], [2.0, 0.0], 1.0, 0.6) == (
+        pytest.approx(higher_order_bound(1.5, 1.0, 0.6)))
+    assert higher_order_sequence_bound(np.zeros((0, 2)), [], [1.0, 0.0], 1.0, 0.6) == (
+        pytest.approx(higher_order_bound(0.0, 1.0, 0.6)))
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: higher_order_bound(-1.0, 1.0, 0.5), "hinge_loss must be >= 0"),
+        (lambda: higher_order_bound(0.0, 0.0, 0.5), "gamma must be > 0"),
+        (lambda: higher_order_bound(0.0, 1.0, 0.0), "c must be > 0"),
+        (lambda: higher_order_bound(0.0, 1.0, 1.5), "c must lie in \\(0, 1\\]"),
+        (lambda: higher_order_bound(0.0, 1.0, np.nan), "c must be finite"),
+        (lambda: higher_order_condition([0.1, 0.2], [0.0]), "same length"),
+        (lambda: higher_order_condition([[0.1]], [[0.0]]), "1-d"),
+        (lambda: higher_order_condition([-0.1], [0.0]), "rhos must be >= 0"),
+        (lambda: higher_order_condition([0.1], [np.inf]), "finite"),
+        (lambda: higher_order_sequence_bound(X_HAND, [1, 2], U_HAND, 1.0, 0.5),
+         "-1 and \\+1"),
+        (lambda: higher_order_sequence_bound(X_HAND, Y_HAND, np.zeros(2), 1.0, 0.5),
+         "zero vector"),
+        (lambda: second_order_bound(0.0, 1.0, 0.0, 1.0, [1.0]), "a must be > 0"),
+        (lambda: second_order_bound(0.0, 1.0, 1.0, -1.0, [1.0]),
+         "comparator_term must be >= 0"),
+        (lambda: second_order_bound(0.0, 1.0, 1.0, 1.0, [-1.0]), "eigenvalues must be >= 0"),
+        (lambda: second_order_bound(0.0, 1.0, 1.0, 1.0, [np.nan]), "eigenvalues must be finite"),
+        (lambda: second_order_sequence_bound(X_HAND, Y_HAND, U_HAND, 1.0, -2.0),
+         "a must be > 0"),
+        (lambda: second_order_sequence_bound(X_HAND, Y_HAND, [1.0], 1.0, 1.0),
+         "u must have shape"),
+        (lambda: second_order_sequence_bound(np.zeros((0, 2)), [], [1.0], 1.0, 1.0),
+         "u must have shape"),
+    ],
+)
+def test_higher_and_second_order_bounds_reject_bad_arguments(call, message):
     with pytest.raises(ValueError, match=message):
         call()

@@ -1,0 +1,72 @@
+"""Dense work rows and growable per-problem storage of the matrix perceptrons.
+
+The higher- and second-order perceptrons (:mod:`perceptrons._loops.higher_order`,
+:mod:`perceptrons._loops.second_order`) update n × n or k × k matrices with
+a row x; they read x scattered into a dense work row with the list of its
+non-zeros, and keep per-problem storage whose size grows with the mistakes.
+"""
+
+import numpy as np
+from numba import njit
+
+__all__ = ["grow_cols", "grow_square", "scatter_row_nz", "sparse_dot",
+           "unscatter_row_nz"]
+
+
+@njit(cache=True)
+def scatter_row_nz(X_data, X_indices, X_indptr, i, x, nz):
+    """Row i into the dense ``x`` (zero elsewhere) and its support in ``nz``.
+
+    Returns the number of entries written to ``nz``. Dense rows (2-D
+    ``X_data``) list every column.
+    """
+    if X_data.ndim == 2:
+        n = X_data.shape[1]
+        for j in range(n):
+            x[j] = X_data[i, j]
+            nz[j] = j
+        return n
+    lo, hi = X_indptr[i], X_indptr[i + 1]
+    for e in range(lo, hi):
+        x[X_indices[e]] = X_data[e]
+        nz[e - lo] = X_indices[e]
+    return hi - lo
+
+
+@njit(cache=True)
+def unscatter_row_nz(x, nz, nnz):
+    """Zero the entries of ``x`` that :func:`scatter_row_nz` wrote."""
+    for e in range(nnz):
+        x[nz[e]] = 0.0
+
+
+@njit(cache=True)
+def sparse_dot(w, x, nz, nnz):
+    """``Σ_e w[nz[e]] x[nz[e]]`` over the first nnz listed columns."""
+    s = 0.0
+    for e in range(nnz):
+        j = nz[e]
+        s += w[j] * x[j]
+    return s
+
+
+@njit(cache=True)
+def grow_cols(a, need):
+    """``a`` (2-D) with at least ``need`` columns, contents kept."""
+    if a.shape[1] >= need:
+        return a
+    out = np.zeros((a.shape[0], max(need, 2 * a.shape[1])), dtype=a.dtype)
+    out[:, :a.shape[1]] = a
+    return out
+
+
+@njit(cache=True)
+def grow_square(D, need):
+    """``D`` (n_problems, q, q) with q >= need, contents kept."""
+    q = D.shape[1]
+    if q >= need:
+        return D
+    size = max(need, 2 * q)
+    out = np.zeros((D.shape[0], size, size))
+    out[:, :q, :q] = D
+    return out

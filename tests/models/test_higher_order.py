@@ -1,0 +1,246 @@
+"""HigherOrderPerceptron and SecondOrderPerceptron against their oracles.
+
+Every form (primal, implicit primal, dual with the linear and the RBF kernel)
+must make the oracle's mistakes, trial for trial in count, the same matrix
+updates, and the same predictions, with weights and margins equal to
+rounding; on dense and CSR, float and integer data, two and three classes,
+one and three epochs, in file order and shuffled.
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+
+from perceptrons import HigherOrderPerceptron, Perceptron, SecondOrderPerceptron
+from perceptrons.utils.random import epoch_orders
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
+from higher_order import (  # noqa: E402
+    higher_order_kernel_reference,
+    higher_order_reference,
+    ovr_reference,
+)
+from second_order import (  # noqa: E402
+    second_order_kernel_reference,
+    second_order_reference,
+)
+
+
+def stream(seed, n_classes=2, n=70, d=6, integer=False, flip=0.1):
+    """Noisy linearly labelled rows (no zero row), labels 0..n_classes-1."""
+    rng = np.random.default_rng(seed)
+    while True:
+        X = (rng.integers(-20, 21, size=(n, d)).astype(float) if integer
+             else rng.standard_normal((n, d)) * rng.uniform(0.5, 3.0, d))
+        if np.all(np.any(X != 0, axis=1)):
+            break
+    scores = X @ rng.standard_normal((d, n_classes))
+    y = (np.argmax(scores, axis=1) if n_classes > 2
+         else (scores[:, 0] > 0).astype(int))
+    noisy = rng.random(n) < flip
+    y[noisy] = rng.integers(0, n_classes, noisy.sum())
+    return X, y
+
+
+CASES = [
+    pytest.param(dict(seed=s, n_classes=k, integer=i), id=f"s{s}-k{k}-int{i}")
+    for s, k, i in [(0, 2, False), (1, 3, False), (2, 2, True), (3, 3, True)]
+]
+
+
+def _orders(est, n):
+    return list(epoch_orders(est.random_state, n, est.max_iter, est.shuffle))
+
+
+def _check_against(est, ref, X, X_test, rtol=1e-8):
+    assert est.n_mistakes_ == ref.n_mistakes
+    assert est.n_matrix_updates_ == ref.n_matrix_updates
+    per_epoch = np.sum([r.mistakes_per_epoch for r in ref.problems], axis=0)
+    assert_array_equal(est.mistakes_per_epoch_, per_epoch)
+    assert_array_equal(est.n_mistakes_per_problem_,
+                       [r.n_mistakes for r in ref.problems])
+    assert_array_equal(est.predict(X_test), ref.predict(X_test))
+    assert_allclose(est.decision_function(X_test),
+                    ref.decision_function(X_test), rtol=rtol, atol=1e-10)
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("form", ["primal", "implicit", "dual"])
+@pytest.mark.parametrize("sparse_variant", [False, True])
+@pytest.mark.parametrize("csr", [False, True])
+def test_higher_order_forms_match_figure1(case, form, sparse_variant, csr):
+    X, y = stream(**case)
+    X_test, _ = stream(case["seed"] + 100, case["n_classes"])
+    Xf = sp.csr_matrix(X) if csr else X
+    kernel = "linear" if form == "dual" else None
+    max_iter = 3 if case["seed"] % 2 else 1
+    est = HigherOrderPerceptron(c=0.6, sparse=sparse_variant, form=form,
+                                kernel=kernel, max_iter=max_iter,
+                                shuffle=bool(case["seed"] % 2),
+                                random_state=case["seed"]).fit(Xf, y)
+    ref = ovr_reference(higher_order_reference, X, y, _orders(est, len(y)),
+                        c=0.6, sparse=sparse_variant)
+    _check_against(est, ref, X, X_test)
+    if form != "dual":
+        assert_allclose(est.coef_, [r.w for r in ref.problems], rtol=1e-8,
+                        atol=1e-12)
+
+
+@pytest.mark.parametrize("p", [3.0, 4.0, 7.0])
+@pytest.mark.parametrize("csr", [False, True])
+def test_implicit_p_norm_matches_figure1(p, csr):
+    X, y = stream(5, 3)
+    X_test, _ = stream(105, 3)
+    est = HigherOrderPerceptron(p=p, c=0.4, max_iter=2, shuffle=False).fit(
+        sp.csr_matrix(X) if csr else X, y)
+    assert est.form_ == "implicit"
+    ref = ovr_reference(higher_order_reference, X, y, _orders(est, len(y)),
+                        p=p, c=0.4)
+    _check_against(est, ref, X, X_test)
+    assert_allclose(est.coef_, [r.w for r in ref.problems], rtol=1e-8,
+                    atol=1e-12)
+
+
+@pytest.mark.parametrize("kernel, params", [("rbf", dict(gamma=0.3)),
+                                            ("poly", dict(degree=2,
+                                                          coef0=1.0))])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_dual_kernel_matches_figure1_in_feature_space(kernel, params,
+                                                      n_classes):
+    X, y = stream(7, n_classes, n=50, d=4)
+    X_test, _ = stream(107, n_classes, n=20, d=4)
+    est = HigherOrderPerceptron(c=0.4, kernel=kernel, max_iter=2,
+                                shuffle=False, **params).fit(X, y)
+    orders = _orders(est, len(y))
+    results, scores = [], []
+    positives = est.classes_[1:] if n_classes == 2 else est.classes_
+    for cl in positives:
+        r, s = higher_order_kernel_reference(
+            X, np.where(y == cl, 1.0, -1.0), orders, kernel=kernel,
+            X_test=X_test, c=0.4, **params)
+        results.append(r)
+        scores.append(s)
+    assert est.n_mistakes_ == sum(r.n_mistakes for r in results)
+    assert_array_equal(est.n_mistakes_per_problem_,
+                       [r.n_mistakes for r in results])
+    scores = np.column_stack(scores)
+    assert_allclose(est.decision_function(X_test).reshape(scores.shape),
+                    scores, rtol=1e-6, atol=1e-8)
+
+
+def test_first_order_is_the_packages_perceptron_on_unit_rows():
+    """FO = HO₂(0) is Rosenblatt's perceptron through the origin."""
+    X, y = stream(11, 2, n=200, d=8)
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    for form in ["primal", "implicit", "dual"]:
+        ho = HigherOrderPerceptron(c=0.0, form=form,
+                                   kernel="linear" if form == "dual" else None,
+                                   max_iter=3, random_state=4).fit(X, y)
+        fo = Perceptron(eta=1, theta_init=0, threshold_step=0, max_iter=3,
+                        hypothesis="last",
+                        random_state=4).fit(X, y)
+        assert ho.n_mistakes_ == fo.n_mistakes_
+        assert ho.n_matrix_updates_ == 0
+        assert_array_equal(ho.predict(X), fo.predict(X))
+        if form != "dual":
+            assert_allclose(ho.coef_, fo.coef_, rtol=1e-12, atol=1e-12)
+
+
+def test_partial_fit_continues_the_run():
+    """Two partial_fit calls are one fit over the concatenated stream."""
+    X, y = stream(13, 3, n=80)
+    for params in [dict(), dict(form="implicit"), dict(kernel="rbf"),
+                   dict(kernel="linear", sparse=True)]:
+        one = HigherOrderPerceptron(shuffle=False, **params).fit(X, y)
+        two = HigherOrderPerceptron(shuffle=False, **params)
+        two.partial_fit(X[:37], y[:37], classes=np.unique(y))
+        two.partial_fit(X[37:], y[37:])
+        assert two.n_mistakes_ == one.n_mistakes_
+        assert two.n_matrix_updates_ == one.n_matrix_updates_
+        assert_allclose(two.decision_function(X), one.decision_function(X),
+                        rtol=1e-10, atol=1e-12)
+
+
+# --------------------------------------------------------------- second order
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("form", ["primal", "dual"])
+@pytest.mark.parametrize("csr", [False, True])
+@pytest.mark.parametrize("normalize", [False, True])
+def test_second_order_forms_match_the_explicit_inverse(case, form, csr,
+                                                       normalize):
+    X, y = stream(**case)
+    X_test, _ = stream(case["seed"] + 100, case["n_classes"])
+    max_iter = 3 if case["seed"] % 2 else 1
+    est = SecondOrderPerceptron(a=0.7, form=form, normalize=normalize,
+                                kernel="linear" if form == "dual" else None,
+                                max_iter=max_iter,
+                                shuffle=bool(case["seed"] % 2),
+                                random_state=case["seed"]).fit(
+        sp.csr_matrix(X) if csr else X, y)
+    ref = ovr_reference(second_order_reference, X, y, _orders(est, len(y)),
+                        a=0.7, normalize=normalize)
+    # (aI + K)⁻¹ of unnormalised integer rows (entries ~10³) is the least
+    # well conditioned path: margins agree to ~1e-7 relative there.
+    _check_against(est, ref, X, X_test, rtol=1e-8 if form == "primal" else 1e-6)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_second_order_rbf_matches_in_feature_space(n_classes):
+    X, y = stream(17, n_classes, n=50, d=4)
+    X_test, _ = stream(117, n_classes, n=20, d=4)
+    est = SecondOrderPerceptron(a=0.5, kernel="rbf", gamma=0.4, max_iter=2,
+                                shuffle=False).fit(X, y)
+    orders = _orders(est, len(y))
+    positives = est.classes_[1:] if n_classes == 2 else est.classes_
+    results, scores = [], []
+    for cl in positives:
+        r, s = second_order_kernel_reference(
+            X, np.where(y == cl, 1.0, -1.0), orders, kernel="rbf", gamma=0.4,
+            X_test=X_test, a=0.5)
+        results.append(r)
+        scores.append(s)
+    assert est.n_mistakes_ == sum(r.n_mistakes for r in results)
+    scores = np.column_stack(scores)
+    assert_allclose(est.decision_function(X_test).reshape(scores.shape),
+                    scores, rtol=1e-6, atol=1e-8)
+
+
+# ------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("params, match", [
+    (dict(p=1.5), "p"), (dict(c=1.0), "c"), (dict(c=-0.1), "c"),
+    (dict(p=3.0, form="primal"), "p=2"), (dict(kernel="rbf", form="primal"),
+                                          "kernel"),
+])
+def test_higher_order_refuses_bad_parameters(params, match):
+    X, y = stream(0)
+    with pytest.raises(ValueError, match=match):
+        HigherOrderPerceptron(**params).fit(X, y)
+
+
+def test_second_order_refuses_bad_parameters():
+    X, y = stream(0)
+    with pytest.raises(ValueError, match="'a'"):
+        SecondOrderPerceptron(a=0.0).fit(X, y)
+    with pytest.raises(ValueError, match="implicit"):
+        SecondOrderPerceptron(form="implicit").fit(X, y)
+
+
+def test_zero_kernel_norm_is_refused_naming_the_row():
+    X, y = stream(0)
+    X[4] = 0.0
+    with pytest.raises(ValueError, match="row 4 of X has k"):
+        HigherOrderPerceptron(kernel="poly", coef0=0.0).fit(X, y)
+    # In the primal forms a zero row has no direction and stays zero.
+    est = HigherOrderPerceptron(shuffle=False).fit(X, y)
+    assert np.isfinite(est.coef_).all()
+
+
+def test_overflow_is_refused_with_the_remedy():
+    X, y = stream(0)
+    X[3] *= 1e200
+    with pytest.raises(ValueError, match="overflow|scale"):
+        SecondOrderPerceptron().fit(X, y)

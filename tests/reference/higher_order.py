@@ -1,0 +1,355 @@
+"""Higher-order Perceptron HO_p(c), Figure 1, transcribed line by line (test oracle).
+
+Slow on purpose: the product matrix B is an explicit n×n array, multiplied by
+an explicit factor ``I - ρ x g(x)ᵀ`` on every matrix update, and the margin
+``g(B v)ᵀ (B x)`` is recomputed from B and v on every trial. Sparse input is
+densified here (``densify`` of the Khardon-Wachman oracle), and only here.
+Nothing is imported from ``perceptrons``.
+
+The transcription follows Figure 1 and Sec. 2, 3) of
+
+    C. Brotto, C. Gentile and F. Vitale. On higher-order perceptron
+    algorithms. In *Advances in Neural Information Processing Systems 20*
+    (NIPS 2007), pp. 521-528.
+
+with the readings fixed by issue #10:
+
+* instances are normalised, ``x̂ = x / ‖x‖_p`` (Euclidean for p = 2; a zero
+  row cannot be normalised and raises), unless ``normalize=False``;
+* ``g(θ) = ∇‖θ‖²_p / 2 = sign(θ)|θ|^{p-1} / ‖θ‖_p^{p-2}`` (g(0) = 0; the
+  identity for p = 2);
+* the margin is ``g(B_{k-1} v_{k-1})ᵀ B_{k-1} x̂`` and a trial is a mistake iff
+  ``y · margin <= 0`` (ties are mistakes, as everywhere in the package);
+* on the k-th mistake ``ρ_k = c/k`` -- or, ``sparse=True`` (Sec. 4, "sparse
+  dual version"), ``c/k`` only if ``y v_{k-1}·x̂ >= 0`` and 0 otherwise -- then
+  ``B_k = B_{k-1}(I - ρ_k x̂ g(x̂)ᵀ)`` and ``v_k = v_{k-1} + y x̂``; a matrix
+  update is counted when ``ρ_k > 0``;
+* mistakes and ``k`` run on across epochs (one long sequence);
+* one-vs-rest: K independent binary problems over the same presentation
+  order (two classes: one problem, ``classes_[1]`` positive).
+
+A Mercer kernel enters through :func:`embed_gram`: with ``L Lᵀ = K`` over the
+training *and* test points, Figure 1 on the rows of L (row-normalised, which is
+the feature-space normalisation ``k(x,x')/√(k(x,x)k(x',x'))``) is the kernel
+algorithm on those points, to rounding.
+
+The module name is unique under ``tests/`` (pytest's prepend import mode puts
+test directories on ``sys.path``).
+"""
+
+import dataclasses
+
+import numpy as np
+from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
+
+from khardon_wachman import densify  # dense float64 rows; CSR densified here
+
+
+# --------------------------------------------------------------------------
+# p-norm, its gradient map and the normalisation of Sec. 2, 3).
+# --------------------------------------------------------------------------
+def p_norm(x, p):
+    """‖x‖_p, computed as max|x| · ‖x / max|x|‖_p so that large p cannot overflow."""
+    scale = float(np.max(np.abs(x))) if x.size else 0.0
+    if scale == 0.0:
+        return 0.0
+    if p == 2.0:
+        return float(np.linalg.norm(x))
+    return scale * float(np.sum((np.abs(x) / scale) ** p)) ** (1.0 / p)
+
+
+def link(theta, p):
+    """g(θ) = ∇‖θ‖²_p / 2 = sign(θ)|θ|^{p-1} / ‖θ‖_p^{p-2}; g(0) = 0.
+
+    Written as ``s · sign(θ)(|θ|/s)^{p-1}`` with ``s = ‖θ‖_p`` (the same
+    value, without overflow for large p). For p = 2 it returns θ itself.
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    if p == 2.0:
+        return theta.copy()
+    s = p_norm(theta, p)
+    if s == 0.0:
+        return np.zeros_like(theta)
+    return s * np.sign(theta) * (np.abs(theta) / s) ** (p - 1.0)
+
+
+def normalized(x, p, row=None):
+    """x / ‖x‖_p; a zero row cannot be normalised (Sec. 1 assumes ‖x_t‖ = 1)."""
+    norm = p_norm(x, p)
+    if norm == 0.0:
+        where = "" if row is None else f" (row {row})"
+        raise ValueError(f"cannot normalise a zero instance{where}")
+    return x / norm
+
+
+# --------------------------------------------------------------------------
+# One binary problem: Figure 1.
+# --------------------------------------------------------------------------
+@dataclasses.dataclass
+class HigherOrderResult:
+    """Everything Figure 1 did on one binary problem.
+
+    Per trial, in presentation order over all epochs: ``margins`` (the value
+    ``g(B v)ᵀ(B x̂)`` the prediction used), ``mistakes`` (bool), ``rows`` (the
+    row of X presented). Per mistake k = 1..m, in order: ``mistake_rows``
+    (t(k) as a row of X), ``instances`` (x̂_{t(k)}), ``labels`` (y_{t(k)}),
+    ``transformed`` (B_{k-1} x̂_{t(k)}: the instances of Eq. (1)'s S̃),
+    ``rhos`` (ρ_k used), ``v_dots`` (v_{k-1}·x̂_{t(k)}, before the update).
+    Final state: ``B``, ``v`` and ``w = Bᵀ g(B v)``.
+    """
+
+    p: float
+    normalize: bool
+    margins: list
+    mistakes: list
+    rows: list
+    n_mistakes: int
+    n_matrix_updates: int
+    mistakes_per_epoch: list
+    matrix_updates_per_epoch: list
+    B: np.ndarray
+    v: np.ndarray
+    w: np.ndarray
+    mistake_rows: np.ndarray
+    instances: np.ndarray
+    labels: np.ndarray
+    transformed: np.ndarray
+    rhos: np.ndarray
+    v_dots: np.ndarray
+
+    def decision_function(self, Z):
+        """Margins ``g(B v)ᵀ(B ẑ)`` of the final state on the rows of Z.
+
+        ẑ is normalised as in training; a zero row scores 0 (its margin under
+        any scaling).
+        """
+        Z = densify(Z)
+        u = link(self.B @ self.v, self.p)
+        out = np.zeros(Z.shape[0])
+        for i, z in enumerate(Z):
+            if self.normalize:
+                if p_norm(z, self.p) == 0.0:
+                    continue
+                z = normalized(z, self.p)
+            out[i] = float(u @ (self.B @ z))
+        return out
+
+
+def higher_order_reference(X, y, orders, *, p=2.0, c=0.4, sparse=False,
+                           normalize=True, rho=None):
+    """Run Figure 1 of Brotto, Gentile & Vitale (2007) on one binary problem.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+    y : array of shape (n_samples,), values in {-1, +1}
+    orders : list of index arrays
+        The rows presented in each epoch, in order (one array per epoch).
+    p : float, default=2.0
+        Norm parameter p >= 2 of the dual-norm extension (Sec. 2, 3)).
+    c : float, default=0.4
+        ρ_k = c/k on the k-th mistake.
+    sparse : bool, default=False
+        Sec. 4's sparse version: ρ_k = 0 when y v_{k-1}·x̂ < 0.
+    normalize : bool, default=True
+        Divide each instance by its p-norm (zero rows raise ValueError).
+    rho : callable, optional
+        ``rho(k, v_{k-1}, x̂, y) -> ρ_k`` replacing c/k (the sparse gate, if
+        on, still applies after it). For Theorem 1's condition.
+
+    Returns
+    -------
+    HigherOrderResult
+    """
+    X = densify(X)
+    y = np.asarray(y, dtype=np.float64)
+    p = float(p)
+    n = X.shape[1]
+    # Initialisation: B_0 = I, v_0 = 0, k = 0.
+    B = np.eye(n)
+    v = np.zeros(n)
+    k = 0
+    margins, flags, rows = [], [], []
+    per_epoch, updates_per_epoch = [], []
+    mistake_rows, instances, labels, transformed, rhos, v_dots = [], [], [], [], [], []
+    n_updates = 0
+    for order in orders:
+        epoch_mistakes = epoch_updates = 0
+        for t in order:
+            t = int(t)
+            x = X[t]
+            if normalize:
+                x = normalized(x, p, row=t)
+            y_t = float(y[t])
+            # Prediction: ŷ = sign(g(B_{k-1} v_{k-1})ᵀ B_{k-1} x̂).
+            Bx = B @ x
+            margin = float(link(B @ v, p) @ Bx)
+            margins.append(margin)
+            rows.append(t)
+            mistake = y_t * margin <= 0.0
+            flags.append(mistake)
+            if not mistake:
+                continue
+            # k-th mistake.
+            k += 1
+            epoch_mistakes += 1
+            v_dot = float(v @ x)
+            rho_k = c / k if rho is None else float(rho(k, v.copy(), x.copy(), y_t))
+            if sparse and y_t * v_dot < 0.0:
+                rho_k = 0.0
+            mistake_rows.append(t)
+            instances.append(x.copy())
+            labels.append(y_t)
+            transformed.append(Bx.copy())
+            rhos.append(rho_k)
+            v_dots.append(v_dot)
+            # B_k = B_{k-1} (I - ρ_k x̂ g(x̂)ᵀ)
+            if rho_k > 0.0:
+                B = B @ (np.eye(n) - rho_k * np.outer(x, link(x, p)))
+                n_updates += 1
+                epoch_updates += 1
+            # v_k = v_{k-1} + y x̂
+            v = v + y_t * x
+        per_epoch.append(epoch_mistakes)
+        updates_per_epoch.append(epoch_updates)
+    return HigherOrderResult(
+        p=p,
+        normalize=bool(normalize),
+        margins=margins,
+        mistakes=flags,
+        rows=rows,
+        n_mistakes=k,
+        n_matrix_updates=n_updates,
+        mistakes_per_epoch=per_epoch,
+        matrix_updates_per_epoch=updates_per_epoch,
+        B=B,
+        v=v,
+        w=B.T @ link(B @ v, p),
+        mistake_rows=np.array(mistake_rows, dtype=np.int64),
+        instances=np.array(instances).reshape(-1, n),
+        labels=np.array(labels),
+        transformed=np.array(transformed).reshape(-1, n),
+        rhos=np.array(rhos),
+        v_dots=np.array(v_dots),
+    )
+
+
+# --------------------------------------------------------------------------
+# One-vs-rest.
+# --------------------------------------------------------------------------
+@dataclasses.dataclass
+class OvRResult:
+    """K binary runs over the same presentation order.
+
+    ``problems[k]`` is the result of problem k (class ``classes[k]`` against
+    the rest; with two classes a single problem with ``classes[1]``
+    positive). ``n_mistakes`` (and ``n_matrix_updates`` when the runs have
+    it) total over the problems, like the paper's "Train" column.
+    """
+
+    classes: np.ndarray
+    problems: list
+    n_mistakes: int
+    n_matrix_updates: int
+
+    def decision_function(self, Z):
+        """(n,) scores for two classes, else (n, K)."""
+        scores = np.column_stack([r.decision_function(Z) for r in self.problems])
+        return scores[:, 0] if len(self.classes) == 2 else scores
+
+    def predict(self, Z):
+        """classes[1] where the score is > 0 (two classes), else the argmax
+        (lowest index among equals), as the package's estimators."""
+        scores = self.decision_function(Z)
+        if scores.ndim == 1:
+            return self.classes[(scores > 0.0).astype(int)]
+        return self.classes[np.argmax(scores, axis=1)]
+
+
+def ovr_targets(y_classes):
+    """(classes, list of ±1 target vectors), one per binary problem."""
+    y_classes = np.asarray(y_classes)
+    classes = np.unique(y_classes)
+    if len(classes) < 2:
+        raise ValueError("one-vs-rest needs at least two classes")
+    positives = classes[1:] if len(classes) == 2 else classes
+    return classes, [np.where(y_classes == cl, 1.0, -1.0) for cl in positives]
+
+
+def ovr_reference(fn, X, y_classes, orders, **kw):
+    """Run the binary oracle ``fn(X, y, orders, **kw)`` once per OvR problem."""
+    classes, targets = ovr_targets(y_classes)
+    problems = [fn(X, target, orders, **kw) for target in targets]
+    return OvRResult(
+        classes=classes,
+        problems=problems,
+        n_mistakes=int(sum(r.n_mistakes for r in problems)),
+        n_matrix_updates=int(sum(getattr(r, "n_matrix_updates", 0) for r in problems)),
+    )
+
+
+# --------------------------------------------------------------------------
+# Kernels: an explicit feature map of a Gram matrix.
+# --------------------------------------------------------------------------
+def gram(A, B, kernel, *, degree=3, gamma=None, coef0=0.0):
+    """k(a, b) for all rows: linear ``⟨a,b⟩``; poly ``(γ⟨a,b⟩ + coef0)^degree``;
+    rbf ``exp(-γ‖a-b‖²)``. ``gamma=None`` is ``1 / n_features`` (the
+    estimators' ``gamma_``)."""
+    A, B = densify(A), densify(B)
+    if gamma is None:
+        gamma = 1.0 / A.shape[1]
+    if kernel == "linear":
+        return linear_kernel(A, B)
+    if kernel == "poly":
+        return polynomial_kernel(A, B, degree=degree, gamma=gamma, coef0=coef0)
+    if kernel == "rbf":
+        return rbf_kernel(A, B, gamma=gamma)
+    raise ValueError(f"unknown kernel {kernel!r}")
+
+
+def joint_gram(X_train, X_test=None, kernel="rbf", **params):
+    """Gram matrix of the stacked rows ``[X_train; X_test]``."""
+    X_train = densify(X_train)
+    Z = X_train if X_test is None else np.vstack([X_train, densify(X_test)])
+    return gram(Z, Z, kernel, **params)
+
+
+def embed_gram(K, tol=1e-10):
+    """L with ``L Lᵀ = K`` (symmetric eigendecomposition).
+
+    Eigenvalues below 0 are rounding noise of a positive semidefinite K and
+    are clipped to 0; a clearly negative one (below ``-tol · max|λ|``) means
+    K is not a Gram matrix and raises.
+    """
+    K = np.asarray(K, dtype=np.float64)
+    K = (K + K.T) / 2.0
+    lam, V = np.linalg.eigh(K)
+    top = float(np.max(np.abs(lam))) if lam.size else 0.0
+    if lam.size and lam.min() < -tol * max(top, 1.0):
+        raise ValueError(f"K is not positive semidefinite (eigenvalue {lam.min()})")
+    return V * np.sqrt(np.clip(lam, 0.0, None))
+
+
+def kernel_features(X_train, X_test=None, kernel="rbf", **params):
+    """(L_train, L_test): rows of :func:`embed_gram` of the joint Gram matrix.
+
+    ``L_test`` is None without test points.
+    """
+    L = embed_gram(joint_gram(X_train, X_test, kernel, **params))
+    n_train = densify(X_train).shape[0]
+    return L[:n_train], (None if X_test is None else L[n_train:])
+
+
+def higher_order_kernel_reference(X, y, orders, *, kernel="rbf", degree=3,
+                                  gamma=None, coef0=0.0, X_test=None, **kw):
+    """Figure 1 (p = 2) with a kernel, through :func:`kernel_features`.
+
+    Returns ``(result, test_scores)``; ``test_scores`` is None without
+    ``X_test``. ``kw`` goes to :func:`higher_order_reference` (c, sparse,
+    normalize, rho); p is 2: the dual form of Sec. 2, 2) exists for p = 2 only.
+    """
+    L, L_test = kernel_features(X, X_test, kernel, degree=degree, gamma=gamma,
+                                coef0=coef0)
+    result = higher_order_reference(L, y, orders, p=2.0, **kw)
+    scores = None if L_test is None else result.decision_function(L_test)
+    return result, scores
