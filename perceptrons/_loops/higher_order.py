@@ -27,13 +27,17 @@ Three forms of the same algorithm (Sec. 2):
 
 The instances arrive normalised: the primal forms read rows already divided
 by their p-norm, the dual form the normalised kernel of the support layer.
-These loops are compiled without ``fastmath`` flags: the symmetric rank-two
-update of A then gives ``A[r, j]`` and ``A[j, r]`` the same bits.
+The primal loops are compiled without ``fastmath`` flags: the symmetric
+rank-two update of A then gives ``A[r, j]`` and ``A[j, r]`` the same bits.
+The dual loop takes the flags of the other dual loops
+(:data:`perceptrons._loops._common.FASTMATH`): its O(q²) products with D
+vectorise (the same bits on every run of a machine).
 """
 
 import numpy as np
 from numba import njit
 
+from ._common import FASTMATH
 from .hypotheses import problem_sign
 from .matrix_rows import (
     grow_cols,
@@ -269,7 +273,7 @@ def ho_implicit_epoch(X_data, X_indices, X_indptr, targets, order, c, p,
 
 
 # ------------------------------------------------------------------- dual
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def ho_dual_epoch(data, kernel, support, cache, targets, order, c, sparse,
                   coef, v_coef, matrix, counts, stats):
     """One pass of HO₂(c) in dual form over ``order`` (Sec. 2, 2)).
@@ -364,7 +368,7 @@ def ho_dual_epoch(data, kernel, support, cache, targets, order, c, sparse,
     return matrix
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def _add_matrix_part(D, slots, h, q, v_coef, coef, work):
     """``coef[slots[r]] = v_coef[slots[r]] + Σ (D h)_r`` over r < q.
 

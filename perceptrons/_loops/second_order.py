@@ -17,12 +17,14 @@ mistakes only.
   ``vᵀA⁻¹x = βᵀκ`` with ``κ`` the kernel values of x against them (from
   ``A⁻¹X = X(aI + XᵀX)⁻¹``); M is grown by bordering in O(k²) per mistake.
 
-Compiled without ``fastmath`` flags (see :mod:`perceptrons._loops.higher_order`).
+Flags as in :mod:`perceptrons._loops.higher_order`: none for the primal
+loop, :data:`perceptrons._loops._common.FASTMATH` for the dual one.
 """
 
 import numpy as np
 from numba import njit
 
+from ._common import FASTMATH
 from .hypotheses import problem_sign
 from .matrix_rows import (
     grow_cols,
@@ -108,7 +110,7 @@ def so_primal_epoch(X_data, X_indices, X_indptr, targets, order, A_inv, v, w,
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def so_dual_epoch(data, kernel, support, cache, targets, order, a, coef,
                   inverse, counts, stats):
     """One pass of the Second-order Perceptron in dual form.
