@@ -98,6 +98,11 @@ REPRODUCTIONS = (
         "pdm_panagiotakopoulos_tsampouka.md",
         "Panagiotakopoulos & Tsampouka 2011, Tables 1-2: PDM, PFM, PDM-succ "
         "and ROMMA against LIBLINEAR on Adult and Web"),
+    ReproductionEntry(
+        "higher-order", "perceptrons.experiments.reproduce_higher_order",
+        "higher_order_brotto_gentile_vitale.md",
+        "Brotto, Gentile & Vitale 2007, Tables 1-3 and Figure 2: HO_p(c), "
+        "sparse HO2, SO and FO on USPS, MNIST, Lymphoma, artificial data"),
 )
 
 

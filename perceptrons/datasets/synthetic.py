@@ -9,6 +9,9 @@
 * :func:`make_unit_circle`: the data of Shalev-Shwartz & Singer (2005),
   Sec. 5 and Fig. 3 (bottom): points on the unit circle with margin 0.15,
   then label noise or instance noise.
+* :func:`make_sparse_target`: the data of Brotto, Gentile & Vitale (2007),
+  Sec. 4 and Fig. 2: unit vectors of the cube [-1, 1]^500, a target with 50
+  relevant ±1 components, margin 0.005 by rejection, then label noise.
 
 Every generator is deterministic given ``random_state`` and draws its random
 numbers in a fixed order that does not depend on the noise levels, so the
@@ -22,7 +25,8 @@ import numpy as np
 from scipy import stats
 from sklearn.utils import check_random_state
 
-__all__ = ["make_khardon_wachman", "make_separable", "make_unit_circle"]
+__all__ = ["make_khardon_wachman", "make_separable", "make_sparse_target",
+           "make_unit_circle"]
 
 
 def _check_int(name, value, minimum):
@@ -416,4 +420,143 @@ def make_unit_circle(
 
     y = _flip(y, label_noise, rng)
     X += instance_noise * rng.standard_normal((n_samples, 2))
+    return X, y, u
+
+
+def _sample_until(n_samples, accepted, problem, condition):
+    """Rejection sampling: ``accepted(batch)`` draws ``batch`` candidates and
+    returns the rows that pass; the first ``n_samples`` rows kept, in
+    generation order. Raises ``ValueError`` ("<problem>: only ... satisfy
+    <condition>") after ``max(200 * n_samples, 10**6)`` candidates."""
+    batch = max(n_samples, 1000)
+    budget = max(200 * n_samples, 10**6)
+    chunks, n_kept, n_drawn = [], 0, 0
+    while n_kept < n_samples:
+        if n_drawn >= budget:
+            raise ValueError(
+                f"{problem}: only {n_kept} of {n_drawn} candidates satisfy "
+                f"{condition}; {n_samples} are needed."
+            )
+        kept = accepted(batch)
+        chunks.append(kept)
+        n_kept += kept.shape[0]
+        n_drawn += batch
+    return np.concatenate(chunks)[:n_samples]
+
+
+def make_sparse_target(
+    n_samples=2000,
+    n_features=500,
+    n_relevant=50,
+    margin=0.005,
+    noise=0.0,
+    random_state=None,
+):
+    r"""Sparse-target data of Brotto, Gentile & Vitale (2006), Sec. 4, Fig. 2.
+
+    The recipe of "Task 1 ... We also artificially generated two (moderately)
+    sparse learning problems":
+
+    1. the target :math:`u \in \{-1, 0, +1\}^{n}` has its first
+       ``n_relevant`` components drawn independently and uniformly in
+       :math:`\{-1, +1\}`, the others 0, and is then normalised
+       (:math:`\|u\|_2 = 1`);
+    2. each instance is drawn uniformly from :math:`[-1, +1]^{n}` and then
+       normalised (:math:`\|x\|_2 = 1`);
+    3. if :math:`|u \cdot x| < \gamma` (``margin``) the instance is rejected
+       and a new one drawn; otherwise its label is
+       :math:`\operatorname{sign}(u \cdot x)`;
+    4. each label is flipped independently with probability ``noise`` (the
+       paper's :math:`\eta`).
+
+    The paper used ``n_features=500``, ``n_relevant=50``, ``margin=0.005``,
+    ``noise`` 0 ("Artificial_{0,0}") and 0.1 ("Artificial_{0,1}"), and 1000
+    training plus 1000 test examples drawn from the same target: call this
+    with ``n_samples=2000`` and split the rows (the rows are i.i.d., so the
+    first 1000 and the last 1000 are two independent samples). The label
+    noise is applied to the test rows too, as the caption of Fig. 2 says.
+
+    Parameters
+    ----------
+    n_samples : int, default=2000
+        Number of examples returned (all of them passed the margin test).
+    n_features : int, default=500
+        Dimension n.
+    n_relevant : int, default=50
+        Number of non-zero components of the target, ``1 <= n_relevant <=
+        n_features``; they are the first ones.
+    margin : float, default=0.005
+        γ of the rejection test, ``0 <= margin < 1``.
+    noise : float, default=0.0
+        Label-flip probability η in [0, 1].
+    random_state : int, RandomState instance or None, default=None
+        Seed or generator, passed to :func:`sklearn.utils.check_random_state`.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features), float64
+        Instances of unit Euclidean norm.
+    y : ndarray of shape (n_samples,), int64
+        Labels in {-1, +1} (after noise).
+    u : ndarray of shape (n_features,), float64
+        The unit-norm target; ``y * (X @ u) >= margin`` on every row whose
+        label was not flipped.
+
+    Raises
+    ------
+    ValueError
+        On invalid arguments, or if fewer than ``n_samples`` candidates pass
+        the margin test among ``max(200 * n_samples, 10**6)`` drawn (a margin
+        far above the typical :math:`|u \cdot x| \approx 1/\sqrt{3n}`-scale
+        spread).
+
+    Notes
+    -----
+    Candidates are drawn in batches of ``max(n_samples, 1000)`` rows and kept
+    in generation order, which is the rejection sampling of the paper. The
+    random numbers are drawn in a fixed order (target, candidate batches,
+    then one uniform per kept row for the flips) whatever ``noise`` is, so
+    one ``random_state`` with different noise levels gives the same clean
+    data and target; the paper drew a new target per noise level, which is
+    a different ``random_state``.
+
+    References
+    ----------
+    C. Brotto, C. Gentile and F. Vitale. "On Higher-Order Perceptron
+    Algorithms". NIPS 2007 (Advances in Neural Information Processing Systems
+    20), Sec. 4 and Figure 2.
+
+    Examples
+    --------
+    >>> X, y, u = make_sparse_target(200, random_state=0)
+    >>> X.shape, bool(np.allclose(np.linalg.norm(X, axis=1), 1.0))
+    ((200, 500), True)
+    >>> int(np.count_nonzero(u)), bool(np.all(y * (X @ u) >= 0.005))
+    (50, True)
+    """
+    n_samples = _check_int("n_samples", n_samples, 1)
+    n_features = _check_int("n_features", n_features, 1)
+    n_relevant = _check_int("n_relevant", n_relevant, 1)
+    if n_relevant > n_features:
+        raise ValueError(
+            f"n_relevant must be <= n_features={n_features}, got {n_relevant!r}."
+        )
+    margin = _check_real("margin", margin, 0.0, 1.0, high_open=True)
+    noise = _check_real("noise", noise, 0.0, 1.0)
+    rng = check_random_state(random_state)
+
+    u = np.zeros(n_features)
+    u[:n_relevant] = np.where(rng.random_sample(n_relevant) < 0.5, -1.0, 1.0)
+    u /= math.sqrt(n_relevant)
+
+    def accepted(batch):
+        cand = rng.uniform(-1.0, 1.0, size=(batch, n_features))
+        norms = np.linalg.norm(cand, axis=1)
+        cand = cand[norms > 0] / norms[norms > 0, None]
+        return cand[np.abs(cand @ u) >= margin]
+
+    X = np.ascontiguousarray(_sample_until(
+        n_samples, accepted, f"margin={margin} is too large", "|u.x| >= margin"))
+    y = np.where(X @ u > 0, 1, -1).astype(np.int64)
+    y = _flip(y, noise, rng)
     return X, y, u

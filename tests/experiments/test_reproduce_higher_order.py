@@ -1,0 +1,196 @@
+"""The Brotto, Gentile & Vitale (2007) reproduction, on tiny configurations."""
+
+import dataclasses
+import json
+import math
+
+import numpy as np
+import pytest
+
+from perceptrons.experiments import reproduce_higher_order as rh
+from perceptrons.experiments.options import RunOptions
+
+PNG = b"\x89PNG\r\n\x1a\n"
+GAMMA = 0.5
+
+
+def _digits():
+    """Three Gaussian blobs standing in for USPS: (X_train, y, X_test, y)."""
+    rng = np.random.RandomState(3)
+    centers = rng.normal(size=(3, 6)) * 1.5
+    y = rng.randint(0, 3, size=180)
+    X = centers[y] + rng.normal(size=(180, 6))
+    return X[:120], y[:120], X[120:], y[120:]
+
+
+TOY = rh.OcrSpec("USPS", "toy digits", gammas=(GAMMA,), degrees=(2,),
+                 so_a=(1.0,), load=_digits)
+TINY = dataclasses.replace(
+    rh.QUICK, ocr=(TOY,), ho_c=(0.4,), n_folds=3, art_seeds=(0,),
+    art_epochs=2, art_n_train=150, art_n_test=100, ps=(2, 4), cs=(0.0, 0.4),
+    lymphoma_splits=2, lymphoma_block=1, lymphoma_a=(1.0,))
+
+
+def _lymphoma_available():
+    try:
+        rh._load_lymphoma()
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ho")
+    res = rh.run(RunOptions(output_dir=out, quick=True, progress=False), TINY)
+    return out, res
+
+
+def _finite(x):
+    return isinstance(x, (int, float)) and math.isfinite(x)
+
+
+def test_files_and_status(tiny):
+    out, res = tiny
+    names = {p.name for p in res["files"]}
+    stem = TINY.stem
+    assert {f"{stem}.md", f"{stem}_results.json", f"{stem}_records.jsonl",
+            f"{stem}_table3_grid.csv", f"{stem}_fig2_eta0.png",
+            f"{stem}_fig2_eta0.1.png"} <= names
+    for p in res["files"]:
+        assert p.exists() and p.stat().st_size > 0
+        if p.suffix == ".png":
+            assert p.read_bytes()[:8] == PNG
+    assert all(r["status"] == "ok" for r in res["records"]
+               if r["task"]["dataset"] != "Lymphoma"), res["summary"][
+                   "failures"]
+    saved = json.loads((out / f"{stem}_results.json").read_text())
+    assert saved["table3"]["rows"] == json.loads(json.dumps(
+        res["summary"]["table3"]["rows"]))
+
+
+def test_fo_row_equals_a_direct_fit(tiny):
+    """The grid's FO cell is HO₂(0) fitted on the whole training set, and
+    makes the Perceptron's mistakes (unit rows in feature space)."""
+    import perceptrons
+
+    _, res = tiny
+    grid = res["summary"]["table3"]["grid"]
+    fo = next(r for r in grid if r["setting"] == "FO"
+              and r["kernel_name"] == "rbf")
+    Xtr, ytr, Xte, yte = _digits()
+    impl = rh.implementation()
+    est = rh.make_estimator({"algorithm": "FO"}, fo["kernel"], impl=impl)
+    est.fit(Xtr, ytr)
+    assert fo["train_corrections"] == rh.corrections(est, impl)
+    assert fo["test_error"] == pytest.approx(np.mean(est.predict(Xte) != yte))
+    ref = perceptrons.Perceptron(eta=1.0, theta_init=0.0, threshold_step=0.0,
+                                 max_iter=1, shuffle=False, kernel="rbf",
+                                 gamma=GAMMA).fit(Xtr, ytr)
+    assert fo["train_corrections"] == ref.n_updates_
+    assert fo["test_error"] == pytest.approx(np.mean(ref.predict(Xte) != yte))
+
+
+def test_table3_rows_are_consistent(tiny):
+    _, res = tiny
+    grid = res["summary"]["table3"]["grid"]
+    rows = res["summary"]["table3"]["rows"]
+    assert {r["algorithm"] for r in rows} == set(rh.TABLE3_ALGORITHMS)
+    assert len(rows) == 2 * len(rh.TABLE3_ALGORITHMS)  # two kernels
+    for r in grid:
+        assert r["n_folds_done"] == TINY.n_folds
+        assert 0 <= r["test_error"] <= 1 and 0 <= r["cv_error"] <= 1
+        assert isinstance(r["train_corrections"], int)
+        assert r["train_corrections"] > 0
+    for row in rows:
+        mine = [g for g in grid if g["algorithm"] == row["algorithm"]
+                and g["kernel_name"] == row["kernel_name"]]
+        assert row["cv_choice"]["cv_error"] == min(g["cv_error"]
+                                                   for g in mine)
+        assert row["test_best"]["test_error"] == min(g["test_error"]
+                                                     for g in mine)
+        assert row["paper"] is not None  # "USPS" has the paper's numbers
+    sparse = [g for g in grid if g["algorithm"] == "sparse HO2"]
+    if rh.implementation() == "estimators":
+        assert all(0 <= g["matrix_updates"] <= g["train_corrections"]
+                   for g in sparse)
+
+
+def test_figure2_curves(tiny):
+    from perceptrons.datasets.synthetic import make_sparse_target
+
+    _, res = tiny
+    curves = res["summary"]["figure2"]["curves"]
+    assert len(curves) == 2 * len(TINY.ps) * len(TINY.cs)
+    for c in curves:
+        assert len(c["updates"]) == len(c["test_error"]) == TINY.art_epochs
+        assert np.all(np.diff(c["updates"]) >= 0) and c["updates"][0] > 0
+        assert all(0 <= e <= 1 for e in c["test_error"])
+    # p = 2, c = 0 on unit rows is the Perceptron, epoch by epoch
+    import perceptrons
+
+    X, y, _ = make_sparse_target(250, noise=0.1, random_state=100)
+    ref = perceptrons.Perceptron(eta=1.0, theta_init=0.0, threshold_step=0.0,
+                                 shuffle=False)
+    counts = []
+    for _ in range(TINY.art_epochs):
+        ref.partial_fit(X[:150], y[:150], classes=[-1, 1])
+        counts.append(ref.n_updates_)
+    fo = next(c for c in curves if c["noise"] == 0.1 and c["p"] == 2
+              and c["c"] == 0.0)
+    assert fo["updates"] == counts
+    verdicts = res["summary"]["figure2"]["verdicts"]
+    assert len(verdicts) == 2 * len(TINY.ps)
+    assert all(0 <= v["test_le_epochs"] <= v["epochs"] for v in verdicts)
+
+
+def test_report_shows_the_numbers(tiny):
+    _, res = tiny
+    md = res["markdown"]
+    for section in ("## Readings of the paper used", "## Table 3",
+                    "## Figure 2", "## Table 1", "## Table 2: RCV1 (not run)",
+                    "Breast (ER+/ER−, 58 × 3389) is not in the data folder"):
+        assert section in md
+    fo = next(r for r in res["summary"]["table3"]["rows"]
+              if r["algorithm"] == "FO" and r["kernel_name"] == "rbf")
+    assert f"{100 * fo['test_best']['test_error']:.2f}" in md
+    assert "| FO | γ=0.5, FO |" in md
+    assert "1385" in md and "6.53" in md  # the paper's USPS Gaussian FO
+    if rh.implementation() == "stand-in":
+        assert "STAND-IN RUN" in md
+    else:
+        assert "STAND-IN" not in md
+
+
+@pytest.mark.skipif(not _lymphoma_available(), reason="no Lymphoma file")
+def test_lymphoma_table(tiny):
+    _, res = tiny
+    t1 = res["summary"]["table1"]["lymphoma"]
+    assert t1["n_splits"] == 2
+    cols = t1["columns"]
+    assert {"FO", "HO2", "HO4", "SO"} <= set(cols)
+    for col in cols.values():
+        assert _finite(col["updates"]) and col["updates"] > 0
+        assert 0 <= col["test_error"] <= 1 and col["n_splits"] == 2
+    assert cols["FO"]["setting"] == "HO2(0)"
+    note = res["summary"]["data"]["Lymphoma"]
+    assert note["n_positive"] == 46 and note["n_samples"] == 96
+
+
+def test_resume_runs_nothing_new(tiny, monkeypatch):
+    out, res = tiny
+    path = out / f"{TINY.stem}_records.jsonl"
+    before = path.read_text().count("\n")
+
+    def fail(task):
+        raise AssertionError(f"task run again: {task.params}")
+
+    monkeypatch.setattr(rh, "artificial_worker", fail)
+    monkeypatch.setattr(rh, "ocr_worker", fail)
+    monkeypatch.setattr(rh, "lymphoma_worker", fail)
+    again = rh.run(RunOptions(output_dir=out, quick=True, progress=False,
+                              resume=True), TINY)
+    assert again["summary"]["table3"]["rows"] == res["summary"]["table3"][
+        "rows"]
+    # only the data records of Lymphoma (reloaded) are appended again
+    assert path.read_text().count("\n") - before <= 1
