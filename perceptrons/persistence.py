@@ -13,9 +13,23 @@ A model file is a zip archive (numpy's ``.npz`` layout) that holds
     One member per array, in numpy's ``.npy`` format. Object arrays are
     never written, so the file loads with ``allow_pickle=False``.
 
+Format version 3 adds two optional header fields: ``preprocessing``, the
+scalers of a :class:`~sklearn.pipeline.Pipeline` ending in the estimator
+(``StandardScaler``, ``MaxAbsScaler``, ``Normalizer``: their parameters and
+fitted statistics), and ``input``, plain JSON data describing the input files
+(the command line keeps the CSV encoding and the svmlight indexing there).
+A file that needs neither is written as version 2.
+
 Loading never unpickles and never imports a class named in the file unless
-it is on a whitelist: the estimators of :mod:`perceptrons.registry` and a
-few small state holders such as :class:`~perceptrons.models._voted.VotedLog`.
+it is on a whitelist: the estimators of :mod:`perceptrons.registry`, the
+scalers above and a few small state holders such as
+:class:`~perceptrons.models._voted.VotedLog`. What it loads is checked before
+it is returned: the header is at most :data:`MAX_HEADER_BYTES`, every array
+member decompresses to the size its manifest entry declares, the parameters
+satisfy the estimator's constraints, and the fitted state has the types and
+shapes prediction needs (``classes_``, ``n_features_in_``, ``coef_``,
+``intercept_``, the scalers' statistics) and predicts one row. Anything else
+is refused with one :class:`ValueError` naming the file.
 
 A model file holds the model and nothing else: the attributes the class
 declares in ``_model_state`` (what prediction and ``partial_fit`` need),
@@ -49,7 +63,7 @@ shared again after loading. Floats round-trip exactly (JSON numbers are
 written with ``repr``), so predictions after loading are identical bit for
 bit and ``partial_fit`` continues exactly where it stopped.
 
-Version policy: a reader reads its own :data:`FORMAT_VERSION`. A newer
+Version policy: a reader reads versions 2 to :data:`FORMAT_VERSION`. A newer
 file is refused with a message asking for an upgrade; a version-1 file
 (which saved every attribute, training scratch included) is refused with a
 message saying to refit and save again.
@@ -67,17 +81,40 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "load_model", "save_model"]
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "MAX_HEADER_BYTES", "load_model",
+           "read_header", "save_model"]
 
 #: ``"format"`` field of the header.
 FORMAT_NAME = "perceptrons-model"
 #: Newest format version this module writes and reads.
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+#: Oldest format version it reads (version 2 has no preprocessing/input).
+_OLDEST_READ = 2
+#: Largest ``header.json`` read: parameters and state nodes, never arrays.
+MAX_HEADER_BYTES = 8 * 2**20
+# An array member may exceed its declared data by its .npy header only.
+_NPY_HEADER_SLACK = 1 << 16
 
 _HEADER = "header.json"
 # Classes whose __dict__ may be saved, besides those declaring
 # ``_persistence_state = True`` in a ``perceptrons.*`` module.
 _STATE_CLASSES = ("perceptrons.models._voted.VotedLog",)
+# Scalers a saved Pipeline may hold before its estimator, with their fitted
+# statistics (what transform needs).
+_PREPROCESSORS = {
+    "sklearn.preprocessing.StandardScaler": (
+        "n_features_in_", "n_samples_seen_", "mean_", "var_", "scale_"),
+    "sklearn.preprocessing.MaxAbsScaler": (
+        "n_features_in_", "n_samples_seen_", "max_abs_", "scale_"),
+    "sklearn.preprocessing.Normalizer": ("n_features_in_",),
+}
+
+
+def _preprocessor_classes():
+    import sklearn.preprocessing
+
+    return {name: getattr(sklearn.preprocessing, name.rpartition(".")[2])
+            for name in _PREPROCESSORS}
 
 
 # ---------------------------------------------------------------- registry
@@ -271,24 +308,58 @@ def _float_to_json(x):
 
 
 # ---------------------------------------------------------------- saving
-def save_model(estimator, path):
+def _split_pipeline(model):
+    """``(scalers, estimator)`` of a model; TypeError if it cannot be saved."""
+    registry = estimator_registry()
+    steps = [("model", model)]
+    if type(model).__name__ == "Pipeline" and hasattr(model, "steps"):
+        steps = list(model.steps)
+    *before, (_, estimator) = steps
+    names = [n for n, c in registry.items() if type(estimator) is c]
+    if not names:
+        raise TypeError(
+            f"cannot save an estimator of type {type(estimator).__name__}: "
+            f"only {', '.join(sorted(registry))} can be saved, alone or at "
+            "the end of a Pipeline of scalers")
+    classes = {cls: name for name, cls in _preprocessor_classes().items()}
+    for step, scaler in before:
+        if type(scaler) not in classes:
+            raise TypeError(
+                f"cannot save pipeline step {step!r} of type "
+                f"{type(scaler).__name__}: only {', '.join(sorted(classes.values()))}"
+                " can precede the estimator")
+    return [(step, classes[type(scaler)], scaler)
+            for step, scaler in before], names[0], estimator
+
+
+def save_model(estimator, path, *, input_schema=None):
     """Write a fitted (or unfitted) estimator to ``path``.
 
     Parameters
     ----------
-    estimator : estimator
-        An instance of a public ``perceptrons`` estimator class.
+    estimator : estimator or Pipeline
+        An instance of a public ``perceptrons`` estimator class, or a
+        :class:`~sklearn.pipeline.Pipeline` of ``StandardScaler``,
+        ``MaxAbsScaler`` or ``Normalizer`` steps ending in one.
     path : str or path-like
         Destination file; ``.npz`` is the conventional suffix. The file is
         written to a temporary name and renamed, so an existing file is
         never left half-written.
+    input_schema : dict, default=None
+        JSON data saved with the model and returned by
+        ``load_model(path, return_input_schema=True)``: how input files are
+        read (the command line saves the CSV encoding or the svmlight
+        indexing here).
 
     Raises
     ------
     TypeError
-        If the estimator's class is not a public perceptrons estimator, or
-        one of its parameters or attributes has a type the format cannot
-        store (the message names it).
+        If the estimator's class is not a public perceptrons estimator (or a
+        Pipeline step not a supported scaler), or one of its parameters or
+        attributes has a type the format cannot store (the message names
+        it), or ``input_schema`` is not JSON data.
+    OSError
+        If the file cannot be written; the message names ``path``.
 
     See Also
     --------
@@ -308,52 +379,77 @@ def save_model(estimator, path):
     """
     import perceptrons
 
-    registry = estimator_registry()
-    names = [n for n, c in registry.items() if type(estimator) is c]
-    if not names:
-        raise TypeError(
-            f"cannot save an estimator of type {type(estimator).__name__}: "
-            f"only {', '.join(sorted(registry))} can be saved")
+    scalers, name, estimator = _split_pipeline(estimator)
     enc = _Encoder()
-    params = estimator.get_params(deep=False)
-    params_node = {k: enc.encode(v, f"parameter {k!r}")
-                   for k, v in params.items()}
-    attrs = model_state(estimator)
-    attrs_node = {k: enc.encode(v, f"attribute {k!r}")
-                  for k, v in attrs.items()}
+
+    def encode_step(obj, names, what):
+        params = {k: enc.encode(v, f"{what}parameter {k!r}")
+                  for k, v in obj.get_params(deep=False).items()}
+        attrs = {k: enc.encode(vars(obj)[k], f"{what}attribute {k!r}")
+                 for k in names if k in vars(obj)}
+        return params, attrs
+
+    params_node, attrs_node = encode_step(
+        estimator, type(estimator)._model_state, "")
+    preprocessing = []
+    for step, cls_name, scaler in scalers:
+        params, attrs = encode_step(scaler, _PREPROCESSORS[cls_name],
+                                    f"step {step!r} ")
+        preprocessing.append({"name": step, "class": cls_name,
+                              "params": params, "attributes": attrs})
     header = {
         "format": FORMAT_NAME,
-        "format_version": FORMAT_VERSION,
+        "format_version": FORMAT_VERSION if preprocessing or (
+            input_schema is not None) else _OLDEST_READ,
         "perceptrons_version": perceptrons.__version__,
         "numpy_version": np.__version__,
-        "estimator": names[0],
+        "estimator": name,
         "params": params_node,
         "attributes": attrs_node,
         "arrays": {k: {"dtype": a.dtype.str, "shape": list(a.shape)}
                    for k, a in enc.arrays.items()},
     }
-    payload = json.dumps(header, indent=1, allow_nan=False).encode("utf-8")
-
-    path = Path(os.fspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
-                               dir=path.parent)
+    if preprocessing:
+        header["preprocessing"] = preprocessing
+    if input_schema is not None:
+        header["input"] = input_schema
     try:
+        payload = json.dumps(header, indent=1, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"cannot save input_schema: not JSON data ({exc})") \
+            from exc
+    _write_zip(Path(os.fspath(path)), payload.encode("utf-8"), enc.arrays)
+
+
+def _write_zip(path, header, arrays):
+    """The model archive, written to a temporary name and renamed; an
+    OSError names ``path``, never the temporary name."""
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
+                                   dir=path.parent)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
         with os.fdopen(fd, "wb") as fh, zipfile.ZipFile(
                 fh, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-            zf.writestr(_HEADER, payload)
-            for key, arr in enc.arrays.items():
+            zf.writestr(_HEADER, header)
+            for key, arr in arrays.items():
                 buf = io.BytesIO()
                 np.lib.format.write_array(buf, arr, allow_pickle=False)
                 zf.writestr(f"{key}.npy", buf.getvalue())
         os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+    except BaseException as exc:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        if isinstance(exc, OSError):
+            error = OSError(f"cannot write the model file {str(path)!r}: "
+                            f"{exc.strerror or exc}")
+            error.errno = exc.errno
+            raise error from exc
         raise
 
 
@@ -371,10 +467,15 @@ class _Decoder:
             raise ValueError(f"array {key!r} is not in the header's manifest")
         if key not in self._npz.files:
             raise ValueError(f"array member {key}.npy is missing")
+        spec = self._manifest[key]
+        declared = _declared_nbytes(spec, key)
+        size = self._npz.zip.getinfo(f"{key}.npy").file_size
+        if size > declared + _NPY_HEADER_SLACK:
+            raise ValueError(f"array member {key}.npy holds {size} bytes, "
+                             f"more than its manifest entry declares")
         arr = self._npz[key]
         if not isinstance(arr, np.ndarray):
             raise ValueError(f"member {key} is not a .npy array")
-        spec = self._manifest[key]
         if (arr.dtype.str != spec.get("dtype")
                 or list(arr.shape) != spec.get("shape")):
             raise ValueError(
@@ -484,6 +585,21 @@ class _Decoder:
         return mat
 
 
+def _declared_nbytes(spec, key):
+    """The data size a manifest entry declares; ValueError if malformed."""
+    shape = spec.get("shape") if isinstance(spec, dict) else None
+    if not (isinstance(shape, list)
+            and all(type(n) is int and n >= 0 for n in shape)):
+        raise ValueError(f"array {key}: bad manifest shape {shape!r:.80}")
+    try:
+        dtype = np.dtype(spec.get("dtype"))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"array {key}: bad manifest dtype") from exc
+    if dtype.hasobject:
+        raise ValueError(f"array {key}: object arrays are never loaded")
+    return dtype.itemsize * math.prod(shape)
+
+
 def _fail(path, why):
     return ValueError(f"{os.fspath(path)!s} is not a valid perceptrons model "
                       f"file: {why}")
@@ -516,7 +632,14 @@ def read_header(path):
                 raise _fail(path, "no header.json member (a plain .npz or "
                                   "another zip archive, not written by "
                                   "perceptrons.persistence.save_model)")
-            raw = zf.read(_HEADER)
+            size = zf.getinfo(_HEADER).file_size
+            if size > MAX_HEADER_BYTES:
+                raise _fail(path, f"header.json is {size} bytes, over the "
+                                  f"limit of {MAX_HEADER_BYTES}")
+            with zf.open(_HEADER) as fh:
+                raw = fh.read(MAX_HEADER_BYTES + 1)
+            if len(raw) > MAX_HEADER_BYTES:
+                raise _fail(path, "header.json is over the size limit")
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError,
             RuntimeError, NotImplementedError) as exc:
         if isinstance(exc, FileNotFoundError):
@@ -537,12 +660,13 @@ def read_header(path):
     version = header.get("format_version")
     if type(version) is not int or version < 1:
         raise _fail(path, f"bad format_version {version!r}")
-    if version < FORMAT_VERSION:
+    if version < _OLDEST_READ:
         raise ValueError(
             f"{str(path)} uses perceptrons model format version {version} "
             f"(written by perceptrons {header.get('perceptrons_version', '?')}"
             "), which saved training scratch with the model; this "
-            f"perceptrons reads version {FORMAT_VERSION} only: refit the "
+            f"perceptrons reads versions {_OLDEST_READ} to {FORMAT_VERSION}: "
+            "refit the "
             "model on its training data and save it again (perceptrons "
             "train ... -o MODEL)")
     if version > FORMAT_VERSION:
@@ -554,21 +678,27 @@ def read_header(path):
     return header
 
 
-def load_model(path):
+def load_model(path, *, return_input_schema=False):
     """Load an estimator written by :func:`save_model`.
 
     The file is read with ``numpy.load(..., allow_pickle=False)``; nothing
-    in it can execute code.
+    in it can execute code. The parameters and the fitted state are checked
+    before the estimator is returned (see the module docstring).
 
     Parameters
     ----------
     path : str or path-like
+    return_input_schema : bool, default=False
+        Also return the ``input_schema`` saved with the model (None if
+        none was).
 
     Returns
     -------
-    estimator
+    estimator or Pipeline
         A new instance of the saved class with the saved parameters and
-        fitted state.
+        fitted state; a :class:`~sklearn.pipeline.Pipeline` if scalers were
+        saved before it.
+    input_schema : dict or None, only if ``return_input_schema``
 
     Raises
     ------
@@ -576,9 +706,10 @@ def load_model(path):
         If ``path`` does not exist.
     ValueError
         If the file is not a perceptrons model (a foreign ``.npz``, a text
-        file), is truncated or corrupt (bad JSON, missing or mistyped
-        arrays), names a class outside the whitelist, or was written in a
-        newer format version.
+        file), is truncated or corrupt (bad JSON, missing, mistyped or
+        oversized members), names a class outside the whitelist, holds
+        parameters outside the estimator's constraints or a fitted state of
+        the wrong types or shapes, or was written in a newer format version.
     """
     header = read_header(path)
     registry = estimator_registry()
@@ -586,41 +717,146 @@ def load_model(path):
     if not isinstance(name, str) or name not in registry:
         raise _fail(path, f"estimator class {name!r:.80} is not one of "
                           f"{', '.join(sorted(registry))}")
-    cls = registry[name]
+    steps = header.get("preprocessing", [])
+    if not isinstance(steps, list) or not all(
+            isinstance(step, dict) and type(step.get("name")) is str
+            for step in steps):
+        raise _fail(path, "preprocessing must be a list of named steps")
     try:
         npz = np.load(os.fspath(path), allow_pickle=False)
-    except (OSError, ValueError, EOFError) as exc:
+    except (OSError, ValueError, EOFError, NotImplementedError) as exc:
         raise _fail(path, f"cannot open the arrays ({exc})") from exc
     try:
         with npz:
             manifest = header.get("arrays")
-            params = header.get("params")
-            attrs = header.get("attributes")
-            if not all(isinstance(d, dict) for d in (manifest, params, attrs)):
+            if not isinstance(manifest, dict):
                 raise ValueError("header lacks params/attributes/arrays")
             dec = _Decoder(npz, manifest)
-            values = {k: dec.decode(v, f"parameter {k!r}")
-                      for k, v in params.items()}
-            state = {k: dec.decode(v, f"attribute {k!r}")
-                     for k, v in attrs.items()}
+            classes = _preprocessor_classes()
+            pipeline = []
+            for step in steps:
+                if step.get("class") not in classes:
+                    raise ValueError(f"preprocessing class "
+                                     f"{step.get('class')!r:.80} is not one "
+                                     f"of {', '.join(sorted(classes))}")
+                cls = classes[step["class"]]
+                pipeline.append((step["name"], _build(
+                    dec, cls, step, _PREPROCESSORS[step["class"]],
+                    f"step {step['name']!r} ")))
+            estimator = _build(dec, registry[name], header,
+                               registry[name]._model_state, "")
     except ValueError as exc:
         raise _fail(path, str(exc)) from exc
     except (KeyError, TypeError, IndexError, AttributeError, OSError,
-            EOFError, RecursionError, zipfile.BadZipFile,
-            zlib.error) as exc:
+            EOFError, RecursionError, NotImplementedError, MemoryError,
+            zipfile.BadZipFile, zlib.error) as exc:
         raise _fail(path, f"corrupt content ({type(exc).__name__}: {exc})") \
             from exc
-    estimator = cls()
-    known = estimator.get_params(deep=False)
+    model = estimator
+    if pipeline:
+        from sklearn.pipeline import Pipeline
+
+        try:
+            model = Pipeline([*pipeline, ("model", estimator)])
+        except (TypeError, ValueError) as exc:
+            raise _fail(path, f"bad preprocessing steps ({exc})") from exc
+    try:
+        _check_fitted(model, estimator, [s for _, s in pipeline])
+    except ValueError as exc:
+        raise _fail(path, str(exc)) from exc
+    if return_input_schema:
+        return model, header.get("input")
+    return model
+
+
+def _build(dec, cls, node, declared, what):
+    """An instance of ``cls`` with the node's parameters and state."""
+    params, attrs = node.get("params"), node.get("attributes")
+    if not all(isinstance(d, dict) for d in (params, attrs)):
+        raise ValueError(f"{what}header lacks params/attributes/arrays")
+    values = {k: dec.decode(v, f"{what}parameter {k!r}")
+              for k, v in params.items()}
+    state = {k: dec.decode(v, f"{what}attribute {k!r}")
+             for k, v in attrs.items()}
+    obj = cls()
+    known = obj.get_params(deep=False)
     unknown = set(values) - set(known)
     if unknown:
-        raise _fail(path, f"parameters {sorted(unknown)} are not parameters "
-                          f"of {cls.__name__} in this version")
-    estimator.set_params(**values)
-    declared = set(cls._model_state)
+        raise ValueError(f"{what}parameters {sorted(unknown)} are not "
+                         f"parameters of {cls.__name__} in this version")
+    obj.set_params(**values)
+    try:
+        obj._validate_params()  # the class's declared constraints
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{what}invalid parameter: {exc}") from exc
     for key, value in state.items():
         if key not in declared:
-            raise _fail(path, f"attribute {key!r:.40} is not part of the "
-                              f"fitted state of {cls.__name__}")
-        setattr(estimator, key, value)
-    return estimator
+            raise ValueError(f"{what}attribute {key!r:.40} is not part of "
+                             f"the fitted state of {cls.__name__}")
+        setattr(obj, key, value)
+    return obj
+
+
+def _check_fitted(model, estimator, scalers):
+    """ValueError unless the fitted state can predict: the types and shapes
+    of what every model shares, then one all-zero row through ``model``."""
+    state = vars(estimator)
+    if "classes_" not in state and "n_features_in_" not in state:
+        return  # an unfitted estimator
+    classes = state.get("classes_")
+    if not (isinstance(classes, np.ndarray) and classes.ndim == 1
+            and classes.size >= 1 and classes.dtype.kind in "biufUO"
+            and np.unique(classes).size == classes.size):
+        raise ValueError("classes_ must be a 1-d array of distinct labels, "
+                         f"got {classes!r:.80}")
+    n = state.get("n_features_in_")
+    if isinstance(n, (bool, np.bool_)) or not isinstance(
+            n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n_features_in_ must be a positive integer, got "
+                         f"{n!r:.80}")
+    coef = state.get("coef_")
+    rows = {1, classes.size}
+    if coef is not None and not (
+            isinstance(coef, np.ndarray) and coef.dtype.kind == "f"
+            and coef.ndim == 2 and coef.shape[1] == n
+            and coef.shape[0] in rows):
+        raise ValueError(f"coef_ must be a float array of shape (1 or "
+                         f"{classes.size}, {n}), got "
+                         f"{getattr(coef, 'shape', type(coef).__name__)}")
+    intercept = state.get("intercept_")
+    if intercept is not None and not (
+            isinstance(intercept, np.ndarray) and intercept.ndim == 1
+            and intercept.dtype.kind == "f"
+            and intercept.shape[0] in (rows if coef is None
+                                       else {coef.shape[0]})):
+        raise ValueError("intercept_ must be a float array with one entry "
+                         "per row of coef_")
+    for scaler in scalers:
+        _check_scaler(scaler, n)
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pred = model.predict(np.zeros((1, n)))
+    except Exception as exc:  # noqa: BLE001 - any failure means bad state
+        raise ValueError(f"the saved state cannot predict ("
+                         f"{type(exc).__name__}: {exc})") from exc
+    if np.shape(pred) != (1,) or not np.isin(pred, classes).all():
+        raise ValueError("the saved state predicts labels outside classes_")
+
+
+def _check_scaler(scaler, n):
+    state = vars(scaler)
+    if state.get("n_features_in_") != n or type(
+            state.get("n_features_in_")) is bool:
+        raise ValueError(f"scaler {type(scaler).__name__} was fitted on "
+                         f"{state.get('n_features_in_')!r:.40} features, "
+                         f"the estimator on {n}")
+    for key in ("mean_", "var_", "scale_", "max_abs_"):
+        value = state.get(key)
+        if value is not None and not (
+                isinstance(value, np.ndarray) and value.shape == (n,)
+                and value.dtype.kind == "f"):
+            raise ValueError(f"{type(scaler).__name__}.{key} must be a "
+                             f"float array of {n} values")

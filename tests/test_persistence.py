@@ -199,7 +199,7 @@ def test_header_contents(tmp_path):
         header = json.loads(zf.read("header.json"))
         members = set(zf.namelist())
     assert header["format"] == FORMAT_NAME
-    assert header["format_version"] == FORMAT_VERSION == 2
+    assert header["format_version"] == 2 and FORMAT_VERSION == 3  # plain: 2
     assert header["perceptrons_version"] == perceptrons.__version__
     assert header["estimator"] == "perceptrons.Perceptron"
     assert header["params"]["eta"] == {"type": "float", "value": 0.1}
@@ -449,5 +449,89 @@ def test_ten_class_model_file_is_small(tmp_path, name):
         est.fit(X, y)
     path = tmp_path / "model.npz"
     save_model(est, path)
-    assert path.stat().st_size < 8 * 1024, path.stat().st_size
+    # a few KiB: the averaged hypothesis keeps three 10 x 20 weight
+    # matrices (coef_, the current and the accumulated weights)
+    assert path.stat().st_size < 12 * 1024, path.stat().st_size
     np.testing.assert_array_equal(load_model(path).predict(X), est.predict(X))
+
+
+# ----------------------------------------------------------------- format 3
+@pytest.mark.parametrize("scaler", ["StandardScaler", "MaxAbsScaler",
+                                    "Normalizer"])
+def test_pipeline_of_scalers_and_input_schema_roundtrip(tmp_path, scaler):
+    import sklearn.preprocessing
+    from sklearn.pipeline import Pipeline
+
+    X, y = _data(3)
+    pipe = Pipeline([("scale", getattr(sklearn.preprocessing, scaler)()),
+                     ("model", Perceptron(max_iter=2, random_state=0))])
+    pipe.fit(X, y)
+    schema = {"format": "svmlight", "zero_based": False, "n_features": 6}
+    save_model(pipe, tmp_path / "p.npz", input_schema=schema)
+    assert read_header(tmp_path / "p.npz")["format_version"] == 3
+    loaded, saved = load_model(tmp_path / "p.npz", return_input_schema=True)
+    assert saved == schema
+    assert type(loaded[0]).__name__ == scaler
+    assert_state_equal(_state(loaded[-1]), _state(pipe[-1]))
+    np.testing.assert_array_equal(loaded.predict(X), pipe.predict(X))
+    np.testing.assert_array_equal(loaded[0].transform(X),
+                                  pipe[0].transform(X))
+
+
+def test_pipeline_steps_must_be_scalers(tmp_path):
+    from sklearn.decomposition import PCA
+    from sklearn.pipeline import Pipeline
+
+    X, y = _data(2)
+    pipe = Pipeline([("pca", PCA(2)), ("model", Perceptron(max_iter=1))])
+    with pytest.raises(TypeError, match="'pca' of type PCA"):
+        save_model(pipe.fit(X, y), tmp_path / "p.npz")
+    with pytest.raises(TypeError, match="input_schema"):
+        save_model(Perceptron(), tmp_path / "q.npz",
+                   input_schema={"x": object()})
+
+
+def test_parameters_checked_against_constraints(good_file, tmp_path):
+    bad = _rewrite(good_file, tmp_path / "eta.npz",
+                   header=lambda h: h["params"].update(
+                       eta={"type": "float", "value": -5}))
+    with pytest.raises(ValueError, match="invalid parameter.*'eta'"):
+        load_model(bad)
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda h: h["attributes"].update(classes_={"type": "none"}),
+     "classes_ must be"),
+    (lambda h: h["attributes"].update(
+        n_features_in_={"type": "str", "value": "6"}), "n_features_in_"),
+    (lambda h: h["attributes"].update(
+        n_features_in_={"type": "int", "value": 7}), "coef_ must be"),
+])
+def test_fitted_state_types_and_shapes_checked(good_file, tmp_path, edit,
+                                               words):
+    bad = _rewrite(good_file, tmp_path / "s.npz", header=edit)
+    with pytest.raises(ValueError, match=words):
+        load_model(bad)
+
+
+def test_oversized_members_refused(good_file, tmp_path):
+    header = read_header(good_file)
+    key = header["attributes"]["coef_"]["key"]
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, np.zeros(200_000))
+    bad = _rewrite(good_file, tmp_path / "big.npz",
+                   replace={f"{key}.npy": buf.getvalue()})
+    with pytest.raises(ValueError, match="more than its manifest entry"):
+        load_model(bad)
+    big = tmp_path / "bomb.npz"
+    with zipfile.ZipFile(big, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("header.json", b" " * (9 * 2**20))
+    with pytest.raises(ValueError, match="over the limit"):
+        load_model(big)
+
+
+def test_save_error_names_the_path(tmp_path):
+    target = tmp_path / "missing-dir" / "m.npz"
+    with pytest.raises(OSError) as err:
+        save_model(Perceptron(), target)
+    assert str(target) in str(err.value) and ".tmp" not in str(err.value)

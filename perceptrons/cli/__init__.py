@@ -15,6 +15,7 @@ options) end with one line ``perceptrons: error: ...`` on stderr and exit
 status 2, without a traceback.
 """
 
+import os
 import sys
 
 from .options import CLIError
@@ -33,12 +34,19 @@ def main(argv=None):
         Arguments without the program name (default: ``sys.argv[1:]``).
     """
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # Leftover --NAME VALUE pairs are estimator parameters of train and
+    # evaluate, checked against the chosen model's get_params.
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command not in _MODEL_COMMANDS:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    args.extra = extra
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
     try:
         return args.func(args)
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
     except CLIError as exc:
         return _error(str(exc))
     except FileNotFoundError as exc:
@@ -49,6 +57,20 @@ def main(argv=None):
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+
+
+_MODEL_COMMANDS = ("train", "evaluate")
+
+
+def _quiet_broken_pipe():
+    """The reader of stdout has gone (``| head``): stop quietly, as Unix
+    tools do, with the status of SIGPIPE."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # no second error at exit
+    except (OSError, ValueError, AttributeError):
+        pass
+    return 141
 
 
 def _error(message):

@@ -13,9 +13,9 @@ import sys
 import time
 
 from .. import registry
-from .options import (CLIError, build_estimator, data_format,
-                      estimator_params, load_data, model_name,
-                      registry_entry)
+from .options import (CLIError, build_estimator, check_output,
+                      estimator_params, flag_of, load_data, load_new_data,
+                      make_scaler, model_name, registry_entry)
 
 __all__ = ["demo", "evaluate", "models", "predict", "reproduce", "train"]
 
@@ -43,18 +43,41 @@ def _print_report(markdown, files, start):
           f"{time.perf_counter() - start:.1f} s", file=sys.stderr)
 
 
+def _final(model):
+    """The estimator at the end of a model (itself, or a Pipeline's last)."""
+    return model.steps[-1][1] if hasattr(model, "steps") else model
+
+
+def _note(lines):
+    for line in lines:
+        print(f"note: {line}", file=sys.stderr)
+
+
 def train(args):
+    import scipy.sparse as sp
+
     from ..persistence import save_model
 
+    check_output(args.output, "model file")
     est = build_estimator(args)
-    X, y = load_data(args)
+    data = load_data(args)
+    X, y = data.X, data.y
+    model = est
+    if args.scale != "none":
+        from sklearn.pipeline import Pipeline
+
+        model = Pipeline([("scale", make_scaler(args.scale, sp.issparse(X))),
+                          ("model", est)])
     start = time.perf_counter()
-    est.fit(X, y)
+    model.fit(X, y)
     seconds = time.perf_counter() - start
-    save_model(est, args.output)
-    print(f"model:      {_describe_model(est, args)}")
+    save_model(model, args.output, input_schema=data.schema)
+    scaled = "" if args.scale == "none" else f"scale={args.scale}"
+    print(f"model:      {_describe_model(est, args, scaled)}")
     print(f"data:       {args.data}: {X.shape[0]} examples, {X.shape[1]} "
           f"features, {len(est.classes_)} classes")
+    for line in data.notes:
+        print(f"rows:       {line}")
     t = getattr(est, "t_", None)
     if hasattr(est, "n_mistakes_") and t:
         print(f"mistakes:   {est.n_mistakes_} online mistakes in {t} "
@@ -62,72 +85,116 @@ def train(args):
               f"({100 * est.n_mistakes_ / t:.2f}%)")
     if hasattr(est, "n_updates_"):
         print(f"updates:    {est.n_updates_}")
-    print(f"train acc:  {100 * est.score(X, y):.2f}%")
+    print(f"train acc:  {100 * model.score(X, y):.2f}%")
     print(f"time:       {seconds:.3f} s")
     print(f"saved:      {args.output}")
     return 0
 
 
-def predict(args):
-    from ..persistence import load_model
-
-    if not os.path.exists(args.model):
-        raise CLIError(f"no such model file: {args.model!r}")
-    est = load_model(args.model)
-    expected = getattr(est, "n_features_in_", None)
+def _read_for_model(args, model, schema):
+    """The data of ``args.data`` in the model's feature space."""
+    expected = getattr(_final(model), "n_features_in_", None)
     if expected is None:
         raise CLIError(f"{args.model!r} holds an unfitted model")
-    X, y = load_data(args)
-    if (X.shape[1] < expected
-            and data_format(args.data, args.format) == "svmlight"):
-        # an svmlight file need not mention the highest features
-        X, y = load_data(args, n_features=expected)
+    data = load_new_data(args, schema)
+    X = data.X
+    if X.shape[1] < expected and hasattr(X, "resize"):
+        X.resize((X.shape[0], expected))  # svmlight omits trailing features
     if X.shape[1] != expected:
         raise CLIError(
             f"{args.data!r} has {X.shape[1]} features but the model was "
             f"trained on {expected}")
-    pred = est.predict(X)
+    return data
+
+
+def _accuracy_note(pred, data, classes):
+    """The accuracy on the file's labels, or why there is none."""
+    import numpy as np
+
+    if data.y is None:
+        return "the file has no label column, so no accuracy"
+    pred = pred if data.labelled is None else pred[data.labelled]
+    y = data.y
+    if len(y) == 0:
+        return "no row has a label, so no accuracy"
+    unknown = ~np.isin(y, classes)
+    if unknown.any():
+        seen = ", ".join(repr(_format_label(v))
+                         for v in dict.fromkeys(y[unknown].tolist()))
+        known = ", ".join(repr(_format_label(v)) for v in classes[:10])
+        return (f"no accuracy: {int(unknown.sum())} labels in the file are "
+                f"not among the model's classes ({seen:.200}; the model "
+                f"knows {known})")
+    which = "" if len(y) == len(pred) else f" ({len(y)} labelled rows)"
+    return f"accuracy on the file's labels{which}: " \
+        f"{100 * np.mean(pred == y):.2f}%"
+
+
+def predict(args):
+    from ..persistence import load_model
+
+    check_output(args.output, "output file")
+    if not os.path.exists(args.model):
+        raise CLIError(f"no such model file: {args.model!r}")
+    model, schema = load_model(args.model, return_input_schema=True)
+    data = _read_for_model(args, model, schema)
+    pred = model.predict(data.X)
     lines = "".join(_format_label(v) + "\n" for v in pred)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write(lines)
     else:
         sys.stdout.write(lines)
+        sys.stdout.flush()
     if not args.quiet:
-        import numpy as np
-
+        _note(data.notes)
         note = f"{len(pred)} predictions"
         if args.output:
             note += f" written to {args.output}"
-        if np.isin(y, est.classes_).all():
-            note += ("; accuracy on the file's labels: "
-                     f"{100 * np.mean(pred == y):.2f}%")
+        note += "; " + _accuracy_note(pred, data, _final(model).classes_)
         print(note, file=sys.stderr)
     return 0
 
 
 def evaluate(args):
+    import scipy.sparse as sp
+
     from ..experiments.evaluation import cross_validate
 
     if not 0 < args.confidence < 1:
         raise CLIError("--confidence must be in (0, 1)")
+    check_output(args.json, "JSON file")
     est = build_estimator(args)
-    X, y = load_data(args)
-    res = cross_validate(est, X, y, n_splits=args.folds,
+    data = load_data(args)
+    X, y = data.X, data.y
+    model = est
+    if args.scale == "unit-norm":  # row by row: no statistic to leak
+        X = make_scaler(args.scale, sp.issparse(X)).fit_transform(X)
+    elif args.scale == "maxabs":
+        from sklearn.pipeline import Pipeline
+
+        model = Pipeline([("scale", make_scaler(args.scale, sp.issparse(X))),
+                          ("model", est)])
+    res = cross_validate(model, X, y, n_splits=args.folds,
                          random_state=args.seed, confidence=args.confidence,
-                         scale=args.scale)
-    scaled = "standardized" if args.scale else ""
+                         scale=args.scale == "standard")
+    scaled = {"none": "", "standard": "standardized"}.get(
+        args.scale, f"scale={args.scale}")
     print(f"model:    {_describe_model(est, args, scaled)}")
     print(f"data:     {args.data}: {X.shape[0]} examples, {X.shape[1]} "
           f"features")
+    for line in data.notes:
+        print(f"rows:     {line}")
     print(f"accuracy: {100 * res.mean:.2f}% ± {100 * res.ci_half_width:.2f} "
           f"({100 * res.confidence:g}% T-interval, {res.n_splits} folds; "
           f"[{100 * res.ci_low:.2f}, {100 * res.ci_high:.2f}])")
     print("folds:    " + " ".join(f"{100 * a:.1f}" for a in res.accuracies))
     rate = res.mean_mistake_rate
     print("online mistake rate: " + (
-        "n/a (the model does not count its mistakes)" if rate != rate
-        else f"{100 * rate:.2f}% (n_mistakes_ / t_, mean over folds)"))
+        f"{100 * rate:.2f}% (n_mistakes_ / t_, mean over folds)"
+        if rate == rate else "n/a (not counted with --scale maxabs)"
+        if model is not est else "n/a (the model does not count its "
+                                 "mistakes)"))
     if args.json:
         # standard JSON: NaN (no mistake rate) as null
         record = json.loads(json.dumps(res.to_dict()),
@@ -162,6 +229,12 @@ def reproduce(args):
     start = time.perf_counter()
     out = entry.load()(options)
     _print_report(out["markdown"], out["files"], start)
+    failed = [r for r in out.get("records", ())
+              if isinstance(r, dict) and r.get("status") == "error"]
+    if failed:
+        why = failed[0].get("result", {}).get("error", "an error")
+        raise CLIError(f"reproduce {entry.name}: {len(failed)} task(s) not "
+                       f"run, e.g. {why}")
     return 0
 
 
@@ -172,5 +245,5 @@ def models(args):
         print(f"{entry.name}  (perceptrons.{entry.class_name}): "
               f"{doc[0] if doc else ''}")
         for key, value in cls().get_params(deep=False).items():
-            print(f"    {key} = {value!r}")
+            print(f"    {key} = {value!r}    ({flag_of(key)})")
     return 0

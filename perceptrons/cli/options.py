@@ -5,13 +5,15 @@ Nothing here imports numba, scikit-learn or matplotlib at module level.
 """
 
 import argparse
+import codecs
 import json
 import os
 
 from .. import registry
 
-__all__ = ["CLIError", "MODEL_OPTIONS", "KERNEL_OPTIONS", "build_estimator",
-           "data_format", "estimator_params", "load_data", "model_name",
+__all__ = ["CLIError", "MODEL_OPTIONS", "KERNEL_OPTIONS", "SCALERS",
+           "build_estimator", "check_output", "data_format",
+           "estimator_params", "load_data", "load_new_data", "model_name",
            "registry_entry"]
 
 
@@ -36,6 +38,10 @@ def _word_or(convert, words, meaning, expected):
 float_or_auto = _word_or(float, ("auto",), "auto", "a number or 'auto'")
 int_or_none = _word_or(int, ("none", "inf", "infinity"), None,
                        "an integer or 'none'")
+label_column = _word_or(int, ("none",), None,
+                        "a column index or 'none' (no label column)")
+label_column_or_auto = _word_or(label_column, ("auto",), "auto",
+                                "a column index, 'none' or 'auto'")
 
 
 def number_or_str(text):
@@ -47,24 +53,66 @@ def number_or_str(text):
     return text
 
 
+def parse_value(text):
+    """A parameter value typed on the command line: JSON if it parses
+    (numbers, true/false, lists), None for none/null, else the text."""
+    if text.lower() in ("none", "null"):
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
 def key_value(text):
     if "=" not in text:
         raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
     key, value = text.split("=", 1)
-    if value.lower() in ("none", "null"):
-        return key.strip(), None
-    try:
-        return key.strip(), json.loads(value)
-    except ValueError:
-        return key.strip(), value
+    return key.strip(), parse_value(value)
 
+
+_DELIMITER_WORDS = {"tab": "\t", "space": " ", "comma": ",",
+                    "semicolon": ";"}
+
+
+def delimiter(text):
+    """One character, typed as itself, a backslash escape (``'\\t'``, as a
+    shell passes it) or a word (tab, space, comma, semicolon)."""
+    value = _DELIMITER_WORDS.get(text.lower())
+    if value is None:
+        try:
+            value = codecs.decode(text, "unicode_escape")
+        except UnicodeDecodeError:
+            value = text
+    if len(value) != 1:
+        raise argparse.ArgumentTypeError(
+            f"expected one character, an escape such as '\\t' or a word "
+            f"({', '.join(_DELIMITER_WORDS)}), got {text!r}")
+    return value
+
+
+def column_list(text):
+    """Comma-separated column indices (negative from the end)."""
+    try:
+        return [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected column indices such as 0 or 0,3, got {text!r}") \
+            from None
+
+
+def token_list(text):
+    """Comma-separated tokens (the missing-value markers)."""
+    return [part.strip() for part in text.split(",")]
 
 
 # ------------------------------------------------------------ model options
-# Estimator parameters set by a flag: (flag, add_argument keywords). Each
-# sets the parameter of its destination (--theta-init: theta_init); one not
-# given is absent from the parsed arguments, so the estimator keeps its
-# default (and alpha_bound can be set to None).
+# Estimator parameters set by a flag with its own help: (flag, add_argument
+# keywords). Each sets the parameter of its destination (--theta-init:
+# theta_init); one not given is absent from the parsed arguments, so the
+# estimator keeps its default (and alpha_bound can be set to None). Every
+# other parameter of the chosen model is accepted as --NAME VALUE (see
+# extra_params), so a new estimator's parameters need no line here.
 MODEL_OPTIONS = (
     ("--eta", dict(type=float, help="learning rate eta")),
     ("--theta-init", dict(type=float_or_auto, metavar="X|auto",
@@ -108,10 +156,34 @@ _FLAGS = {_parameter(flag, kw): flag
           for flag, kw in MODEL_OPTIONS + KERNEL_OPTIONS}
 
 
+def flag_of(parameter):
+    """The command-line flag that sets an estimator parameter."""
+    return _FLAGS.get(parameter, "--" + parameter.replace("_", "-"))
+
+
+def extra_params(tokens):
+    """``--NAME VALUE`` / ``--NAME=VALUE`` pairs the parser left over, as
+    ``{name: value}``: any estimator parameter without a flag of its own."""
+    params, rest = {}, list(tokens)
+    while rest:
+        token = rest.pop(0)
+        if not token.startswith("--") or len(token) < 3:
+            raise CLIError(f"unexpected argument {token!r}")
+        name, sep, value = token[2:].partition("=")
+        if not sep:
+            if not rest or rest[0].startswith("--"):
+                raise CLIError(f"option {token} needs a value "
+                               "(--NAME VALUE sets an estimator parameter)")
+            value = rest.pop(0)
+        params[name.replace("-", "_")] = parse_value(value)
+    return params
+
+
 def estimator_params(args):
     """The estimator parameters given on the command line, by name."""
     params = {name: getattr(args, name) for name in _FLAGS
               if hasattr(args, name)}
+    params.update(extra_params(getattr(args, "extra", ())))
     params.update(args.param or ())
     return params
 
@@ -137,11 +209,39 @@ def build_estimator(args):
     accepted = estimator.get_params(deep=False)
     for key in params:
         if key not in accepted:
-            flag = _FLAGS.get(key, "--param")
             raise CLIError(
-                f"model {entry.name!r} has no parameter {key!r} ({flag}); "
-                f"its parameters: {', '.join(sorted(accepted))}")
+                f"model {entry.name!r} has no parameter {key!r} "
+                f"({flag_of(key)}); its parameters: "
+                f"{', '.join(flag_of(k) for k in sorted(accepted))}")
     return estimator.set_params(**params)
+
+
+#: ``--scale`` choices and the scikit-learn scaler of each (None: none).
+SCALERS = ("none", "maxabs", "standard", "unit-norm")
+
+
+def make_scaler(kind, sparse):
+    """The scaler of ``--scale``; sparse input stays sparse (no centering)."""
+    from sklearn.preprocessing import MaxAbsScaler, Normalizer, StandardScaler
+
+    return {"maxabs": MaxAbsScaler, "unit-norm": Normalizer,
+            "standard": lambda: StandardScaler(with_mean=not sparse)}[kind]()
+
+
+def check_output(path, what):
+    """Refuse an output path that cannot be written, before any work."""
+    if path is None:
+        return
+    path = os.fspath(path)
+    parent = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise CLIError(f"{what} {path!r} is a directory")
+    if not os.path.isdir(parent):
+        raise CLIError(f"cannot write {what} {path!r}: no such directory "
+                       f"{os.path.dirname(path) or parent!r}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise CLIError(f"cannot write {what} {path!r}: the directory is not "
+                       "writable")
 
 
 # ------------------------------------------------------------ data
@@ -156,19 +256,142 @@ def data_format(path, fmt):
 
 
 _ZERO_BASED = {"auto": "auto", "yes": True, "no": False}
+#: Highest number of svmlight features accepted: a weight vector of 2^24
+#: float64 is 128 MiB, and a model holds several per class.
+MAX_FEATURES = 2 ** 24
 
 
-def load_data(args, n_features=None):
-    """Read X, y from ``args.data`` according to the data options."""
-    from ..datasets import load_csv, load_svmlight
+class Data:
+    """Rows read from a data file, with what the command reports.
 
-    path = args.data
+    Attributes
+    ----------
+    X, y : the matrix and the labels (None: the file has none)
+    schema : dict
+        How the file was read (saved in the model: :func:`load_new_data`
+        reads a later file the same way).
+    labelled : ndarray of bool or None
+        Rows with a label (``y`` has one entry per True); None: all.
+    notes : list of str
+        What was done to the rows, one line each.
+    """
+
+    def __init__(self, X, y, schema, labelled=None, notes=()):
+        self.X, self.y, self.schema = X, y, schema
+        self.labelled, self.notes = labelled, list(notes)
+
+
+def _existing(path):
     if not os.path.exists(path):
         raise CLIError(f"no such data file: {path!r}")
     if os.path.isdir(path):
         raise CLIError(f"{path!r} is a directory, not a data file")
-    if data_format(path, args.format) == "csv":
-        return load_csv(path, label_column=args.label_column,
-                        delimiter=args.delimiter)
-    return load_svmlight(path, n_features=n_features or args.n_features,
-                         zero_based=_ZERO_BASED[args.zero_based])
+
+
+def _lines(numbers, limit=5):
+    shown = ", ".join(str(n) for n in numbers[:limit])
+    return shown + (", ..." if len(numbers) > limit else "")
+
+
+def load_data(args):
+    """Read the training data of ``args.data``: X, y and the schema.
+
+    CSV: the encoding is fitted on this file (``--missing``,
+    ``--drop-columns``, ``--id-column``, ``--nominal-columns``); svmlight:
+    ``zero_based`` is decided here, once.
+    """
+    from ..datasets import load_csv, load_svmlight
+
+    _existing(args.data)
+    if data_format(args.data, args.format) == "svmlight":
+        X, y, info = load_svmlight(
+            args.data, n_features=args.n_features,
+            zero_based=_ZERO_BASED[args.zero_based],
+            max_features=args.max_features, return_info=True)
+        return Data(X, y, {"format": "svmlight",
+                           "zero_based": info.zero_based,
+                           "n_features": info.n_features})
+    if args.label_column is None:
+        raise CLIError("training data need a label column: --label-column "
+                       "none is for predict")
+    drop = list(args.drop_columns or ())
+    if args.id_column is not None:
+        drop.append(args.id_column)
+    X, y, info = load_csv(
+        args.data, label_column=args.label_column,
+        delimiter=args.delimiter or ",", missing=args.missing_values,
+        handle_missing=args.missing, drop_columns=drop,
+        nominal_columns=args.nominal_columns, return_info=True)
+    notes = []
+    dropped = list(info.dropped_lines)
+    if dropped:
+        keep = args.missing == "drop"
+        notes.append(
+            f"dropped {len(dropped)} of {len(dropped) + X.shape[0]} rows with "
+            f"{'a missing value' if keep else 'no label'} (lines "
+            f"{_lines(dropped)})"
+            + ("; --missing zero|mean|mode keeps them" if keep else ""))
+    if info.n_filled:
+        notes.append(f"filled the missing values of {info.n_filled} rows "
+                     f"(--missing {args.missing})")
+    return Data(X, y, info.schema.to_dict(), notes=notes)
+
+
+def load_new_data(args, schema):
+    """Read ``args.data`` for a model: as its training file was read.
+
+    ``schema`` is the one saved with the model (None for a model saved
+    from Python: then the file decides, and only the width is checked).
+    Every row of the file is kept.
+    """
+    from ..datasets import CSVSchema, load_csv, load_svmlight
+
+    _existing(args.data)
+    saved = schema.get("format") if isinstance(schema, dict) else None
+    fmt = args.format if args.format != "auto" else (
+        saved or data_format(args.data, "auto"))
+    if saved is not None and fmt != saved:
+        raise CLIError(f"the model was trained on {saved} data; "
+                       f"{args.data!r} is read as {fmt} (--format)")
+    if fmt == "svmlight":
+        zero_based = _ZERO_BASED[args.zero_based]
+        if saved and zero_based == "auto":
+            zero_based = schema.get("zero_based")
+            if type(zero_based) is not bool:
+                raise CLIError(f"{args.model!r}: bad saved svmlight schema")
+        X, y = load_svmlight(args.data, zero_based=zero_based,
+                             max_features=MAX_FEATURES)
+        return Data(X, y, schema)
+    if saved is None:
+        X, y = load_csv(args.data, label_column=_or(args.label_column, -1),
+                        delimiter=args.delimiter or ",")
+        return Data(X, y, schema)
+    try:
+        csv_schema = CSVSchema.from_dict(schema)
+    except ValueError as exc:
+        raise CLIError(f"{args.model!r} is not a valid perceptrons model "
+                       f"file: {exc}") from None
+    X, y, info = load_csv(args.data, label_column=args.label_column,
+                          delimiter=args.delimiter, schema=csv_schema,
+                          return_info=True)
+    notes = []
+    if info.n_filled:
+        how = csv_schema.handle_missing
+        fill = {"mean": "the training means and most frequent levels",
+                "mode": "the training's most frequent values"}.get(
+            how, f"0 and no level (trained with --missing {how})")
+        notes.append(f"{info.n_filled} rows have missing values, filled "
+                     f"with {fill}")
+    if info.unseen:
+        count = sum(sum(c.values()) for c in info.unseen.values())
+        detail = "; ".join(
+            f"column {k}: " + ", ".join(f"{v!r} x{n}" for v, n in
+                                        c.most_common(3))
+            for k, c in sorted(info.unseen.items()))
+        notes.append(f"{count} values were not seen in training ({detail}); "
+                     "encoded as all-zero indicators")
+    return Data(X, y, schema, labelled=info.labelled, notes=notes)
+
+
+def _or(value, default):
+    return default if value == "auto" else value

@@ -3,8 +3,8 @@
 import argparse
 
 from .. import registry
-from . import commands, texts
-from .options import KERNEL_OPTIONS, MODEL_OPTIONS, key_value
+from . import commands, options, texts
+from .options import KERNEL_OPTIONS, MODEL_OPTIONS, SCALERS, key_value
 
 __all__ = ["build_parser"]
 
@@ -12,20 +12,70 @@ _FORMATTER = argparse.RawDescriptionHelpFormatter
 _OUTPUT_DIR = "perceptrons_output"
 
 
-def _add_data_options(p, labels_note=""):
+# What --missing can do (perceptrons.datasets.HANDLE_MISSING, written out
+# so that `perceptrons --help` does not import numpy).
+_MISSING = ("drop", "zero", "mean", "mode", "error")
+
+
+def _add_data_options(p, for_model=False):
+    """The data options; ``for_model``: a file read for a saved model,
+    whose saved schema supplies what is not given."""
     g = p.add_argument_group("data options")
+    saved = " (default: as the model's training file)" if for_model else ""
     g.add_argument("--format", choices=("auto", "svmlight", "csv"),
                    default="auto",
-                   help="file format (default: auto, by file name)")
-    g.add_argument("--label-column", type=int, default=-1, metavar="N",
-                   help="CSV: index of the label column, negative from the "
-                        "end (default: -1)" + labels_note)
-    g.add_argument("--delimiter", default=",",
-                   help="CSV: field separator (default: ',')")
+                   help="file format" + (saved or " (default: auto, by "
+                                                   "file name)"))
+    if for_model:
+        g.add_argument("--label-column", type=options.label_column_or_auto,
+                       default="auto", metavar="N|none|auto",
+                       help="CSV: index of the label column, or 'none' "
+                            "(default: auto, the training file's, or none "
+                            "if the file has one column fewer); labels only "
+                            "serve the accuracy report")
+    else:
+        g.add_argument("--label-column", type=options.label_column,
+                       default=-1, metavar="N",
+                       help="CSV: index of the label column, negative from "
+                            "the end (default: -1)")
+    g.add_argument("--delimiter", type=options.delimiter, default=None,
+                   help="CSV: field separator, e.g. ';', '\\t' or tab "
+                        "(default: ','" + (", or the training file's)"
+                                           if for_model else ")"))
     g.add_argument("--zero-based", choices=("auto", "yes", "no"),
                    default="auto",
                    help="svmlight: whether feature indices start at 0 "
-                        "(default: auto; LIBSVM files are one-based: no)")
+                        + ("(default: as decided when training)" if for_model
+                           else "(default: auto, decided on this file and "
+                                "saved with the model; LIBSVM files are "
+                                "one-based: no)"))
+    if for_model:
+        return
+    g.add_argument("--missing", choices=_MISSING, default="drop",
+                   help="CSV: rows with a missing value: drop them (the "
+                        "default; reported), or keep them with the value "
+                        "replaced by 0 and no level (zero, as K&W), the "
+                        "column's mean or most frequent level (mean), or "
+                        "the most frequent value (mode); error: refuse")
+    g.add_argument("--missing-values", type=options.token_list,
+                   default=["?"], metavar="TOKENS",
+                   help="CSV: comma-separated tokens marking a missing "
+                        "value (default: ?; an empty field always is)")
+    g.add_argument("--drop-columns", type=options.column_list,
+                   metavar="N,N", help="CSV: columns to ignore")
+    g.add_argument("--id-column", type=int, metavar="N",
+                   help="CSV: an identifier column, ignored")
+    g.add_argument("--nominal-columns", type=options.column_list,
+                   metavar="N,N",
+                   help="CSV: columns to one-hot encode even if numeric")
+    g.add_argument("--n-features", type=int, metavar="D",
+                   help="svmlight: number of features (default: highest "
+                        "index in the file)")
+    g.add_argument("--max-features", type=int, default=options.MAX_FEATURES,
+                   metavar="D",
+                   help="svmlight: refuse files needing more features "
+                        f"(default: {options.MAX_FEATURES}, 128 MiB per "
+                        "weight vector)")
 
 
 def _add_model_options(p):
@@ -41,7 +91,9 @@ def _add_model_options(p):
     g.add_argument("--param", type=key_value, action="append",
                    metavar="NAME=VALUE",
                    help="any other estimator parameter (VALUE parsed as "
-                        "JSON if possible); repeatable")
+                        "JSON if possible); repeatable. --NAME VALUE works "
+                        "too, for every parameter `perceptrons models` "
+                        "lists (e.g. --extension 1 for pdm)")
 
 
 def _add_run_options(p, quick_help):
@@ -53,8 +105,11 @@ def _add_run_options(p, quick_help):
 
 
 def _command(sub, name, func, summary, description, epilog=None):
+    # No abbreviations: an estimator parameter's --NAME (left over for
+    # extra_params) must never be taken for a prefix of another option.
     p = sub.add_parser(name, formatter_class=_FORMATTER, help=summary,
-                       description=texts.wrap(description), epilog=epilog)
+                       description=texts.wrap(description), epilog=epilog,
+                       allow_abbrev=False)
     p.set_defaults(func=func)
     return p
 
@@ -90,9 +145,10 @@ def build_parser():
     p.add_argument("data", help="training data file")
     p.add_argument("-o", "--output", default="model.npz", metavar="MODEL",
                    help="model file to write (default: model.npz)")
-    p.add_argument("--n-features", type=int, metavar="D",
-                   help="svmlight: number of features (default: highest "
-                        "index in the file)")
+    p.add_argument("--scale", choices=SCALERS, default="none",
+                   help="scale the features; the statistics are saved with "
+                        "the model and applied by predict (sparse input "
+                        "stays sparse: standard does not centre it)")
     _add_data_options(p)
     _add_model_options(p)
 
@@ -105,10 +161,9 @@ def build_parser():
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write the predictions here (default: stdout)")
     p.add_argument("-q", "--quiet", action="store_true",
-                   help="do not report the accuracy on labelled data")
-    _add_data_options(p, labels_note="; the labels are only used to report "
-                                     "accuracy")
-    p.set_defaults(n_features=None)
+                   help="nothing on stderr: no accuracy, no counts of "
+                        "filled values or unseen levels")
+    _add_data_options(p, for_model=True)
 
     p = _command(
         sub, "evaluate", commands.evaluate,
@@ -122,10 +177,10 @@ def build_parser():
                    help="seed of the fold assignment (default: 0)")
     p.add_argument("--confidence", type=float, default=0.95,
                    help="coverage of the T-interval (default: 0.95)")
-    p.add_argument("--scale", action="store_true",
-                   help="standardize features on each training fold")
-    p.add_argument("--n-features", type=int, metavar="D",
-                   help="svmlight: number of features")
+    p.add_argument("--scale", choices=SCALERS, nargs="?", default="none",
+                   const="standard",
+                   help="scale the features with each training fold's "
+                        "statistics (--scale alone: standard)")
     p.add_argument("--json", metavar="FILE",
                    help="also write the per-fold results as JSON")
     _add_data_options(p)
@@ -155,8 +210,8 @@ def build_parser():
         texts.reproduce_epilog(registry.REPRODUCTIONS))
     p.add_argument("name", metavar="NAME",
                    help="which reproduction: " + ", ".join(names))
-    _add_run_options(p, "the small configuration on built-in data, under a "
-                        "minute")
+    _add_run_options(p, "the small configuration (subsamples of the data "
+                        "sets), in minutes")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="parallel workers where the tasks allow it "
                         "(default: 1)")

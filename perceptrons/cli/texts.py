@@ -20,7 +20,7 @@ examples:
   perceptrons demo                          # compare the family on built-in data
   perceptrons train a9a.svm -o model.npz --hypothesis voted
   perceptrons predict model.npz a9a.t.svm -o predictions.txt
-  perceptrons evaluate wdbc.csv --format csv --label-column 1 --tau 0.5
+  perceptrons evaluate wdbc.data --id-column 0 --label-column 1 --scale standard
   perceptrons reproduce pdm --quick         # a paper's tables and figures
   perceptrons models                        # estimators and their parameters
   perceptrons COMMAND --help                # details of one command
@@ -33,6 +33,9 @@ data files:
   compressed, or CSV without a header row (--format csv, --label-column N).
   --format auto picks CSV for *.csv and *.data (after a compression suffix),
   svmlight otherwise. Nominal CSV columns are one-hot encoded (K&W Sec. 3.1).
+  train saves how the file was read in the model (CSV columns, levels and
+  missing values; svmlight zero- or one-based indices; --scale statistics),
+  and predict reads its file the same way.
 """
 
 TRAIN = DATA + """
@@ -48,11 +51,14 @@ algorithm options (unset options keep the estimator's defaults; see
   --alpha-bound    at most this many updates per example ("none": unbounded)
   --hypothesis     last | longest | voted | averaged
   --multiclass     ovr | prototype
+  --NAME VALUE     any other parameter of the model, e.g. --extension 1
 
 examples:
   perceptrons train train.svm -o model.npz
   perceptrons train train.svm.gz -o model.npz --hypothesis voted --max-iter 100
-  perceptrons train wdbc.data --format csv --label-column 1 --tau 1 -o wdbc.npz
+  perceptrons train wdbc.data --id-column 0 --label-column 1 --scale standard \\
+      --tau 1 -o wdbc.npz
+  perceptrons train crx.data --missing mean -o crx.npz
   perceptrons train train.svm --model kernel-perceptron --kernel poly --degree 4
 
 The model file is a zip of .npy arrays plus a JSON header, loaded without
@@ -61,16 +67,20 @@ pickle (see perceptrons.persistence).
 """ + PAPERS
 
 PREDICT = """\
-Writes one predicted label per line, in the order of the rows of DATA. The
-data file must use the model's feature space: an svmlight file may omit
-trailing features, but a file with more features than the model is an error.
-If DATA holds labels (svmlight always does; CSV via --label-column), the
-accuracy is reported on stderr (silence it with -q).
+Writes exactly one predicted label per line for every row of DATA, in order.
+DATA is read as the model's training file was: a CSV file's columns, levels
+and missing values as saved in the model (a missing value is filled as in
+training, a level never seen in training gives all-zero indicators, and both
+are counted on stderr); an svmlight file with the saved indexing (it may omit
+trailing features, but more features than the model is an error). A CSV file
+with one column fewer than the training file has no label column
+(--label-column none says so). If DATA holds labels, the accuracy is
+reported on stderr (silence it with -q), or the reason there is none.
 
 examples:
   perceptrons predict model.npz test.svm
   perceptrons predict model.npz test.svm -o predictions.txt
-  perceptrons predict model.npz test.csv --format csv --label-column 0
+  perceptrons predict crx.npz crx_test.data --label-column none
 
 """ + DATA
 
@@ -87,7 +97,7 @@ resolved on each training fold.
 examples:
   perceptrons evaluate train.svm
   perceptrons evaluate train.svm --hypothesis voted --folds 5 --seed 1
-  perceptrons evaluate wdbc.data --format csv --label-column 1 --tau 0.5 --scale
+  perceptrons evaluate wdbc.data --id-column 0 --label-column 1 --tau 0.5 --scale
 
 """ + DATA + "\n" + PAPERS
 

@@ -7,7 +7,8 @@ folder next to the repository); nothing is downloaded or copied.
 
 * :mod:`.catalogue`: :func:`load_named`, the paper data sets by name;
 * :mod:`.svmlight`, :mod:`.uci_csv`, :mod:`.images`: one reader per file
-  format (svmlight/LIBSVM; UCI CSV with nominal attributes one-hot; MNIST's
+  format (svmlight/LIBSVM; UCI CSV with nominal attributes one-hot, and the
+  :class:`CSVSchema` that reads a test file as its training file; MNIST's
   IDX and the USPS ``.npz``);
 * :mod:`.synthetic`: generators of separable data with a known separator.
 """
@@ -17,10 +18,12 @@ from .catalogue import NAMED_DATASETS, load_named
 from .images import load_idx
 from .svmlight import dump_svmlight, load_svmlight
 from .synthetic import make_khardon_wachman, make_separable, make_unit_circle
-from .uci_csv import load_csv
+from .uci_csv import HANDLE_MISSING, CSVSchema, load_csv
 
 __all__ = [
+    "CSVSchema",
     "DATA_HOME_ENV",
+    "HANDLE_MISSING",
     "NAMED_DATASETS",
     "dump_svmlight",
     "get_data_home",

@@ -7,6 +7,8 @@ how its error messages name the file:
   :class:`FileNotFoundError` naming it;
 * :func:`open_data`: open for reading, decompressing by suffix (``.gz``,
   ``.bz2``, ``.xz``/``.lzma``);
+* :func:`refuse_binary`: a :class:`ValueError` in one line for a file
+  whose content is not text (an ``.npz``, IDX or HDF5 file given as data);
 * :func:`where`: the location a message names, ``'path'``, ``'path', line 3``
   or ``'path', line 3, column 2``;
 * :func:`unreadable`: a context that turns a read or decompression failure
@@ -25,6 +27,7 @@ __all__ = [
     "DECOMPRESS_ERRORS",
     "existing_file",
     "open_data",
+    "refuse_binary",
     "unreadable",
     "where",
 ]
@@ -48,12 +51,52 @@ def open_data(path, text=False):
     """Open ``path`` for reading, decompressing by its suffix.
 
     Binary by default; with ``text=True``, UTF-8 text with newlines left
-    untranslated (as :mod:`csv` wants).
+    untranslated (as :mod:`csv` wants) and a leading byte-order mark
+    dropped.
     """
     opener = _OPENERS.get(path.suffix.lower(), open)
     if text:
-        return opener(path, "rt", encoding="utf-8", newline="")
+        return opener(path, "rt", encoding="utf-8-sig", newline="")
     return opener(path, "rb")
+
+
+#: The UTF-8 byte-order mark some editors write at the start of a file.
+BOM = b"\xef\xbb\xbf"
+# Signatures of binary files users pass as data, and what they are.
+_MAGIC = (
+    (b"PK\x03\x04", "a zip archive such as .npz"),
+    (b"\x93NUMPY", "a .npy array"),
+    (b"\x89HDF\r\n\x1a\n", "an HDF5 file"),
+    (b"\x1f\x8b", "gzip-compressed data: name it *.gz"),
+    (b"BZh", "bzip2-compressed data: name it *.bz2"),
+    (b"\xfd7zXZ\x00", "xz-compressed data: name it *.xz"),
+)
+_SNIFF = 1 << 16
+
+
+def refuse_binary(path):
+    """Raise a one-line :class:`ValueError` unless ``path`` holds text.
+
+    Reads the first 64 KiB (decompressed by suffix): a known binary
+    signature, a NUL byte or invalid UTF-8 means the file is not a text
+    svmlight/CSV file; the message says what it looks like.
+    """
+    with unreadable("data", path), open_data(path) as fh:
+        head = fh.read(_SNIFF)
+    head = head.removeprefix(BOM)
+    what = next((name for magic, name in _MAGIC if head.startswith(magic)),
+                None)
+    if what is None and b"\0" in head:
+        what = "binary content (NUL bytes), not UTF-8 text"
+    if what is None:
+        try:
+            head.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if exc.start < len(head) - 3:  # not a character cut at the end
+                what = f"binary content, not UTF-8 text at byte {exc.start}"
+    if what is not None:
+        raise ValueError(
+            f"{where(path)} is not a text svmlight/CSV file ({what}).")
 
 
 def where(path, line=None, column=None):

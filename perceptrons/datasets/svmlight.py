@@ -2,8 +2,10 @@
 
 * :func:`load_svmlight`: a checked wrapper of
   :func:`sklearn.datasets.load_svmlight_file` that rejects what no online
-  classifier can use (no examples, ``nan``/``inf``) and, when the parser
-  fails, reads the file again to name the line and the problem;
+  classifier can use (no examples, ``nan``/``inf``, binary files, indices
+  too high to allocate), resolves ``zero_based="auto"`` once and says how,
+  and, when the parser fails, reads the file again to name the line and the
+  problem;
 * :func:`dump_svmlight`: the inverse, one-based as LIBSVM writes.
 """
 
@@ -13,8 +15,10 @@ import os
 import numpy as np
 import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
+from sklearn.utils import Bunch
 
-from ._files import DECOMPRESS_ERRORS, existing_file, open_data, where
+from ._files import (BOM, DECOMPRESS_ERRORS, existing_file, open_data,
+                     refuse_binary, where)
 
 __all__ = ["dump_svmlight", "load_svmlight"]
 
@@ -111,15 +115,17 @@ def _svmlight_error(path, problem, lineno=None, cause=None):
     return ValueError(msg)
 
 
-def load_svmlight(path, n_features=None, zero_based="auto"):
+def load_svmlight(path, n_features=None, zero_based="auto", *,
+                  max_features=None, return_info=False):
     """Load an svmlight / LIBSVM text file.
 
     A checked wrapper of :func:`sklearn.datasets.load_svmlight_file`: files
-    ending in ``.gz`` or ``.bz2`` are decompressed on the fly, and any
-    parsing error is re-raised as a :class:`ValueError` that names the file,
-    the offending line and the problem. Files the sklearn parser would
-    accept silently but that no online classifier can use (no examples,
-    ``nan``/``inf`` values) are rejected too.
+    ending in ``.gz``, ``.bz2`` or ``.xz`` are decompressed on the fly, a
+    UTF-8 byte-order mark is skipped, and any parsing error is re-raised as
+    a :class:`ValueError` that names the file, the offending line and the
+    problem. Files the sklearn parser would accept silently but that no
+    online classifier can use (no examples, ``nan``/``inf`` values) are
+    rejected too, and so are binary files, in one line.
 
     Parameters
     ----------
@@ -133,7 +139,16 @@ def load_svmlight(path, n_features=None, zero_based="auto"):
         Whether feature indices start at 0. LIBSVM files are one-based
         (``False``). ``"auto"`` follows sklearn's heuristic (one-based unless
         an index 0 occurs), which shifts a zero-based file whose column 0 is
-        never non-zero; pass the value explicitly when it is known.
+        never non-zero; pass the value explicitly when it is known, and pass
+        the value a training file resolved to (``info.zero_based``) for its
+        test file.
+    max_features : int, default=None
+        Refuse a file whose highest index needs more columns than this,
+        before anything of that size is allocated (a model holds at least
+        one float64 weight per column). None: no limit.
+    return_info : bool, default=False
+        Also return a :class:`~sklearn.utils.Bunch` with ``zero_based``
+        (the resolved bool) and ``n_features``.
 
     Returns
     -------
@@ -141,6 +156,7 @@ def load_svmlight(path, n_features=None, zero_based="auto"):
         The examples.
     y : ndarray of shape (n_samples,), float64
         The labels as written in the file.
+    info : Bunch, only if ``return_info``
 
     Raises
     ------
@@ -149,9 +165,10 @@ def load_svmlight(path, n_features=None, zero_based="auto"):
     ValueError
         If the file is malformed (bad ``index:value`` token, non-numeric
         label, index or value, missing label, unsorted or duplicate indices,
-        an index beyond ``n_features``, non-finite values), is empty, or
-        cannot be decompressed. The message names the file and, when the
-        problem is on one line, the line number.
+        an index beyond ``n_features`` or ``max_features``, non-finite
+        values), is empty, is binary, or cannot be decompressed. The message
+        names the file and, when the problem is on one line, the line
+        number.
 
     See Also
     --------
@@ -159,45 +176,90 @@ def load_svmlight(path, n_features=None, zero_based="auto"):
     load_named : the paper data sets, with the right ``n_features``.
     """
     path = existing_file(path)
-    if n_features is not None:
-        if isinstance(n_features, bool) or not isinstance(
-            n_features, (int, np.integer)
-        ) or n_features < 1:
+    for name, value in (("n_features", n_features),
+                        ("max_features", max_features)):
+        if value is not None and (isinstance(value, bool) or not isinstance(
+                value, (int, np.integer)) or value < 1):
             raise ValueError(
-                f"n_features must be a positive integer or None, got {n_features!r}."
-            )
-        n_features = int(n_features)
+                f"{name} must be a positive integer or None, got {value!r}.")
+    n_features = None if n_features is None else int(n_features)
     if zero_based not in (True, False, "auto"):
         raise ValueError(
             f"zero_based must be True, False or 'auto', got {zero_based!r}."
         )
+    refuse_binary(path)
 
-    try:
-        X, y = load_svmlight_file(
-            str(path), n_features=n_features, dtype=np.float64,
-            zero_based=zero_based,
-        )
-    except ValueError as exc:
+    def diagnose(exc=None):
         try:
             found = _diagnose_svmlight(path, zero_based, n_features)
         except DECOMPRESS_ERRORS + (UnicodeDecodeError,):
             found = None
         lineno, problem = found or (None, "could not be parsed")
-        raise _svmlight_error(path, problem, lineno, cause=exc) from exc
+        return _svmlight_error(path, problem, lineno, cause=exc)
+
+    # The raw indices are parsed as written (zero-based), so that "auto" is
+    # decided here, once, and can be returned to the caller.
+    try:
+        with open_data(path) as fh:
+            if fh.read(len(BOM)) != BOM:
+                fh.seek(0)
+            X, y = load_svmlight_file(fh, dtype=np.float64, zero_based=True)
+    except ValueError as exc:
+        raise diagnose(exc) from exc
     except DECOMPRESS_ERRORS as exc:  # (a UnicodeDecodeError is a ValueError)
         raise _svmlight_error(
             path, "could not be read or decompressed", cause=exc
         ) from exc
-
     if X.shape[0] == 0:
         raise _svmlight_error(path, "the file contains no examples")
     if not (np.isfinite(X.data).all() and np.isfinite(y).all()):
-        found = _diagnose_svmlight(path, zero_based, n_features)
-        lineno, problem = found if found else (None, "non-finite value")
-        raise _svmlight_error(path, problem, lineno)
+        raise diagnose()
+
     X = sp.csr_matrix(X, dtype=np.float64)
+    has_zero = bool(X.nnz) and int(X.indices.min()) == 0
+    if zero_based == "auto":
+        zero_based = has_zero
+    if not zero_based and has_zero:
+        raise diagnose()
+    highest = int(X.indices.max()) if X.nnz else -1
+    needed = highest + 1 if zero_based else max(highest, 0)
+    limit = n_features if n_features is not None else max_features
+    if limit is not None and needed > limit:
+        raise _svmlight_error(path, _too_wide(highest, needed, n_features,
+                                              max_features),
+                              _line_of_index(path, highest))
+    shape = (X.shape[0], n_features if n_features is not None else needed)
+    indices = X.indices if zero_based else X.indices - 1
+    X = sp.csr_matrix((X.data, indices.astype(X.indices.dtype), X.indptr),
+                      shape=shape)
     X.sort_indices()
-    return X, np.asarray(y, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if not return_info:
+        return X, y
+    return X, y, Bunch(zero_based=bool(zero_based), n_features=shape[1])
+
+
+def _too_wide(index, needed, n_features, max_features):
+    if n_features is not None:
+        return (f"feature index {index} is out of range for "
+                f"n_features={n_features}")
+    return (f"feature index {index} needs {needed:,} features, "
+            f"{needed * 8 / 2**30:.1f} GiB per weight vector, over the limit "
+            f"of {max_features:,} features (--max-features on the command "
+            "line, max_features= in load_svmlight)")
+
+
+def _line_of_index(path, index):
+    """The first line that holds feature index ``index`` (None if unread)."""
+    token = f" {index}:".encode()
+    try:
+        with open_data(path) as fh:
+            for lineno, line in enumerate(fh, 1):
+                if token in line:
+                    return lineno
+    except DECOMPRESS_ERRORS:
+        pass
+    return None
 
 
 def dump_svmlight(X, y, path, zero_based=False, comment=None):

@@ -4,7 +4,9 @@ one-hot encoded.
 * :func:`load_csv`: the general reader. Numeric columns stay numeric, every
   other column is translated to binary indicators as in Khardon & Wachman
   (2007), Sec. 3.1 [KW07]_; missing values (``?``) are dropped, refused or
-  zero-filled; errors name the file, line and column.
+  filled (zero, mean, mode); errors name the file, line and column.
+* :class:`CSVSchema`: the encoding fitted on a training file, applied to a
+  later file (same attributes, no row dropped) and saved with a model.
 * :func:`read_promoters`: the E. coli promoter sequences (``class, name,
   sequence``), one-hot encoded per nucleotide position.
 
@@ -17,13 +19,14 @@ References
 
 import csv
 import math
+from collections import Counter
 
 import numpy as np
 from sklearn.utils import Bunch
 
-from ._files import existing_file, open_data, unreadable, where
+from ._files import existing_file, open_data, refuse_binary, unreadable, where
 
-__all__ = ["load_csv", "read_promoters"]
+__all__ = ["CSVSchema", "HANDLE_MISSING", "load_csv", "read_promoters"]
 
 
 def _parse_float(token):
@@ -48,6 +51,7 @@ def _normalize_column(j, n_cols, what):
 
 def _read_csv_rows(path, delimiter, skip_rows):
     """Non-blank records of a CSV file (fields stripped) and their line numbers."""
+    refuse_binary(path)
     rows, lines = [], []
     try:
         with unreadable("CSV", path), open_data(path, text=True) as fh:
@@ -85,10 +89,295 @@ def _labels_array(labels):
         return np.array(labels, dtype=str)
 
 
+#: What :func:`load_csv` can do with a missing value (``handle_missing``).
+HANDLE_MISSING = ("drop", "error", "zero", "mean", "mode")
+
+# The hint of a mixed numeric column names both ways to declare a token or a
+# column, so that the message fits the command line and the Python API.
+_MIXED_HINT = (
+    "declare the token as a missing value (--missing-values on the command "
+    "line, missing= in load_csv) or the column as nominal (--nominal-columns, "
+    "nominal_columns=)"
+)
+
+
+class CSVSchema:
+    """How the columns of a CSV file become the attributes of ``X``.
+
+    :func:`load_csv` fits one on a training file (``info.schema``) and
+    applies it to a later file (``load_csv(path, schema=schema)``), so that a
+    test file gets the training file's attributes, levels and missing-value
+    treatment whatever values it holds. :meth:`to_dict` and
+    :meth:`from_dict` turn it into plain JSON data (e.g. a model file's
+    header) and back, with every field checked.
+
+    Parameters
+    ----------
+    n_columns : int
+        Columns of the training file.
+    label_column : int
+        Its label column (``0 <= label_column < n_columns``).
+    drop_columns : list of int
+        Columns ignored.
+    numeric_columns : list of int
+        Columns giving one numeric attribute each.
+    categories : dict of {int: list of str}
+        Nominal columns and their levels, in attribute order.
+    missing : list of str
+        Tokens marking a missing value (besides the empty field).
+    handle_missing : {"drop", "error", "zero", "mean", "mode"}
+        What training did with missing values.
+    fill : dict of {int: float or str}
+        The value that replaces a missing value of a column ("mean",
+        "mode"); a column without one gets 0 (numeric) or an all-zero
+        indicator block (nominal).
+    delimiter : str
+        Field separator of the training file.
+    column_names : list of str
+        A name per column, used in :meth:`feature_names`.
+    """
+
+    def __init__(self, n_columns, label_column, drop_columns, numeric_columns,
+                 categories, missing, handle_missing, fill, delimiter,
+                 column_names):
+        self.n_columns = n_columns
+        self.label_column = label_column
+        self.drop_columns = list(drop_columns)
+        self.numeric_columns = list(numeric_columns)
+        self.categories = {j: list(v) for j, v in categories.items()}
+        self.missing = list(missing)
+        self.handle_missing = handle_missing
+        self.fill = dict(fill)
+        self.delimiter = delimiter
+        self.column_names = list(column_names)
+
+    @property
+    def feature_columns(self):
+        """The used columns, in attribute order."""
+        return sorted(self.numeric_columns + list(self.categories))
+
+    def feature_names(self):
+        """One name per attribute: ``"x3"``, or ``"x1=red"`` for a level."""
+        names = []
+        for j in self.feature_columns:
+            if j in self.categories:
+                names.extend(f"{self.column_names[j]}={v}"
+                             for v in self.categories[j])
+            else:
+                names.append(self.column_names[j])
+        return names
+
+    def to_dict(self):
+        """The schema as JSON data (int keys become ``[key, value]`` pairs)."""
+        return {"format": "csv", "n_columns": self.n_columns,
+                "label_column": self.label_column,
+                "drop_columns": self.drop_columns,
+                "numeric_columns": self.numeric_columns,
+                "categories": [[j, v] for j, v in self.categories.items()],
+                "missing": self.missing,
+                "handle_missing": self.handle_missing,
+                "fill": [[j, v] for j, v in self.fill.items()],
+                "delimiter": self.delimiter,
+                "column_names": self.column_names}
+
+    @classmethod
+    def from_dict(cls, data):
+        """The schema of :meth:`to_dict`; ValueError naming a bad field."""
+        def field(name, check, what):
+            value = data.get(name) if isinstance(data, dict) else None
+            if not check(value):
+                raise ValueError(f"CSV schema field {name!r} must be {what}, "
+                                 f"got {value!r:.80}")
+            return value
+
+        def is_int(v):
+            return type(v) is int
+
+        def is_str_list(v):
+            return isinstance(v, list) and all(type(s) is str for s in v)
+
+        def is_pairs(v):
+            return isinstance(v, list) and all(
+                isinstance(p, list) and len(p) == 2 and is_int(p[0])
+                for p in v)
+
+        n = field("n_columns", lambda v: is_int(v) and v >= 2,
+                  "an integer >= 2")
+        in_range = "a column index below n_columns"
+        label = field("label_column", lambda v: is_int(v) and 0 <= v < n,
+                      in_range)
+        cols = {}
+        for name in ("drop_columns", "numeric_columns"):
+            cols[name] = field(name, lambda v: isinstance(v, list) and all(
+                is_int(j) and 0 <= j < n for j in v), "a list of " + in_range)
+        categories = dict(field(
+            "categories", lambda v: is_pairs(v) and all(
+                0 <= j < n and is_str_list(lv) and lv
+                and len(set(lv)) == len(lv) for j, lv in v),
+            "[column, [distinct levels]] pairs"))
+        roles = cols["drop_columns"] + cols["numeric_columns"] + \
+            list(categories) + [label]
+        if sorted(roles) != list(range(n)):
+            raise ValueError("CSV schema: every column must have exactly one "
+                             "role (label, drop, numeric or nominal)")
+        fill = dict(field("fill", lambda v: is_pairs(v) and all(
+            (j in categories and x in categories[j]) or (
+                j in cols["numeric_columns"] and type(x) in (int, float)
+                and math.isfinite(x)) for j, x in v),
+            "[column, value] pairs (a number or a known level)"))
+        return cls(
+            n, label, cols["drop_columns"], cols["numeric_columns"],
+            categories, field("missing", is_str_list, "a list of str"),
+            field("handle_missing", lambda v: v in HANDLE_MISSING,
+                  f"one of {HANDLE_MISSING}"),
+            fill,
+            field("delimiter", lambda v: type(v) is str and len(v) == 1,
+                  "one character"),
+            field("column_names", lambda v: is_str_list(v) and len(v) == n,
+                  "a name per column"))
+
+
+def _missing_tokens(missing):
+    if missing is None:
+        return {""}
+    if isinstance(missing, str):
+        return {missing, ""}
+    return set(missing) | {""}
+
+
+def _most_frequent(values):
+    """The most frequent value; ties go to the first in sort order."""
+    counts = Counter(values)
+    return min(counts, key=lambda v: (-counts[v], v))
+
+
+def _fit_schema(path, rows, lines, *, label_col, dropped, n_cols, fixed,
+                forced_nominal, missing_tokens, handle_missing, delimiter,
+                column_names):
+    """The :class:`CSVSchema` of the training rows (missing rows dropped)."""
+    feature_cols = [j for j in range(n_cols)
+                    if j != label_col and j not in dropped]
+    vocab, fill, numeric = {}, {}, []
+    for j in feature_cols:
+        present = [(f[j], ln) for f, ln in zip(rows, lines)
+                   if f[j] not in missing_tokens]
+        values = [v for v, _ in present]
+        if fixed is not None:
+            nominal = j in fixed
+            levels = fixed.get(j)
+        else:
+            parsed = [_parse_float(v) for v in values]
+            ok = [p is not None for p in parsed]
+            nominal = j in forced_nominal or bool(values and not any(ok))
+            levels = sorted(set(values))
+            if not nominal and not all(ok):
+                v, ln = present[ok.index(False)]
+                raise ValueError(
+                    f"Unparseable value {v!r} in {where(path, ln, j)}: the "
+                    f"column is otherwise numeric; {_MIXED_HINT}.")
+        if nominal:
+            vocab[j] = levels
+            known = [v for v in values if v in levels]
+            if handle_missing in ("mean", "mode") and known:
+                fill[j] = _most_frequent(known)
+            continue
+        numeric.append(j)
+        numbers = [_parse_float(v) for v in values]
+        numbers = [x for x in numbers if x is not None]
+        if handle_missing == "mean" and numbers:
+            fill[j] = math.fsum(numbers) / len(numbers)
+        elif handle_missing == "mode" and numbers:
+            fill[j] = _most_frequent(numbers)
+    return CSVSchema(n_cols, label_col, sorted(dropped), numeric, vocab,
+                     sorted(missing_tokens - {""}), handle_missing, fill,
+                     delimiter, column_names)
+
+
+def _encode(path, rows, lines, schema, file_label, unknown):
+    """X and the filled/unseen counts of rows encoded with ``schema``.
+
+    The file's non-label columns stand, in order, for the training file's
+    non-label columns, so a file with or without its label column is read
+    the same way. ``unknown``: "error", or "count" (an all-zero block).
+    """
+    train_cols = [j for j in range(schema.n_columns)
+                  if j != schema.label_column]
+    n_file = len(rows[0])
+    file_cols = [k for k in range(n_file) if k != file_label]
+    to_file = dict(zip(train_cols, file_cols))
+    missing_tokens = set(schema.missing) | {""}
+    offsets, width = {}, 0
+    for j in schema.feature_columns:
+        offsets[j] = width
+        width += len(schema.categories.get(j, (0,)))
+    index_of = {j: {v: k for k, v in enumerate(levels)}
+                for j, levels in schema.categories.items()}
+    X = np.zeros((len(rows), width), dtype=np.float64)
+    filled_rows, unseen = 0, {}
+    for i, (fields, ln) in enumerate(zip(rows, lines)):
+        filled = False
+        for j in schema.feature_columns:
+            k = to_file[j]
+            v = fields[k]
+            if v in missing_tokens:
+                filled = True
+                if j not in schema.fill:
+                    continue  # 0, or an all-zero indicator block
+                v = schema.fill[j]
+                if j not in schema.categories:
+                    X[i, offsets[j]] = v
+                    continue
+            if j in schema.categories:
+                pos = index_of[j].get(v)
+                if pos is None:
+                    if unknown == "error":
+                        raise ValueError(
+                            f"Unknown category {v!r} in {where(path, ln, k)} "
+                            f"(known: {schema.categories[j]}).")
+                    unseen.setdefault(k, Counter())[v] += 1
+                    continue
+                X[i, offsets[j] + pos] = 1.0
+            else:
+                value = _parse_float(v)
+                if value is None:
+                    raise ValueError(
+                        f"Non-numeric value {v!r} in {where(path, ln, k)}, "
+                        "which is a numeric column.")
+                X[i, offsets[j]] = value
+        filled_rows += filled
+    return X, filled_rows, unseen
+
+
+def _file_label_column(path, label_column, n_cols, schema):
+    """The file's label column (None: no label), checked against ``schema``."""
+    if label_column is None:
+        file_label = None
+    elif isinstance(label_column, str) and label_column == "auto":
+        if schema is None or n_cols == schema.n_columns:
+            file_label = -1 if schema is None else schema.label_column
+        elif n_cols == schema.n_columns - 1:
+            file_label = None  # the training file's columns but the label
+        else:
+            file_label = -1  # the column count check below explains
+    else:
+        file_label = label_column
+    if file_label is not None:
+        file_label = _normalize_column(file_label, n_cols, "label_column")
+    if schema is not None:
+        expected = schema.n_columns - (file_label is None)
+        if n_cols != expected:
+            raise ValueError(
+                f"CSV file {where(path)} has {n_cols} columns, but the "
+                f"training file had {schema.n_columns} (label included): "
+                f"expected {schema.n_columns} columns, or "
+                f"{schema.n_columns - 1} without a label column.")
+    return file_label
+
+
 def load_csv(
     path,
-    label_column=-1,
-    delimiter=",",
+    label_column="auto",
+    delimiter=None,
     missing="?",
     handle_missing="drop",
     drop_columns=None,
@@ -98,6 +387,7 @@ def load_csv(
     handle_unknown="error",
     column_names=None,
     return_info=False,
+    schema=None,
 ):
     """Load a UCI-style CSV file (no header row) as numeric features.
 
@@ -117,28 +407,38 @@ def load_csv(
     means an unknown missing-value token or a corrupt row) unless it is
     declared nominal. Fields are stripped of surrounding whitespace, so the
     ``", "`` separators of ``adult`` need no special handling; blank lines
-    are skipped. Empty fields always count as missing.
+    are skipped, and a UTF-8 byte-order mark is ignored. Empty fields always
+    count as missing.
+
+    With ``schema`` (``info.schema`` of a training file) the file is encoded
+    as the training file was, and no row is ever dropped: ``X`` has one row
+    per data row of the file.
 
     Parameters
     ----------
     path : str or path-like
         The file; ``.gz``, ``.bz2`` and ``.xz`` are decompressed.
-    label_column : int, default=-1
-        Index of the label column (negative counts from the end).
-    delimiter : str, default=","
-        Field separator.
+    label_column : int or None or "auto", default="auto"
+        Index of the label column (negative counts from the end); None: the
+        file has no label column (``y`` is None). "auto": -1, or with
+        ``schema`` the training file's label column if the file has as many
+        columns as the training file, and none if it has one fewer.
+    delimiter : str, default=None
+        Field separator: the schema's, else ``","``.
     missing : str or collection of str or None, default="?"
         Token(s) marking a missing value (in addition to the empty field).
-    handle_missing : {"drop", "error", "zero"}, default="drop"
+    handle_missing : {"drop", "error", "zero", "mean", "mode"}, default="drop"
         What to do with a row that has a missing value in a used column:
-        ``"drop"`` it; raise an ``"error"``; or keep it (``"zero"``) with
-        the missing numeric attribute set to 0 and all indicators of a
-        missing nominal attribute set to 0 (the missing value is not a
-        category). Rows whose *label* is missing are dropped under
-        ``"drop"`` and ``"zero"``. Khardon & Wachman's Table 1 row counts
-        (e.g. 699 for breast-cancer-wisconsin, 32561 for adult) show they
-        kept such rows but do not say how they filled them; ``"zero"``
-        reproduces their attribute counts (105 for adult, 46 for crx).
+        ``"drop"`` it; raise an ``"error"``; or keep it with the missing
+        value replaced: by 0 for a numeric attribute and an all-zero
+        indicator block for a nominal one (``"zero"``: the missing value is
+        not a category); by the column's mean (numeric) or most frequent
+        level (nominal) (``"mean"``); by the most frequent value
+        (``"mode"``). Rows whose *label* is missing are dropped unless
+        ``"error"``. Khardon & Wachman's Table 1 row counts (e.g. 699 for
+        breast-cancer-wisconsin, 32561 for adult) show they kept such rows
+        but do not say how they filled them; ``"zero"`` reproduces their
+        attribute counts (105 for adult, 46 for crx).
     drop_columns : sequence of int, default=None
         Columns to ignore (e.g. an id column). Negative indices allowed.
     skip_rows : int, default=0
@@ -159,35 +459,50 @@ def load_csv(
         (default ``"x<j>"``).
     return_info : bool, default=False
         Also return a :class:`~sklearn.utils.Bunch` describing the encoding.
+    schema : CSVSchema, default=None
+        Encode the file with a training file's schema; ``missing``,
+        ``handle_missing``, ``drop_columns``, ``nominal_columns``,
+        ``categories``, ``handle_unknown`` and ``column_names`` must then be
+        left at their defaults. Missing values are replaced as the schema
+        says (0 or an all-zero block after ``"drop"``/``"error"``), and a
+        level the training file did not have gives an all-zero block,
+        counted in ``info.unseen``.
 
     Returns
     -------
     X : ndarray of shape (n_samples, n_attributes), float64
         Numeric attributes and binary indicators.
-    y : ndarray of shape (n_samples,)
+    y : ndarray of shape (n_samples,) or None
         The label column as in the file: int64 if every label is an integer,
-        float64 if every label is a number, strings otherwise.
+        float64 if every label is a number, strings otherwise; None without
+        a label column. With ``schema``, only the rows with a label
+        (``info.labelled``).
     info : Bunch, only if ``return_info``
-        ``feature_names`` (ndarray of str), ``categories`` (dict column ->
-        list of values, reusable for a test file), ``numeric_columns`` and
-        ``nominal_columns`` (original indices), ``lines`` (line number of each
-        returned row) and ``dropped_lines`` (line numbers of dropped rows).
+        ``schema`` (:class:`CSVSchema`), ``feature_names`` (ndarray of str),
+        ``categories`` (dict column -> list of values), ``numeric_columns``
+        and ``nominal_columns`` (original indices), ``lines`` (line number of
+        each returned row), ``dropped_lines`` (line numbers of dropped rows),
+        ``n_filled`` (rows in which a missing value was replaced),
+        ``unseen`` (dict file column -> Counter of values not among the
+        levels, with ``schema``) and ``labelled`` (boolean mask of the rows
+        with a label).
 
     Raises
     ------
     FileNotFoundError
         If ``path`` does not exist.
     ValueError
-        On an empty file, ragged rows, unparseable text, a mixed
+        On an empty or binary file, ragged rows, unparseable text, a mixed
         numeric/non-numeric column, a non-numeric value in a numeric column,
         a missing value with ``handle_missing="error"``, an unknown category
-        with ``handle_unknown="error"``, no rows left after dropping, or
-        invalid arguments. Row-level messages name the file and line.
+        with ``handle_unknown="error"``, no rows left after dropping, a
+        column count that does not fit ``schema``, or invalid arguments.
+        Row-level messages name the file and line.
     """
     path = existing_file(path)
-    if handle_missing not in ("drop", "error", "zero"):
+    if handle_missing not in HANDLE_MISSING:
         raise ValueError(
-            "handle_missing must be 'drop', 'error' or 'zero', got "
+            f"handle_missing must be one of {', '.join(HANDLE_MISSING)}, got "
             f"{handle_missing!r}."
         )
     if handle_unknown not in ("error", "ignore"):
@@ -196,12 +511,15 @@ def load_csv(
         )
     if not isinstance(skip_rows, (int, np.integer)) or skip_rows < 0:
         raise ValueError(f"skip_rows must be a non-negative integer, got {skip_rows!r}.")
-    if missing is None:
-        missing_tokens = {""}
-    elif isinstance(missing, str):
-        missing_tokens = {missing, ""}
-    else:
-        missing_tokens = set(missing) | {""}
+    if schema is not None and (
+            missing != "?" or handle_missing != "drop" or drop_columns
+            or nominal_columns or categories is not None
+            or handle_unknown != "error" or column_names is not None):
+        raise ValueError("schema= decides the encoding: leave missing, "
+                         "handle_missing, drop_columns, nominal_columns, "
+                         "categories, handle_unknown and column_names unset.")
+    if delimiter is None:
+        delimiter = schema.delimiter if schema is not None else ","
 
     rows, lines = _read_csv_rows(path, delimiter, int(skip_rows))
     if not rows:
@@ -213,13 +531,19 @@ def load_csv(
                 f"Ragged CSV file {where(path, ln)}: expected {n_cols} "
                 f"fields (as on line {lines[0]}) but found {len(fields)}."
             )
-    if n_cols < 2:
+    if n_cols < 2 and schema is None:
         raise ValueError(
             f"CSV file {where(path)} has a single column with "
             f"delimiter={delimiter!r}: there are no attributes besides the label."
         )
+    label_col = _file_label_column(path, label_column, n_cols, schema)
+    if schema is not None:
+        return _apply_schema(path, rows, lines, schema, label_col,
+                             return_info)
+    if label_col is None:
+        raise ValueError("label_column=None needs a schema: a training file "
+                         "has a label column.")
 
-    label_col = _normalize_column(label_column, n_cols, "label_column")
     dropped = {
         _normalize_column(j, n_cols, "drop_columns entry")
         for j in (drop_columns or ())
@@ -251,6 +575,7 @@ def load_csv(
         _normalize_column(j, n_cols, "nominal_columns entry")
         for j in (nominal_columns or ())
     }
+    missing_tokens = _missing_tokens(missing)
 
     # Missing values: drop / error / keep the rows.
     kept_rows, kept_lines, dropped_lines = [], [], []
@@ -275,76 +600,50 @@ def load_csv(
             f"{len(dropped_lines)} rows with missing values."
         )
 
-    # Column types and vocabularies.
-    vocab = {}  # nominal column -> list of values
-    for j in feature_cols:
-        present = [(f[j], ln) for f, ln in zip(kept_rows, kept_lines)
-                   if f[j] not in missing_tokens]
-        if fixed is not None:
-            if j in fixed:
-                vocab[j] = fixed[j]
-            continue
-        if j in forced_nominal:
-            vocab[j] = sorted({v for v, _ in present})
-            continue
-        numeric = [_parse_float(v) is not None for v, _ in present]
-        if present and not any(numeric):
-            vocab[j] = sorted({v for v, _ in present})
-        elif not all(numeric):
-            v, ln = present[numeric.index(False)]
-            raise ValueError(
-                f"Unparseable value {v!r} in {where(path, ln, j)}: the "
-                "column is otherwise numeric. Declare the token "
-                "with missing=..., or the column with nominal_columns=[...]."
-            )
-
-    # Attribute layout.
-    feature_names, offsets = [], {}
-    for j in feature_cols:
-        offsets[j] = len(feature_names)
-        if j in vocab:
-            feature_names.extend(f"{column_names[j]}={v}" for v in vocab[j])
-        else:
-            feature_names.append(column_names[j])
-    index_of = {j: {v: k for k, v in enumerate(vocab[j])} for j in vocab}
-
-    X = np.zeros((len(kept_rows), len(feature_names)), dtype=np.float64)
-    for i, (fields, ln) in enumerate(zip(kept_rows, kept_lines)):
-        for j in feature_cols:
-            v = fields[j]
-            if v in missing_tokens:
-                continue  # handle_missing == "zero"
-            if j in vocab:
-                k = index_of[j].get(v)
-                if k is None:
-                    if handle_unknown == "error":
-                        raise ValueError(
-                            f"Unknown category {v!r} in {where(path, ln, j)} "
-                            f"(known: {vocab[j]})."
-                        )
-                    continue
-                X[i, offsets[j] + k] = 1.0
-            else:
-                value = _parse_float(v)
-                if value is None:
-                    raise ValueError(
-                        f"Non-numeric value {v!r} in {where(path, ln, j)}, "
-                        "which is a numeric column."
-                    )
-                X[i, offsets[j]] = value
+    fitted = _fit_schema(
+        path, kept_rows, kept_lines, label_col=label_col, dropped=dropped,
+        n_cols=n_cols, fixed=fixed, forced_nominal=forced_nominal,
+        missing_tokens=missing_tokens, handle_missing=handle_missing,
+        delimiter=delimiter, column_names=column_names)
+    X, n_filled, _ = _encode(
+        path, kept_rows, kept_lines, fitted, label_col,
+        "error" if handle_unknown == "error" else "count")
     y = _labels_array([f[label_col] for f in kept_rows])
-
     if not return_info:
         return X, y
-    info = Bunch(
-        feature_names=np.array(feature_names, dtype=str),
-        categories={j: list(vocab[j]) for j in vocab},
-        numeric_columns=[j for j in feature_cols if j not in vocab],
-        nominal_columns=[j for j in feature_cols if j in vocab],
-        lines=np.array(kept_lines, dtype=np.int64),
+    return X, y, _info(fitted, kept_lines, dropped_lines, n_filled, {},
+                       np.ones(len(kept_rows), dtype=bool))
+
+
+def _apply_schema(path, rows, lines, schema, label_col, return_info):
+    """:func:`load_csv` with a training file's schema: every row kept."""
+    X, n_filled, unseen = _encode(path, rows, lines, schema, label_col,
+                                  "count")
+    labelled = np.ones(len(rows), dtype=bool)
+    y = None
+    if label_col is not None:
+        tokens = set(schema.missing) | {""}
+        labels = [f[label_col] for f in rows]
+        labelled = np.array([v not in tokens for v in labels], dtype=bool)
+        y = _labels_array([v for v in labels if v not in tokens])
+    if not return_info:
+        return X, y
+    return X, y, _info(schema, lines, [], n_filled, unseen, labelled)
+
+
+def _info(schema, lines, dropped_lines, n_filled, unseen, labelled):
+    return Bunch(
+        schema=schema,
+        feature_names=np.array(schema.feature_names(), dtype=str),
+        categories={j: list(v) for j, v in schema.categories.items()},
+        numeric_columns=list(schema.numeric_columns),
+        nominal_columns=sorted(schema.categories),
+        lines=np.array(lines, dtype=np.int64),
         dropped_lines=np.array(dropped_lines, dtype=np.int64),
+        n_filled=int(n_filled),
+        unseen=unseen,
+        labelled=labelled,
     )
-    return X, y, info
 
 
 def read_promoters(path):

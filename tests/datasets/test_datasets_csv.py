@@ -170,7 +170,7 @@ def test_bad_column_arguments(tmp_path):
     with pytest.raises(ValueError, match="also in drop_columns"):
         load_csv(p, drop_columns=[-1])
     with pytest.raises(ValueError, match="handle_missing"):
-        load_csv(p, handle_missing="mean")
+        load_csv(p, handle_missing="median")
     with pytest.raises(ValueError, match="column_names"):
         load_csv(p, column_names=["a"])
     with pytest.raises(FileNotFoundError):
@@ -209,3 +209,62 @@ def test_idx_errors(tmp_path):
     p.write_bytes(_idx_bytes(labels)[:-1])
     with pytest.raises(ValueError, match=r"needs 13 bytes but the file has 12"):
         load_idx(p)
+
+
+# ---------------------------------------------------------------- schema
+
+
+def test_schema_reads_a_test_file_as_its_training_file(tmp_path):
+    from perceptrons.datasets import CSVSchema
+
+    train = _write(tmp_path / "train.data", MIXED)
+    _, _, info = load_csv(train, handle_missing="mean", return_info=True)
+    schema = CSVSchema.from_dict(info.schema.to_dict())  # JSON round trip
+    assert schema.to_dict() == info.schema.to_dict()
+    assert schema.fill == {0: 2.75, 1: "blue", 2: 32.5}  # mean; mode level
+    test = _write(tmp_path / "test.data", "?,yellow,?,yes\n2.0,red,20,?\n")
+    X, y, info = load_csv(test, schema=schema, return_info=True)
+    # every row kept; missing -> training mean; unseen level -> no 1
+    np.testing.assert_array_equal(
+        X, [[2.75, 0, 0, 0, 32.5], [2.0, 0, 0, 1, 20]])
+    assert info.n_filled == 1 and dict(info.unseen[1]) == {"yellow": 1}
+    np.testing.assert_array_equal(info.labelled, [True, False])
+    np.testing.assert_array_equal(y, ["yes"])
+    # the same rows without their label column
+    bare = _write(tmp_path / "bare.data", "?,yellow,?\n2.0,red,20\n")
+    X2, y2 = load_csv(bare, schema=schema)
+    assert y2 is None
+    np.testing.assert_array_equal(X2, X)
+    wrong = _write(tmp_path / "wrong.data", "1,2\n")
+    with pytest.raises(ValueError, match="has 2 columns, but the training "
+                                         "file had 4"):
+        load_csv(wrong, schema=schema)
+
+
+def test_missing_mode_and_schema_validation(tmp_path):
+    from perceptrons.datasets import CSVSchema
+
+    p = _write(tmp_path / "m.data", "1,a,+\n1,b,-\n?,b,+\n3,?,-\n")
+    X, _, info = load_csv(p, handle_missing="mode", return_info=True)
+    np.testing.assert_array_equal(X[:, 0], [1, 1, 1, 3])
+    np.testing.assert_array_equal(X[3, 1:], [0, 1])  # mode level 'b'
+    good = info.schema.to_dict()
+    for field, value in [("n_columns", "3"), ("label_column", 7),
+                         ("categories", [[1, ["a", "a"]]]),
+                         ("fill", [[1, "zz"]]), ("delimiter", ",,"),
+                         ("numeric_columns", [])]:
+        with pytest.raises(ValueError, match="CSV schema"):
+            CSVSchema.from_dict({**good, field: value})
+
+
+def test_bom_and_binary_files(tmp_path):
+    p = tmp_path / "bom.data"
+    p.write_bytes(b"\xef\xbb\xbf1.5,a\n2.5,b\n")
+    X, y = load_csv(p)
+    np.testing.assert_array_equal(X, [[1.5], [2.5]])
+    npz = tmp_path / "x.data"
+    np.savez(npz.with_suffix(".npz"), a=np.ones(2))
+    npz.write_bytes(npz.with_suffix(".npz").read_bytes())
+    with pytest.raises(ValueError, match=r"not a text svmlight/CSV file "
+                                         r"\(a zip archive"):
+        load_csv(npz)

@@ -121,3 +121,39 @@ def test_bad_arguments_and_missing_file(tmp_path):
         load_svmlight(p, zero_based="yes")
     with pytest.raises(FileNotFoundError, match="nope.svm"):
         load_svmlight(tmp_path / "nope.svm")
+
+
+def test_zero_based_resolved_once_and_returned(tmp_path):
+    p = _write(tmp_path / "z.svm", "1 0:1 2:1\n-1 1:1\n")
+    X, _, info = load_svmlight(p, return_info=True)
+    assert info.zero_based is True and info.n_features == 3
+    q = _write(tmp_path / "o.svm", GOOD)
+    X, _, info = load_svmlight(q, return_info=True)
+    assert info.zero_based is False and X[0, 2] == 2.0
+    # the training file's decision, applied to a file without a 0: index
+    X, _ = load_svmlight(q, zero_based=True, n_features=4)
+    assert X[0, 3] == 2.0
+
+
+def test_xz_bom_and_binary(tmp_path):
+    import lzma
+
+    p = tmp_path / "d.svm.xz"
+    p.write_bytes(lzma.compress(b"\xef\xbb\xbf" + GOOD.encode()))
+    X, y = load_svmlight(p)
+    assert y.tolist() == [1.0] and X.toarray().tolist() == [[0.5, 0, 2]]
+    h5 = tmp_path / "usps.h5"
+    h5.write_bytes(b"\x89HDF\r\n\x1a\n\x00\x00")
+    with pytest.raises(ValueError, match=r"not a text svmlight/CSV file "
+                                         r"\(an HDF5 file\)"):
+        load_svmlight(h5)
+
+
+def test_max_features_refuses_before_allocating(tmp_path):
+    p = _write(tmp_path / "h.svm", "1 1:0.5 2000000000:1\n-1 1:0.2\n")
+    with pytest.raises(ValueError, match=r"line 1: feature index 2000000000 "
+                                         r"needs 2,000,000,000 features, "
+                                         r"14\.9 GiB"):
+        load_svmlight(p, max_features=2**24)
+    X, _ = load_svmlight(p)  # no limit: a sparse matrix, still small
+    assert X.shape == (2, 2_000_000_000) and X.nnz == 3
