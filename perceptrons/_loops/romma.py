@@ -40,6 +40,27 @@ and an update costs O(nnz(x_k)); ‖a‖² is carried as above. A restart
 (a' = y_k / C) clears u: O(d + m), done at the first update and rarely
 after. s is folded back into u when it leaves [1e-150, 1e150].
 
+Divergence. Every a' satisfies :math:`a'\cdot a \ge \|a\|^2`, so ‖a‖
+never decreases, and if the patterns are separable with directional margin
+γ_d then :math:`\|a\| \le 1/\gamma_d` (a is the shortest point of a set
+containing every v with :math:`v\cdot y_k \ge 1`). Without a separating
+a (no extension, inseparable data) nothing bounds it: an update on a
+misclassified pattern at angle θ to a multiplies ‖a‖² by about
+:math:`1/\sin^2\theta`, so ‖a‖ grows geometrically with the mistakes and
+leaves float64's range within a few hundred epochs even on standardised
+data. The pass therefore stops *before* an update whose
+:math:`\|a'\|^2 \|y_k\|^2` would exceed :data:`NORM_LIMIT` (1e200),
+keeping the last representable a and setting ``status[0] = 1``: by the
+bound above this certifies :math:`\gamma_d < 10^{-100} \|y_k\|`, i.e.
+that the training set is not separable in the augmented space. Further
+passes return at once while the flag is set. A separable run never reaches
+the limit, so the flag changes nothing where the algorithm converges.
+
+Without extension (Δ = 0) the coefficients g_k are not part of a; they are
+still kept (they are ``dual_coef_``), but never multiplied by Δ² = 0: on
+inseparable data a = Σ g_k y_k cancels ever larger g_k, which may overflow
+while a stays finite, and 0 · inf would turn a·y_k into NaN.
+
 References
 ----------
 Y. Li and P. M. Long. The relaxed online maximum margin algorithm. Machine
@@ -51,9 +72,11 @@ from numba import njit
 from ._common import prefetch_ahead, row_axpy, row_dot
 from .margin import active_set_epoch
 
-__all__ = ["romma_epoch", "romma_pass", "fold_scale"]
+__all__ = ["NORM_LIMIT", "romma_epoch", "romma_pass", "fold_scale"]
 
 _SCALE_LOW, _SCALE_HIGH = 1e-150, 1e150
+#: Largest ‖a'‖²‖y_k‖² an update may produce (module notes: divergence).
+NORM_LIMIT = 1e200
 
 
 @njit(cache=True)
@@ -84,7 +107,7 @@ def fold_scale(w, st, g):
 @njit(cache=True)
 def romma_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
                X_indptr, signs, y_sq_norms, rho, delta_sq, threshold, w, st,
-               g):
+               g, status):
     """Present ``rows[:n_rows]`` once, updating whenever ``a·y_k < threshold``.
 
     The argument order is :func:`perceptrons._loops.margin.margin_pass`'s,
@@ -113,6 +136,10 @@ def romma_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
         ``[u_b, ‖a‖², s, retired]`` (see :func:`fold_scale`), in place.
     g : ndarray of shape (n_samples,), float64
         Extension coefficients of the current rows (in u units), in place.
+    status : ndarray of shape (1,), int64
+        Set to 1 when an update would take ‖a‖²‖y_k‖² past
+        :data:`NORM_LIMIT` (the update is not made and the pass stops); a
+        pass called with it set returns at once (module notes: divergence).
 
     Returns
     -------
@@ -125,6 +152,8 @@ def romma_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
     n_updates = 0
     n_collected = 0
     n_mistakes = 0
+    if status[0] != 0:
+        return n_updates, n_collected, n_mistakes
     b = st[0]
     sq_norm_a = st[1]
     s = st[2]
@@ -136,7 +165,11 @@ def romma_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
         label_margin = li * (row_dot(w, X_data, X_indices, X_indptr, i)
                              + b * rho)
         n_mistakes += label_margin <= 0.0
-        ay = s * (label_margin + delta_sq * g[i])
+        ay = label_margin
+        if delta_sq != 0.0:
+            # Never 0 · g_k: without extension g_k may overflow (notes).
+            ay += delta_sq * g[i]
+        ay *= s
         if collect_factor > 0.0 and ay <= collect_factor * threshold:
             collected[n_collected] = i
             n_collected += 1
@@ -148,10 +181,13 @@ def romma_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
         A = sq_norm_a
         num_c = A * yy - ay
         det = A * yy - ay * ay
-        n_updates += 1
         if A > 0.0 and num_c > 0.0 and det > 0.0:
             c = num_c / det
             d = A * (1.0 - ay) / det
+            if not (c * A + d) * yy <= NORM_LIMIT:  # also NaN
+                status[0] = 1
+                break
+            n_updates += 1
             s = s * c
             step_size = li * d / s
             row_axpy(w, step_size, X_data, X_indices, X_indptr, i)
@@ -166,6 +202,7 @@ def romma_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
                 s = 1.0
         else:
             # Restart at y_k / ‖y_k‖²: the old half-space is slack there.
+            n_updates += 1
             w[:] = 0.0
             g[:] = 0.0
             st[3] = 0.0
@@ -184,7 +221,8 @@ def romma_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
 @njit(cache=True)
 def romma_epoch(X_data, X_indices, X_indptr, signs, y_sq_norms, order,
                 rho, delta_sq, threshold, active_sets, c1, c2,
-                n_ep1, n_ep2, n_ep3, w, st, g, level1, level2, level3, stats):
+                n_ep1, n_ep2, n_ep3, w, st, g, status, level1, level2, level3,
+                stats):
     """One full epoch, then the nested active-set rounds of PDM's Sec. 4.
 
     :func:`perceptrons._loops.margin.active_set_epoch` over
@@ -197,7 +235,7 @@ def romma_epoch(X_data, X_indices, X_indptr, signs, y_sq_norms, order,
         Updates made in the full pass (0 means converged).
     """
     args = (X_data, X_indices, X_indptr, signs, y_sq_norms, rho, delta_sq,
-            threshold, w, st, g)
+            threshold, w, st, g, status)
     return active_set_epoch(romma_pass, args, args, order, active_sets, c1,
                             c2, n_ep1, n_ep2, n_ep3, level1, level2, level3,
                             stats)

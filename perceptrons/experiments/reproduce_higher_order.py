@@ -307,7 +307,8 @@ def make_estimator(spec, kernel=None, max_iter=1, impl=None):
     common = {"max_iter": int(max_iter), "shuffle": False, **kernel}
     if impl == "stand-in":
         return perceptrons.Perceptron(eta=1.0, theta_init=0.0,
-                                      threshold_step=0.0, **common)
+                                      threshold_step=0.0, hypothesis="last",
+                                      **common)
     if spec["algorithm"] == "SO":
         return perceptrons.SecondOrderPerceptron(
             a=float(spec["a"]), normalize=True, **common)

@@ -13,6 +13,7 @@ from .._loops.ballseptron_dual import (
 )
 from .._loops.mercer import KERNELS
 from ..utils._param_validation import Interval, StrOptions
+from ..utils.validation import refuse_underflow
 from ._base import BaseOnlinePerceptron
 from ._kernel import KernelMixin, linear_coef
 
@@ -28,8 +29,8 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
     Figure 2 on one weight vector; more classes run the multiclass extension
     of Sec. 4, one prototype per class. ``Ballseptron(radius=0)`` is
     Rosenblatt's perceptron through the origin, bit for bit the same as
-    ``Perceptron(eta=1, theta_init=0, threshold_step=0)`` with two classes,
-    and as the same with ``multiclass="prototype"`` with more.
+    ``Perceptron(eta=1, theta_init=0, threshold_step=0, hypothesis="last")``
+    with two classes, and as the same with ``multiclass="prototype"`` with more.
 
     Parameters
     ----------
@@ -110,7 +111,7 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
     See Also
     --------
     Perceptron : the K&W perceptron family; ``radius=0`` here is its
-        ``eta=1, theta_init=0, threshold_step=0`` member.
+        ``eta=1, theta_init=0, threshold_step=0, hypothesis="last"`` member.
 
     Notes
     -----
@@ -184,7 +185,7 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
     ``W Wᵀ``, kept in O(k) per update (recomputed and carried over the
     same way). With
     ``radius=0`` and a kernel this is ``KernelPerceptron(eta=1,
-    theta_init=0, threshold_step=0)`` (``multiclass="prototype"`` for more
+    theta_init=0, threshold_step=0, hypothesis="last")`` (``multiclass="prototype"`` for more
     than two classes). See :mod:`perceptrons._loops.ballseptron_dual`.
 
     With r far above the norms of the rows, a margin error while ‖w‖ << r
@@ -314,6 +315,7 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
         self._gram_key = None
 
     def _begin_call(self, call):
+        refuse_underflow(call.loop_arrays[0], call.mean_sq_norm)
         X = call.X
         call.margin_errors = []
         # Work space of the multiclass loops: scores and w^k·x̂ per class.

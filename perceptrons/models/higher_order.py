@@ -114,8 +114,8 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
     See Also
     --------
     SecondOrderPerceptron : the second-order baseline of [1]_.
-    Perceptron : ``Perceptron(eta=1, theta_init=0, threshold_step=0)`` is
-        HO₂(0) on rows of unit norm.
+    Perceptron : ``Perceptron(eta=1, theta_init=0, threshold_step=0,
+        hypothesis="last")`` is HO₂(0) on rows of unit norm.
 
     Notes
     -----

@@ -47,7 +47,7 @@ class KernelPerceptron(Perceptron):
     def __init__(self, *, kernel="poly", degree=3, gamma=None, coef0=1.0,
                  eta=0.1, theta_init="auto", threshold_step="auto",
                  margin=0.0, tau=None, lam=0.0, alpha_bound=None,
-                 hypothesis="last", multiclass="ovr", max_iter=10,
+                 hypothesis="averaged", multiclass="ovr", max_iter=10,
                  shuffle=True, random_state=None, cache_size=200):
         super().__init__(
             kernel=kernel, degree=degree, gamma=gamma, coef0=coef0, eta=eta,

@@ -12,9 +12,20 @@ import numpy as np
 
 from .._loops.romma import fold_scale, romma_epoch, romma_pass
 from ..utils._param_validation import Interval
-from .margin import _C1, _C2, _N_EP1, _N_EP2, _N_EP3, _MarginPerceptron
+from .margin import (
+    _C1,
+    _C2,
+    _N_EP1,
+    _N_EP2,
+    _N_EP3,
+    DEFAULT_EXTENSION,
+    _Diverged,
+    _fill_doc,
+    _MarginPerceptron,
+)
 
 
+@_fill_doc
 class ROMMA(_MarginPerceptron):
     r"""Aggressive Relaxed Online Maximum Margin Algorithm (ROMMA).
 
@@ -35,9 +46,10 @@ class ROMMA(_MarginPerceptron):
         Accuracy ε, 0 < ε < 1: update when :math:`a\cdot y_k < 1-\epsilon`.
     augmentation : float, default=1.0
         ρ of the augmented patterns (0: hyperplanes through the origin).
-    extension : float or None, default=None
-        Δ of PDM's Sec. 5 (see :class:`PDM`): makes every training set
-        separable; the limit is then the 2-norm soft-margin SVM.
+    %(extension)s        Without extension on inseparable data ‖a‖ grows geometrically (each
+        update on a misclassified pattern multiplies ‖a‖² by about
+        1/sin²θ); the run then stops, with a ConvergenceWarning, before a
+        leaves float64's range, which certifies the data inseparable.
     active_sets : bool, default=True
         PDM's nested active sets (Sec. 4), with conditions
         ``a·y_k <= c (1-ε)`` (c1 = 2.2, c2 = 1.1, 1; Nep1 = 9,
@@ -158,8 +170,8 @@ class ROMMA(_MarginPerceptron):
     _parameter_constraints["epsilon"] = [Interval(Real, 0, 1,
                                                   closed="neither")]
 
-    def __init__(self, *, epsilon=0.01, augmentation=1.0, extension=None,
-                 active_sets=True, store_dual=False, max_iter=1000,
+    def __init__(self, *, epsilon=0.01, augmentation=1.0,
+                 extension=DEFAULT_EXTENSION, active_sets=True, store_dual=False, max_iter=1000,
                  shuffle=True, random_state=None):
         self.epsilon = epsilon
         self.augmentation = augmentation
@@ -174,6 +186,7 @@ class ROMMA(_MarginPerceptron):
     def _test_params(cls):
         """Parameter sets the common estimator checks run with."""
         return [
+            {},
             {"extension": 1.0, "epsilon": 0.1},
             # Plain passes are slow on the checks' offset data (x ≈ 100):
             # a larger Δ raises the margin of the extended space.
@@ -203,20 +216,24 @@ class ROMMA(_MarginPerceptron):
         levels = [np.empty(n, dtype=np.int64) for _ in range(3)]
         stats = np.zeros(4, dtype=np.int64)
         w, scalars, g = self._weights[k], self._scalars[k], call.counts[k]
+        status = np.zeros(1, dtype=np.int64)
 
         def run_epoch(order, threshold, epoch):
             before = stats.copy()
             n_full = romma_epoch(
                 *call.loop_arrays, signs, call.y_sq_norms, order, self._rho,
                 self._delta_sq, threshold, int(self.active_sets), _C1, _C2,
-                _N_EP1, _N_EP2, _N_EP3, w, scalars, g, *levels, stats)
+                _N_EP1, _N_EP2, _N_EP3, w, scalars, g, status, *levels,
+                stats)
             self._n_updates[k] += n_full + stats[0] - before[0]
             fold_scale(w, scalars, g)
             # Recompute ‖a‖² afresh once per epoch (the loop carries it).
-            scalars[1] = (float(w @ w) + scalars[0] ** 2
-                          + self._delta_sq * float(g @ g) + scalars[3])
+            scalars[1] = (float(w @ w) + scalars[0] ** 2 + self._ext_sq(g)
+                          + scalars[3])
             self._add_stats(call, k, n_full, stats - before)
             self._check_finite(k, epoch + 1)
+            if status[0]:
+                raise _Diverged(epoch + 1)
             return n_full
 
         return run_epoch
@@ -226,11 +243,14 @@ class ROMMA(_MarginPerceptron):
         return [1.0 - float(self.epsilon)]
 
     def _plain_pass(self, call, k, order, signs):
+        status = np.zeros(1, dtype=np.int64)
         n_updates, _, n_mistakes = romma_pass(
             order, order.shape[0], 0.0, order, *call.loop_arrays, signs,
             call.y_sq_norms, self._rho, self._delta_sq,
             1.0 - float(self.epsilon), self._weights[k], self._scalars[k],
-            call.counts[k])
+            call.counts[k], status)
+        if status[0]:
+            call.diverged.append(k)
         self._n_updates[k] += n_updates
         fold_scale(self._weights[k], self._scalars[k], call.counts[k])
         return n_updates, n_mistakes
@@ -242,11 +262,19 @@ class ROMMA(_MarginPerceptron):
 
     def _margin_bound(self, call, k, norm):
         """ROMMA's bound ``1/‖a‖ >= γ_d`` (not PDM's ``‖a_t‖/t``)."""
-        c = call.counts[k]
         sq = (float(self._weights[k] @ self._weights[k])
-              + self._scalars[k, 0] ** 2 + self._delta_sq * float(c @ c)
+              + self._scalars[k, 0] ** 2 + self._ext_sq(call.counts[k])
               + self._retired_ext_sq[k])
         return 1.0 / np.sqrt(sq) if sq > 0 else np.inf
+
+    def _store_dual(self, call, targets):
+        if self.store_dual and not np.isfinite(call.counts).all():
+            raise ValueError(
+                "ROMMA's dual coefficients overflowed float64: without "
+                "extension, a = Σ g_k y_k cancels ever larger g_k on data "
+                "that is not separable (a itself stays finite); set "
+                "extension, or store_dual=False")
+        super()._store_dual(call, targets)
 
     def _retire(self, call):
         super()._retire(call)

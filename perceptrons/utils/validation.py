@@ -5,6 +5,9 @@ import scipy.sparse as sp
 
 _EMPTY_INDEX = np.empty(0, dtype=np.int32)
 
+#: Smallest normal float64: squares below it lose precision, then vanish.
+_SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)
+
 
 def as_loop_arrays(X):
     """The arrays a compiled primal loop reads for X.
@@ -57,3 +60,38 @@ def mean_sq_norm(X):
     if sp.issparse(X):
         return float(X.multiply(X).sum() / X.shape[0])
     return float(np.einsum("ij,ij->", X, X) / X.shape[0])
+
+
+def refuse_underflow(data, mean_sq_norm):
+    """Refuse X whose squares underflow float64, as overflow is refused.
+
+    Every model reads squared norms (‖x‖², ‖w‖², K&W's average ⟨x, x⟩,
+    PDM's ‖y_k‖²). With values near 1e-170 those squares are 0, so the
+    data would silently behave as all zeros (no norm, no margin, a zero
+    threshold); below about 1e-154 they are subnormal and lose digits. The
+    check costs nothing on ordinary data: X is scanned only when the
+    average squared norm is itself below the smallest normal float64.
+
+    Parameters
+    ----------
+    data : ndarray
+        The stored values of X (dense X or ``X.data`` of a CSR matrix).
+    mean_sq_norm : float
+        The average ⟨x_i, x_i⟩ over the rows, as computed from X.
+
+    Raises
+    ------
+    ValueError
+        If X has a non-zero value and ``mean_sq_norm`` is below the smallest
+        normal float64 (about 2.2e-308).
+    """
+    if mean_sq_norm >= _SMALLEST_NORMAL or data.size == 0:
+        return
+    largest = float(np.max(np.abs(data)))
+    if largest == 0.0:
+        return
+    raise ValueError(
+        f"the squares of X underflow float64 (its largest |value| is "
+        f"{largest:.3g}, so the average squared row norm is "
+        f"{mean_sq_norm:.3g}, below the smallest normal float64 "
+        f"{_SMALLEST_NORMAL:.3g}); scale the input (e.g. StandardScaler)")

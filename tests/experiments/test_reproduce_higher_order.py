@@ -85,6 +85,7 @@ def test_fo_row_equals_a_direct_fit(tiny):
     assert fo["train_corrections"] == rh.corrections(est, impl)
     assert fo["test_error"] == pytest.approx(np.mean(est.predict(Xte) != yte))
     ref = perceptrons.Perceptron(eta=1.0, theta_init=0.0, threshold_step=0.0,
+                                 hypothesis="last",
                                  max_iter=1, shuffle=False, kernel="rbf",
                                  gamma=GAMMA).fit(Xtr, ytr)
     assert fo["train_corrections"] == ref.n_updates_
@@ -131,6 +132,7 @@ def test_figure2_curves(tiny):
 
     X, y, _ = make_sparse_target(250, noise=0.1, random_state=100)
     ref = perceptrons.Perceptron(eta=1.0, theta_init=0.0, threshold_step=0.0,
+                                 hypothesis="last",
                                  shuffle=False)
     counts = []
     for _ in range(TINY.art_epochs):

@@ -206,7 +206,8 @@ def test_radius_zero_is_rosenblatt_bit_for_bit(n_classes, sparse, shuffle):
     Xs = sp.csr_matrix(X) if sparse else X
     multiclass = "ovr" if n_classes == 2 else "prototype"
     ref = Perceptron(eta=1, theta_init=0, threshold_step=0, max_iter=5,
-                     shuffle=shuffle, random_state=3, multiclass=multiclass)
+                     shuffle=shuffle, random_state=3, multiclass=multiclass,
+                     hypothesis="last")
     est = Ballseptron(radius=0, max_iter=5, shuffle=shuffle, random_state=3)
     ref.fit(Xs, y)
     est.fit(Xs, y)

@@ -6,7 +6,8 @@
 * "poly" and "rbf" equal a brute-force dual transcription of Figure 2 and
   Sec. 4 (``tests/reference/ballseptron.py``: explicit Gram matrix, ‖w‖ and
   ‖w^ỹ - w^y‖ recomputed from scratch).
-* ``radius=0`` is ``KernelPerceptron(eta=1, theta_init=0, threshold_step=0)``
+* ``radius=0`` is ``KernelPerceptron(eta=1, theta_init=0, threshold_step=0,
+  hypothesis="last")``
   (prototype rule for 3+ classes).
 * ``partial_fit`` one pass per call equals ``fit``; the cache size never
   changes a result; the lazy scale's edge cases.
@@ -148,7 +149,7 @@ def test_radius_zero_is_the_kernel_perceptron(kernel, n_classes, sparse):
                   max_iter=4, random_state=5)
     ball = Ballseptron(radius=0.0, **common).fit(Xs, y)
     kp = KernelPerceptron(
-        eta=1.0, theta_init=0.0, threshold_step=0.0,
+        eta=1.0, theta_init=0.0, threshold_step=0.0, hypothesis="last",
         multiclass="prototype" if n_classes > 2 else "ovr",
         **common).fit(Xs, y)
     assert_array_equal(ball.mistakes_per_epoch_, kp.mistakes_per_epoch_)
@@ -263,6 +264,7 @@ def test_blas_blocks_cache_and_storage(n_classes, kernel):
     assert_allclose(csr.dual_coef_, full.dual_coef_, rtol=1e-9, atol=1e-9)
     perceptron = KernelPerceptron(
         eta=1, theta_init=0, threshold_step=0, cache_size=0,
+        hypothesis="last",
         multiclass="prototype" if n_classes > 2 else "ovr", **params)
     ball = Ballseptron(radius=0.0, **params).fit(X, y)
     perceptron.fit(X, y)

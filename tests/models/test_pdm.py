@@ -58,7 +58,7 @@ def _fmt(X, sparse):
 # (name, estimator factory, reference kwargs, data kwargs)
 CASES = {
     "pdm-plain": (
-        lambda **kw: PDM(store_dual=True, epsilon=0.2, **kw),
+        lambda **kw: PDM(store_dual=True, extension=None, epsilon=0.2, **kw),
         dict(rule="pdm", schedule=[0.2]), dict()),
     "pdm-plain-ext": (
         lambda **kw: PDM(store_dual=True, epsilon=0.1, extension=0.7, augmentation=2.0, **kw),
@@ -69,7 +69,7 @@ CASES = {
         dict(rule="pdm", schedule=epsilon_schedule(0.05, 3.0), delta=1.0),
         dict(noise=0.1)),
     "pfm-plain": (
-        lambda **kw: PFM(store_dual=True, beta=0.05, **kw),
+        lambda **kw: PFM(store_dual=True, extension=None, beta=0.05, **kw),
         dict(rule="pfm", schedule=[0.05]), dict()),
     "pfm-ext": (
         lambda **kw: PFM(store_dual=True, beta=0.05, extension=1.0, augmentation=0.5, **kw),
@@ -202,16 +202,17 @@ def test_epsilon_schedule():
 # ----------------------------------------------------------------- results
 @pytest.mark.parametrize("cls, params", [
     (PDM, dict(epsilon=0.05, extension=0.5, augmentation=2.0)),
-    (PDM, dict(epsilon=0.05, successive=8.0)),
+    (PDM, dict(epsilon=0.05, successive=8.0, extension=None)),
     (PFM, dict(beta=0.02, extension=1.0)),
 ])
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 def test_margin_recomputed_from_public_attributes(cls, params, sparse):
-    X, y = make_stream(7, n=60, noise=0.1 if "extension" in params else 0.0)
+    extended = params.get("extension") is not None
+    X, y = make_stream(7, n=60, noise=0.1 if extended else 0.0)
     est = cls(random_state=0, store_dual=True, **params).fit(_fmt(X, sparse), y)
     assert est.converged_.all()
     rho = params.get("augmentation", 1.0)
-    delta = params.get("extension", 0.0)
+    delta = params["extension"] if extended else 0.0
     w, c0 = est.coef_[0], est.intercept_[0]
     dual = est.dual_coef_[0]
     assert_allclose(dual @ X[est.support_], w, rtol=1e-9, atol=1e-9)
@@ -232,14 +233,14 @@ def test_margin_recomputed_from_public_attributes(cls, params, sparse):
     # materialised patterns agree
     Y = extended_patterns(X, y, rho, params.get("extension"))
     a = np.concatenate([w, [c0 / rho], delta * y * counts]
-                       if "extension" in params else [w, [c0 / rho]])
+                       if extended else [w, [c0 / rho]])
     assert_allclose(directional_margin(a, Y), est.directional_margin_[0], rtol=1e-9)
 
 
 def test_converged_pdm_certifies_its_accuracy():
     X, y = make_stream(8, n=80)
     for eps in (0.3, 0.1, 0.02):
-        est = PDM(store_dual=True, epsilon=eps, random_state=1).fit(X, y)
+        est = PDM(store_dual=True, extension=None, epsilon=eps, random_state=1).fit(X, y)
         assert est.converged_[0]
         # every pattern violates (8): γ'_d > (1-ε)‖a‖/t, so Eq. (5) gives < ε
         assert est.margin_fraction_[0] > 1 - eps
@@ -258,7 +259,7 @@ def test_dense_and_csr_agree_with_shuffling():
 
 def test_determinism_and_seed_dependence():
     X, y = make_stream(10, n=70)
-    fits = [PDM(store_dual=True, epsilon=0.05, random_state=s).fit(X, y) for s in (0, 0, 1)]
+    fits = [PDM(store_dual=True, extension=None, epsilon=0.05, random_state=s).fit(X, y) for s in (0, 0, 1)]
     assert_array_equal(fits[0].coef_, fits[1].coef_)
     assert_array_equal(fits[0].dual_coef_, fits[1].dual_coef_)
     assert fits[0].n_updates_ == fits[1].n_updates_
@@ -268,7 +269,7 @@ def test_determinism_and_seed_dependence():
 
 def test_refit_resets_state():
     X, y = make_stream(11)
-    est = PDM(store_dual=True, epsilon=0.1, random_state=0)
+    est = PDM(store_dual=True, extension=None, epsilon=0.1, random_state=0)
     first = est.fit(X, y).coef_.copy()
     est.partial_fit(X, y)
     assert_array_equal(est.fit(X, y).coef_, first)
@@ -278,7 +279,7 @@ def test_inseparable_without_extension_warns_and_stops():
     X = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [2.0, 0.5]])
     y = np.array([0, 1, 0, 1])  # a duplicated point with both labels
     with pytest.warns(ConvergenceWarning, match="extension"):
-        est = PDM(store_dual=True, max_iter=5, random_state=0).fit(X, y)
+        est = PDM(store_dual=True, extension=None, max_iter=5, random_state=0).fit(X, y)
     assert est.n_iter_ == 5 and not est.converged_[0]
     assert est.directional_margin_[0] <= 0
     # the extension makes it separable
@@ -290,7 +291,7 @@ def test_inseparable_without_extension_warns_and_stops():
 
 def test_pfm_beta_zero_is_augmented_rosenblatt():
     X, y = make_stream(12)
-    est = PFM(store_dual=True, beta=0.0, shuffle=False, active_sets=False,
+    est = PFM(store_dual=True, extension=None, beta=0.0, shuffle=False, active_sets=False,
               multiple_updates=False).fit(X, y)
     Xa = np.hstack([X, np.ones((X.shape[0], 1))])
     w = np.zeros(Xa.shape[1])
@@ -314,8 +315,8 @@ def test_pdm_epsilon_one_is_pfm_beta_zero(sparse):
     # both conditions read a·y <= 0 (Eq. 8 at ε = 1, Eq. 7 at β = 0)
     X, y = make_stream(16, n=60)
     X = _fmt(X, sparse)
-    a = PDM(store_dual=True, epsilon=1.0, multiple_updates=False, random_state=4).fit(X, y)
-    b = PFM(store_dual=True, beta=0.0, multiple_updates=False, random_state=4).fit(X, y)
+    a = PDM(store_dual=True, extension=None, epsilon=1.0, multiple_updates=False, random_state=4).fit(X, y)
+    b = PFM(store_dual=True, extension=None, beta=0.0, multiple_updates=False, random_state=4).fit(X, y)
     assert_array_equal(a.dual_coef_, b.dual_coef_)
     assert_array_equal(a.coef_, b.coef_)
     assert a.n_iter_ == b.n_iter_ and a.n_active_passes_ == b.n_active_passes_
@@ -382,7 +383,7 @@ def test_bad_data():
         PDM(store_dual=True).fit(X, np.ones_like(y))
     with pytest.raises(ValueError, match="classes must be passed"):
         PDM(store_dual=True).partial_fit(X, y)
-    est = PDM(store_dual=True, epsilon=0.2).fit(X, y)
+    est = PDM(store_dual=True, extension=None, epsilon=0.2).fit(X, y)
     with pytest.raises(ValueError):
         est.predict(X[:, :-1])
     with pytest.raises(ValueError, match="not in classes_"):

@@ -45,8 +45,9 @@ def make_stream(seed, n=40, d=5, noise=0.0, sparsity=0.3):
 
 CASES = {
     # name: (estimator kwargs, data kwargs)
-    "separable-plain": ({"epsilon": 0.05, "active_sets": False}, {}),
-    "separable-active": ({"epsilon": 0.02}, {}),
+    "separable-plain": ({"epsilon": 0.05, "active_sets": False,
+                         "extension": None}, {}),
+    "separable-active": ({"epsilon": 0.02, "extension": None}, {}),
     "extended-noisy": ({"epsilon": 0.05, "extension": 1.0},
                        {"noise": 0.15}),
     "extended-active-rho": ({"epsilon": 0.01, "extension": 0.5,
@@ -102,7 +103,7 @@ def test_slack_old_constraint_restarts_at_pattern():
     # so the minimiser ignores the old half-space: a' = y2/‖y2‖².
     X = np.array([[1.0, 0.0], [0.5, 0.1]])
     y = np.array([1, 1])
-    clf = ROMMA(store_dual=True, epsilon=0.01, augmentation=0.0).partial_fit(
+    clf = ROMMA(store_dual=True, extension=None, epsilon=0.01, augmentation=0.0).partial_fit(
         X, y, classes=[0, 1])
     assert clf.n_updates_ == 2
     assert_allclose(clf.coef_[0], X[1] / (X[1] @ X[1]), rtol=1e-12)
@@ -119,8 +120,8 @@ def test_dual_coef_reconstructs_coef():
 
 def test_margin_approaches_hard_margin_optimum():
     X, y = make_stream(5, n=30, d=3)
-    romma = ROMMA(store_dual=True, epsilon=0.001, random_state=0).fit(X, y)
-    pdm = PDM(store_dual=True, epsilon=0.001, random_state=0).fit(X, y)
+    romma = ROMMA(store_dual=True, extension=None, epsilon=0.001, random_state=0).fit(X, y)
+    pdm = PDM(store_dual=True, extension=None, epsilon=0.001, random_state=0).fit(X, y)
     assert romma.converged_[0] and pdm.converged_[0]
     # Both are within 0.1% of γ_d <= 1/‖a‖ (ROMMA's own bound).
     assert romma.directional_margin_[0] >= (1 - 0.001) * pdm.directional_margin_[0] * (1 - 0.001)
@@ -170,7 +171,7 @@ def test_inseparable_without_extension_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         with pytest.raises(ConvergenceWarning):
-            ROMMA(store_dual=True, max_iter=5, random_state=0).fit(X, y)
+            ROMMA(store_dual=True, extension=None, max_iter=5, random_state=0).fit(X, y)
 
 
 def test_zero_row_is_skipped_without_bias():
@@ -183,7 +184,7 @@ def test_zero_row_is_skipped_without_bias():
         np.abs(scores) > 0.3]
     X = np.vstack([X, np.zeros((1, 3))])
     y = np.append(y, 1)
-    clf = ROMMA(store_dual=True, epsilon=0.05, augmentation=0.0, random_state=0).fit(X, y)
+    clf = ROMMA(store_dual=True, extension=None, epsilon=0.05, augmentation=0.0, random_state=0).fit(X, y)
     assert clf.converged_[0]
     assert X.shape[0] - 1 not in clf.support_
     assert clf.directional_margin_[0] == 0.0  # the minimum includes a·0 = 0
@@ -215,8 +216,9 @@ def test_scale_folding_in_the_loop():
                    + c @ c)
         st = np.array([clf.intercept_[0] / s, sq, s, 0.0])
         n_upd, _, _ = romma_pass(rows, rows.shape[0], 0.0, rows,
-                              *as_loop_arrays(X), signs, yy, 1.0, 1.0, 0.99,
-                              w, st, full_g)
+                                 *as_loop_arrays(X), signs, yy, 1.0, 1.0,
+                                 0.99, w, st, full_g,
+                                 np.zeros(1, dtype=np.int64))
         fold_scale(w, st, full_g)
         out.append((n_upd, w, st[0], full_g))
     assert out[0][0] == out[1][0] > 0

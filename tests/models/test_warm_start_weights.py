@@ -17,7 +17,8 @@ def _data(n_classes=2):
 
 
 @pytest.mark.parametrize("cls, params", [
-    (Perceptron, {}), (Perceptron, {"multiclass": "prototype"}),
+    (Perceptron, {"hypothesis": "last"}),
+    (Perceptron, {"multiclass": "prototype", "hypothesis": "last"}),
     (Perceptron, {"hypothesis": "longest"}),
     (PDM, {}), (PFM, {}), (ROMMA, {})])
 def test_starting_at_a_separator_makes_no_update(cls, params):

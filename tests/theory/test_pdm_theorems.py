@@ -168,7 +168,7 @@ def test_pfm_margin_and_theorems_3_1_3_2(multiple, active, eps, noisy):
 def test_pdm_default_stops_with_accuracy_hypothesis(problem):
     X, y, _, _ = problem
     eps = 0.1
-    est = PDM(epsilon=eps, random_state=0).fit(X, y)
+    est = PDM(epsilon=eps, extension=None, random_state=0).fit(X, y)
     lo, hi, R = _check_run(est, X, y, eps, None)
     assert est.n_updates_ <= pdm_update_bound(R, lo, eps)
 
