@@ -138,7 +138,7 @@ def run_dual(args, log):
 
 def run_implicit(args, log):
     from perceptrons import HigherOrderPerceptron
-    from perceptrons.datasets.synthetic import make_sparse_target
+    from perceptrons.datasets import make_sparse_target
 
     X, y, _ = make_sparse_target(n_samples=1000, noise=0.1, random_state=0)
     rows = []

@@ -10,14 +10,20 @@ folder next to the repository); nothing is downloaded or copied.
   format (svmlight/LIBSVM; UCI CSV with nominal attributes one-hot, and the
   :class:`CSVSchema` that reads a test file as its training file; MNIST's
   IDX and the USPS ``.npz``);
-* :mod:`.synthetic`: generators of separable data with a known separator.
+* :mod:`.synthetic`: generators of separable data with a known separator
+  (and the sparse-target sets of Brotto, Gentile & Vitale).
 """
 
 from ._home import DATA_HOME_ENV, get_data_home
 from .catalogue import NAMED_DATASETS, load_named
 from .images import load_idx
 from .svmlight import dump_svmlight, load_svmlight
-from .synthetic import make_khardon_wachman, make_separable, make_unit_circle
+from .synthetic import (
+    make_khardon_wachman,
+    make_separable,
+    make_sparse_target,
+    make_unit_circle,
+)
 from .uci_csv import HANDLE_MISSING, CSVSchema, load_csv
 
 __all__ = [
@@ -33,5 +39,6 @@ __all__ = [
     "load_svmlight",
     "make_khardon_wachman",
     "make_separable",
+    "make_sparse_target",
     "make_unit_circle",
 ]

@@ -32,11 +32,7 @@ Table 1
     error, as in the paper. Breast (Table 1) and RCV1 (Table 2) are not in
     the data folder.
 
-The estimators are built by :func:`make_estimator` alone. Until
-``perceptrons.HigherOrderPerceptron`` and ``perceptrons.SecondOrderPerceptron``
-exist it builds a *stand-in*, ``Perceptron(eta=1, theta_init=0,
-threshold_step=0)`` (with the same ``kernel``), for every algorithm, and the
-report says so in bold: its numbers are FO's for every column.
+The estimators are built by :func:`make_estimator` alone.
 
 Tasks and files (``<stem>`` is ``higher_order`` or ``higher_order_quick``):
 loading a data set, one (artificial set, seed, p, c) run, one (data set,
@@ -63,7 +59,7 @@ from .store import Store, Task, make_record, progress_bar, run_tasks
 
 __all__ = ["Config", "FULL", "HO_C", "MNIST", "OcrSpec", "PAPER_TABLE1",
            "PAPER_TABLE2", "PAPER_TABLE3", "QUICK", "USPS", "READINGS",
-           "artificial_worker", "corrections", "implementation",
+           "artificial_worker", "corrections",
            "load_records", "lymphoma_worker", "make_estimator", "ocr_worker",
            "render_markdown", "run", "summarize", "write_outputs"]
 
@@ -264,20 +260,7 @@ QUICK = Config(
 
 
 # ------------------------------------------------------------ estimators
-def implementation():
-    """``"estimators"`` when the HO and SO estimators exist, else
-    ``"stand-in"``."""
-    import perceptrons
-
-    try:
-        perceptrons.HigherOrderPerceptron
-        perceptrons.SecondOrderPerceptron
-    except AttributeError:
-        return "stand-in"
-    return "estimators"
-
-
-def make_estimator(spec, kernel=None, max_iter=1, impl=None):
+def make_estimator(spec, kernel=None, max_iter=1):
     """The estimator of one algorithm setting; the only place naming a class.
 
     Parameters
@@ -289,26 +272,16 @@ def make_estimator(spec, kernel=None, max_iter=1, impl=None):
         ``kernel``, ``gamma``, ``degree``, ``coef0``; None: primal.
     max_iter : int
         Epochs of ``fit``.
-    impl : {"estimators", "stand-in"} or None
-        None: :func:`implementation`.
 
     Returns
     -------
     estimator
-        ``HigherOrderPerceptron`` (FO is c = 0) or ``SecondOrderPerceptron``;
-        the stand-in ``Perceptron(eta=1, theta_init=0, threshold_step=0)``
-        while those do not exist (rows must then be normalised by the
-        caller: :func:`_rows`).
+        ``HigherOrderPerceptron`` (FO is c = 0) or ``SecondOrderPerceptron``.
     """
     import perceptrons
 
-    impl = impl or implementation()
     kernel = dict(kernel or {})
     common = {"max_iter": int(max_iter), "shuffle": False, **kernel}
-    if impl == "stand-in":
-        return perceptrons.Perceptron(eta=1.0, theta_init=0.0,
-                                      threshold_step=0.0, hypothesis="last",
-                                      **common)
     if spec["algorithm"] == "SO":
         return perceptrons.SecondOrderPerceptron(
             a=float(spec["a"]), normalize=True, **common)
@@ -319,21 +292,13 @@ def make_estimator(spec, kernel=None, max_iter=1, impl=None):
         form=spec.get("form", "auto"), normalize=True, **common)
 
 
-def _rows(X, kernel, impl):
-    """The stand-in does not normalise: give it unit rows (primal only)."""
-    if impl != "stand-in" or kernel:
-        return X
-    norms = np.linalg.norm(X, axis=1)
-    return X / np.where(norms > 0, norms, 1.0)[:, None]
-
-
-def corrections(est, impl):
+def corrections(est):
     """Training corrections summed over the one-vs-rest problems."""
-    return int(est.n_updates_ if impl == "stand-in" else est.n_mistakes_)
+    return int(est.n_mistakes_)
 
 
-def _matrix_updates(est, spec, impl):
-    if impl == "stand-in" or spec["algorithm"] in ("FO", "SO"):
+def _matrix_updates(est, spec):
+    if spec["algorithm"] in ("FO", "SO"):
         return None
     value = getattr(est, "n_matrix_updates_", None)
     return None if value is None else int(value)
@@ -398,18 +363,17 @@ def artificial_worker(task):
     The record holds, after each epoch, the cumulative training updates
     (mistakes), matrix updates and the test error.
     """
-    p, impl = task.params, task.params["impl"]
+    p = task.params
     start = time.perf_counter()
     Xtr, ytr, Xte, yte = _artificial_data(p)
-    Xtr, Xte = _rows(Xtr, None, impl), _rows(Xte, None, impl)
     spec = {"algorithm": "HO", "p": p["p"], "c": p["c"], "form": "implicit"}
     updates, matrix, test = [], [], []
     try:
-        est = make_estimator(spec, impl=impl)
+        est = make_estimator(spec)
         for _ in range(p["epochs"]):
             est.partial_fit(Xtr, ytr, classes=np.array([-1, 1]))
-            updates.append(corrections(est, impl))
-            matrix.append(_matrix_updates(est, spec, impl))
+            updates.append(corrections(est))
+            matrix.append(_matrix_updates(est, spec))
             test.append(_error(est, Xte, yte))
     except Exception as exc:  # noqa: BLE001 - recorded
         return _failed(task, exc, updates=updates, test_error=test)
@@ -419,12 +383,11 @@ def artificial_worker(task):
                        seconds=time.perf_counter() - start)
 
 
-def _artificial_tasks(config, impl):
+def _artificial_tasks(config):
     return [Task(config.stem, f"Artificial η={noise:g}", None, {
         "kind": "artificial", "noise": float(noise), "seed": int(seed),
         "p": int(p), "c": float(c), "epochs": int(config.art_epochs),
-        "n_train": int(config.art_n_train), "n_test": int(config.art_n_test),
-        "impl": impl})
+        "n_train": int(config.art_n_train), "n_test": int(config.art_n_test)})
         for noise in config.art_noise for seed in config.art_seeds
         for p in config.ps for c in config.cs]
 
@@ -465,13 +428,13 @@ def ocr_worker(task):
     fits the whole training set and scores the test set.
     """
     Xtr, ytr, Xte, yte = task.inputs
-    p, impl = task.params, task.params["impl"]
+    p = task.params
     if task.fold is not None:
         tr, held = _fold_rows(ytr, p["n_folds"], task.fold, p["seed"])
         Xtr, ytr, Xte, yte = Xtr[tr], ytr[tr], Xtr[held], ytr[held]
     start = time.perf_counter()
     try:
-        est = make_estimator(p["spec"], p["kernel"], impl=impl)
+        est = make_estimator(p["spec"], p["kernel"])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est.fit(Xtr, ytr)
@@ -480,8 +443,8 @@ def ocr_worker(task):
     except Exception as exc:  # noqa: BLE001 - recorded
         return _failed(task, exc)
     return make_record(task, {
-        "corrections": corrections(est, impl),
-        "matrix_updates": _matrix_updates(est, p["spec"], impl),
+        "corrections": corrections(est),
+        "matrix_updates": _matrix_updates(est, p["spec"]),
         "error": err, "n_fit": int(ytr.shape[0]), "n_eval": int(yte.shape[0]),
         "fit_seconds": fit_seconds},
         seconds=time.perf_counter() - start)
@@ -495,7 +458,7 @@ def _ocr_specs(config, spec):
     return out + [{"algorithm": "SO", "a": float(a)} for a in spec.so_a]
 
 
-def _ocr_tasks(config, spec, impl, data=None):
+def _ocr_tasks(config, spec, data=None):
     tasks = []
     for kname, kernel in spec.kernels():
         for algo in _ocr_specs(config, spec):
@@ -504,16 +467,15 @@ def _ocr_tasks(config, spec, impl, data=None):
                     "kind": "ocr", "kernel_name": kname, "kernel": kernel,
                     "spec": algo, "n_folds": int(config.n_folds),
                     "seed": int(config.seed), "n_train": spec.n_train,
-                    "n_test": spec.n_test, "scale": spec.scale,
-                    "impl": impl}, data))
+                    "n_test": spec.n_test, "scale": spec.scale}, data))
     return tasks
 
 
-def _run_ocr(config, spec, impl, store, options, bar):
+def _run_ocr(config, spec, store, options, bar):
     load = Task(config.stem, spec.name, None, {
         "kind": "data", "data": spec.data, "n_train": spec.n_train,
         "n_test": spec.n_test, "seed": int(config.seed)})
-    tasks = _ocr_tasks(config, spec, impl)
+    tasks = _ocr_tasks(config, spec)
     done = store.done() if options.resume else {}
     if all(t.key in done for t in (load, *tasks)):
         bar.update(len(tasks))
@@ -531,7 +493,7 @@ def _run_ocr(config, spec, impl, store, options, bar):
         "n_features": int(data[0].shape[1]),
         "n_classes": int(np.unique(data[1]).shape[0])})
     store.append(record)
-    tasks = _ocr_tasks(config, spec, impl, data)
+    tasks = _ocr_tasks(config, spec, data)
     return [record, *run_tasks(ocr_worker, tasks, store,
                                resume=options.resume,
                                mapper=_mapper(options.jobs),
@@ -572,8 +534,7 @@ def lymphoma_worker(task):
     updates over the epochs and the test error of each split.
     """
     X, y = task.inputs
-    p, impl = task.params, task.params["impl"]
-    X = _rows(X, None, impl)
+    p = task.params
     start = time.perf_counter()
     out = {}
     try:
@@ -586,12 +547,11 @@ def lymphoma_worker(task):
                 # O(k²) per mistake instead of O(n²) for n = 4026.
                 kernel = ({"kernel": "linear"} if spec["algorithm"] == "SO"
                           else None)
-                est = make_estimator(spec, kernel, max_iter=p["epochs"],
-                                     impl=impl)
+                est = make_estimator(spec, kernel, max_iter=p["epochs"])
                 est.fit(X[tr], y[tr])
                 cell = out.setdefault(_spec_label(spec),
                                       {"updates": [], "test_error": []})
-                cell["updates"].append(corrections(est, impl))
+                cell["updates"].append(corrections(est))
                 cell["test_error"].append(_error(est, X[te], y[te]))
     except Exception as exc:  # noqa: BLE001 - recorded
         return _failed(task, exc)
@@ -599,7 +559,7 @@ def lymphoma_worker(task):
                        seconds=time.perf_counter() - start)
 
 
-def _run_lymphoma(config, impl, store, options, bar):
+def _run_lymphoma(config, store, options, bar):
     load = Task(config.stem, "Lymphoma", None, {
         "kind": "data", "data": LYMPHOMA_FILE,
         "positive": LYMPHOMA_POSITIVE})
@@ -612,7 +572,7 @@ def _run_lymphoma(config, impl, store, options, bar):
             "kind": "lymphoma", "first": a, "stop": b,
             "seed": int(config.seed), "n_train": LYMPHOMA_TRAIN,
             "epochs": int(config.lymphoma_epochs),
-            "specs": _lymphoma_specs(config), "impl": impl}, data)
+            "specs": _lymphoma_specs(config)}, data)
             for i, (a, b) in enumerate(blocks)]
     try:
         X, y, labels = _load_lymphoma()
@@ -653,13 +613,12 @@ def run(options, config=None):
         ``summary`` (what the JSON file holds).
     """
     config = config or (QUICK if options.quick else FULL)
-    impl = implementation()
     out = Path(os.fspath(options.output_dir))
     store = Store.open(out / f"{config.stem}_records.jsonl",
                        resume=options.resume)
-    art = _artificial_tasks(config, impl)
+    art = _artificial_tasks(config)
     n_blocks = -(-config.lymphoma_splits // config.lymphoma_block)
-    n_ocr = sum(len(_ocr_tasks(config, s, impl)) for s in config.ocr)
+    n_ocr = sum(len(_ocr_tasks(config, s)) for s in config.ocr)
     bar = progress_bar(len(art) + n_blocks + n_ocr, options.progress,
                        desc=config.stem)
     records = []
@@ -669,9 +628,9 @@ def run(options, config=None):
                              mapper=_mapper(options.jobs),
                              on_record=lambda _: bar.update())
         if config.lymphoma_splits:
-            records += _run_lymphoma(config, impl, store, options, bar)
+            records += _run_lymphoma(config, store, options, bar)
         for spec in config.ocr:
-            records += _run_ocr(config, spec, impl, store, options, bar)
+            records += _run_ocr(config, spec, store, options, bar)
     finally:
         bar.close()
     markdown, files, summary = write_outputs(config, records, out)
@@ -865,14 +824,12 @@ def _data_notes(records):
 
 def summarize(config, records):
     """Everything the report shows, from the records alone (the JSON)."""
-    impls = sorted({r["task"]["params"].get("impl") for r in records
-                    if r["task"]["params"].get("impl")})
     grid = _ocr_grid(records)
     curves = _figure2(records)
     return {
         "schema": "perceptrons-reproduction-results", "schema_version": 1,
         "experiment": config.stem, "paper": PAPER, "quick": config.quick,
-        "implementation": impls, "readings": list(READINGS),
+        "readings": list(READINGS),
         "config": json_config(config), "data": _data_notes(records),
         "figure2": {"curves": curves, "verdicts": _figure2_verdicts(curves)},
         "table3": {"rows": _table3(grid), "grid": grid},
@@ -1161,18 +1118,10 @@ def _table2_section():
 
 def render_markdown(config, summary, figure_files=()):
     """The report, from :func:`summarize`'s output alone."""
-    impl = summary["implementation"]
     lines = [f"# Reproduction: {PAPER}", "",
              f"Mode: {'**quick**' if config.quick else 'full'}. "
              "Command: `perceptrons reproduce higher-order"
              f"{' --quick' if config.quick else ''}`.", ""]
-    if "stand-in" in impl:
-        lines += ["**STAND-IN RUN: `HigherOrderPerceptron` / "
-                  "`SecondOrderPerceptron` were not available, so every "
-                  "column was fitted with `Perceptron(eta=1, theta_init=0, "
-                  "threshold_step=0)` (same kernel, rows normalised in the "
-                  "primal tasks). These numbers test the harness, not the "
-                  "paper.**", ""]
     lines += ["## Readings of the paper used", "",
               *(f"- {r}" for r in READINGS), ""]
     lines += _table3_section(summary, config)
@@ -1188,8 +1137,7 @@ def render_markdown(config, summary, figure_files=()):
     lines.append(
         f"perceptrons {meta.get('perceptrons_version')}, numba "
         f"{meta.get('numba_version')}, git {sha}"
-        f"{' (dirty)' if meta.get('git_dirty') else ''}; estimators: "
-        f"{', '.join(impl) or 'none'}; "
+        f"{' (dirty)' if meta.get('git_dirty') else ''}; "
         f"{summary['task_seconds']:.1f} s of task time.")
     return "\n".join(lines) + "\n"
 
