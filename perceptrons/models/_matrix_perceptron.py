@@ -30,7 +30,7 @@ from .._loops.mercer import row_sq_norms_of
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import as_loop_arrays
 from ._base import BaseOnlinePerceptron
-from ._kernel import KernelMixin
+from ._kernel import KernelMixin, linear_coef
 
 __all__ = ["MatrixPerceptronBase", "divide_rows", "row_p_norms"]
 
@@ -239,6 +239,14 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
         self.support_vectors_ = dual.X[dual.support[:m]]
         self.dual_coef_ = np.ascontiguousarray(dual.coef[:, :m])
         self._end_dual_matrix(dual, m)
+        if self.kernel == "linear":
+            # The primal weights the coefficients stand for (of the
+            # normalised support vectors when normalising).
+            coef = self.dual_coef_
+            if self.normalize:
+                norms = np.sqrt(row_sq_norms_of(self.support_vectors_))
+                coef = coef / np.where(norms > 0, norms, 1.0)
+            self.coef_ = linear_coef(coef, self.support_vectors_)
 
     # ------------------------------------------------------------ prediction
     def _decision(self, X):

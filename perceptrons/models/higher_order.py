@@ -86,7 +86,8 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
     form_ : str
         The form in use.
     coef_ : ndarray of shape (n_problems, n_features) or None
-        w of each problem (primal forms; None in dual form). There is no
+        w of each problem (primal forms and the linear kernel; None with
+        other kernels). There is no
         threshold: ``intercept_`` is zeros.
     intercept_ : ndarray of shape (n_problems,)
     support_vectors_ : ndarray or CSR matrix of shape (n_support, n_features) or None

@@ -71,7 +71,8 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
     classes_ : ndarray of shape (n_classes,)
     form_ : str
     coef_ : ndarray of shape (n_problems, n_features) or None
-        :math:`w = A^{-1}v` (primal form). ``intercept_`` is zeros.
+        :math:`w = A^{-1}v` (primal form and the linear kernel; None with
+        other kernels). ``intercept_`` is zeros.
     intercept_ : ndarray of shape (n_problems,)
     support_vectors_ : ndarray or CSR matrix of shape (n_support, n_features) or None
         The mistaken instances (dual form).
