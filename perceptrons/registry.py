@@ -103,6 +103,11 @@ REPRODUCTIONS = (
         "higher_order_brotto_gentile_vitale.md",
         "Brotto, Gentile & Vitale 2007, Tables 1-3 and Figure 2: HO_p(c), "
         "sparse HO2, SO and FO on USPS, MNIST, Lymphoma, artificial data"),
+    ReproductionEntry(
+        "khardon-wachman", "perceptrons.experiments.reproduce_khardon_wachman",
+        "noise_tolerant_khardon_wachman.md",
+        "Khardon & Wachman 2007, Tables 2-4 and 6, Figure 4: parameter "
+        "search and double cross-validation of tau, lambda, alpha"),
 )
 
 

@@ -225,7 +225,8 @@ def reproduce(args):
 
     options = RunOptions(output_dir=args.output_dir, quick=args.quick,
                          progress=False if args.no_progress else None,
-                         jobs=args.jobs, resume=args.resume)
+                         jobs=args.jobs, resume=args.resume,
+                         scheduler=args.scheduler)
     start = time.perf_counter()
     out = entry.load()(options)
     _print_report(out["markdown"], out["files"], start)

@@ -218,6 +218,9 @@ def build_parser():
     p.add_argument("--resume", action="store_true",
                    help="keep the results already in --output-dir and run "
                         "only the missing tasks")
+    p.add_argument("--scheduler", metavar="ADDR",
+                   help="run the tasks on the Dask scheduler at ADDR "
+                        "(tcp://host:8786), where the reproduction allows it")
 
     _command(sub, "models", commands.models,
              "list the available models and their parameters",

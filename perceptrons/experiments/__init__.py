@@ -16,6 +16,10 @@ refit.
   the one-fold worker :func:`~.evaluation.run_fold`.
 * :mod:`._runner` / :mod:`._results`: variants × data sets × folds through
   the store, and their report.
+* :mod:`.model_selection`: K&W's parameter search and double
+  cross-validation over grids of any estimator (:func:`parameter_search`,
+  :func:`double_cross_validation`, :func:`paper_columns`), serially, on
+  joblib or on a Dask cluster, through the store.
 * :mod:`.demo`: the family of K&W (2007) on built-in data
   (``perceptrons demo``).
 * ``reproduce_<paper>``: ``run(options: RunOptions)`` reproduces a paper's
@@ -26,8 +30,13 @@ refit.
 from .demo import run_demo
 from .evaluation import (CVResult, cross_validate, run_fold,
                          t_confidence_interval)
+from .model_selection import (Column, double_cross_validation,
+                              hypothesis_predictions, make_executor,
+                              paper_columns, parameter_search)
 from .options import RunOptions
 
 
-__all__ = ["CVResult", "RunOptions", "cross_validate", "run_demo", "run_fold",
-           "t_confidence_interval"]
+__all__ = ["CVResult", "Column", "RunOptions", "cross_validate",
+           "double_cross_validation", "hypothesis_predictions",
+           "make_executor", "paper_columns", "parameter_search", "run_demo",
+           "run_fold", "t_confidence_interval"]

@@ -25,6 +25,9 @@ class RunOptions:
         Parallel workers for the tasks that allow it.
     resume : bool, default=False
         Keep records already in the store and run only the missing tasks.
+    scheduler : str or None, default=None
+        Address of a Dask scheduler (``tcp://host:8786``) to run the tasks
+        on, for the reproductions that allow it; None runs them locally.
     """
 
     output_dir: Path = Path("perceptrons_output")
@@ -32,6 +35,7 @@ class RunOptions:
     progress: bool | None = None
     jobs: int = 1
     resume: bool = False
+    scheduler: str | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "output_dir", Path(self.output_dir))
