@@ -897,6 +897,11 @@ def _table3_section(summary, config):
         "problems (sparse HO₂: matrix updates in parentheses); *CV %*: mean "
         "held-out error of the folds; *test %*: test error of the model fit "
         "on the whole training set.", ""]
+    skipped = [s.name for s in (USPS, MNIST)
+               if s.name not in {o.name for o in config.ocr}]
+    if skipped:
+        lines += [f"**{', '.join(skipped)}: not run in this "
+                  "configuration.**", ""]
     for spec in config.ocr:
         note = data.get(spec.name, {})
         lines.append(f"### {spec.name}")
