@@ -23,9 +23,10 @@ reassociation only slows the gather.
 Under ``NUMBA_DISABLE_JIT=1`` the helpers run as plain Python and dispatch
 on ``X_data.ndim`` at run time.
 
-Passes that present rows in a shuffled order (PDM's active sets) can call
-:func:`prefetch_ahead` at each step: a cache hint for rows a few steps on,
-which changes no result (see its docstring).
+Passes that present rows in a shuffled order (PDM's active sets, the
+perceptron's shuffled epochs) call :func:`prefetch_rows` (or
+:func:`prefetch_ahead`, PDM's distances) at each step: a cache hint for rows
+a few steps on, which changes no result (see its docstring).
 """
 
 import numpy as np
@@ -272,47 +273,51 @@ else:
 
 
 @njit(inline="always")
-def _prefetch_index_ahead(rows, step, n_rows, X_indptr, r1, r2, r3):
+def _prefetch_index_ahead(rows, step, n_rows, X_indptr, r1, r2, r3,
+                          index_ahead, row_ahead):
     # Straight-line code (indices clamped, no branch), so that numba's
     # reference-count pruning removes the increfs of the inlined arguments.
     # For dense data X_indptr is empty: a hint at an unmapped address is
     # ignored.
-    j = rows[min(step + PREFETCH_INDEX_AHEAD, n_rows - 1)]
+    j = rows[min(step + index_ahead, n_rows - 1)]
     _prefetch(X_indptr, j)
     _prefetch(r1, j)
     _prefetch(r2, j)
     _prefetch(r3, j)
-    return rows[min(step + PREFETCH_ROW_AHEAD, n_rows - 1)]
+    return rows[min(step + row_ahead, n_rows - 1)]
 
 
-def _dense_prefetch_ahead(rows, step, n_rows, X_data, X_indices, X_indptr,
-                          r1, r2, r3):
+def _dense_prefetch_rows(rows, step, n_rows, X_data, X_indices, X_indptr,
+                         r1, r2, r3, index_ahead, row_ahead):
     _prefetch(X_data, _prefetch_index_ahead(rows, step, n_rows, X_indptr,
-                                            r1, r2, r3))
+                                            r1, r2, r3, index_ahead,
+                                            row_ahead))
 
 
-def _csr_prefetch_ahead(rows, step, n_rows, X_data, X_indices, X_indptr,
-                        r1, r2, r3):
-    j = _prefetch_index_ahead(rows, step, n_rows, X_indptr, r1, r2, r3)
+def _csr_prefetch_rows(rows, step, n_rows, X_data, X_indices, X_indptr,
+                       r1, r2, r3, index_ahead, row_ahead):
+    j = _prefetch_index_ahead(rows, step, n_rows, X_indptr, r1, r2, r3,
+                              index_ahead, row_ahead)
     start = X_indptr[j]
     _prefetch(X_indices, start)
     _prefetch(X_data, start)
     _prefetch(X_data, X_indptr[j + 1] - 1)
 
 
-def prefetch_ahead(rows, step, n_rows, X_data, X_indices, X_indptr,
-                   r1, r2, r3):
+def prefetch_rows(rows, step, n_rows, X_data, X_indices, X_indptr, r1, r2,
+                  r3, index_ahead, row_ahead):
     """Cache hints for the rows a pass will present a few steps from now.
 
     A pass over ``rows[:n_rows]`` in shuffled order reads each row's
     nonzeros and per-row state from a cold cache line; called at ``step``
-    (< ``n_rows``), this asks for ``rows[step + 8]``'s ``X_indptr`` entry
-    and ``r1[j]``, ``r2[j]``, ``r3[j]``, and for the start and end of
-    ``rows[step + 4]``'s nonzeros (a dense row's first line), so the loads
-    are in flight while the current row is processed (near the end, the
-    last row's). A prefetch never faults and writes nothing: results are
-    unchanged. PDM on a9a: 1.36 s → 0.99 s per fit. Under
-    ``NUMBA_DISABLE_JIT=1`` it does nothing.
+    (< ``n_rows``), this asks for ``rows[step + index_ahead]``'s
+    ``X_indptr`` entry and ``r1[j]``, ``r2[j]``, ``r3[j]``, and for the
+    start and end of ``rows[step + row_ahead]``'s nonzeros (a dense row's
+    first line), so the loads are in flight while the current row is
+    processed (near the end, the last row's). The index must be in cache
+    before the nonzeros' address can be read, hence ``index_ahead >
+    row_ahead``. A prefetch never faults and writes nothing: results are
+    unchanged. Under ``NUMBA_DISABLE_JIT=1`` it does nothing.
 
     Parameters
     ----------
@@ -322,10 +327,94 @@ def prefetch_ahead(rows, step, n_rows, X_data, X_indices, X_indptr,
         The data matrix (module docstring).
     r1, r2, r3 : ndarray of shape (n_samples,)
         Per-row arrays the pass reads at each row (labels, norms, counts).
+    index_ahead, row_ahead : int
+        How many steps ahead to ask for the index entry and the row.
     """
+
+
+@overload(prefetch_rows, inline="always")
+def _prefetch_rows_overload(rows, step, n_rows, X_data, X_indices, X_indptr,
+                            r1, r2, r3, index_ahead, row_ahead):
+    return _dense_prefetch_rows if X_data.ndim == 2 else _csr_prefetch_rows
+
+
+def prefetch_ahead(rows, step, n_rows, X_data, X_indices, X_indptr,
+                   r1, r2, r3):
+    """:func:`prefetch_rows` with the distances tuned for PDM's passes,
+    :data:`PREFETCH_INDEX_AHEAD` and :data:`PREFETCH_ROW_AHEAD`, whose
+    steps do more work per row than a perceptron's (PDM on a9a:
+    1.36 s → 0.99 s per fit)."""
+
+
+def _prefetch_ahead_impl(rows, step, n_rows, X_data, X_indices, X_indptr,
+                         r1, r2, r3):
+    prefetch_rows(rows, step, n_rows, X_data, X_indices, X_indptr, r1, r2,
+                  r3, PREFETCH_INDEX_AHEAD, PREFETCH_ROW_AHEAD)
 
 
 @overload(prefetch_ahead, inline="always")
 def _prefetch_ahead_overload(rows, step, n_rows, X_data, X_indices, X_indptr,
                              r1, r2, r3):
-    return _dense_prefetch_ahead if X_data.ndim == 2 else _csr_prefetch_ahead
+    return _prefetch_ahead_impl
+
+
+# ------------------------------------------------------------------ labels
+@njit(cache=True)
+def few_distinct_values(y, values):
+    """The distinct values of ``y``, if there are at most ``len(values)``.
+
+    One pass; a run of equal labels costs one comparison per row.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,), integer or float
+    values : ndarray of shape (max_values,), y's dtype
+        Filled with the distinct values in order of first appearance.
+
+    Returns
+    -------
+    int
+        How many distinct values, or -1 if there are more than
+        ``len(values)`` (a NaN is distinct from everything, itself
+        included, so NaN labels end up here too).
+    """
+    n = 0
+    max_values = values.shape[0]
+    for i in range(y.shape[0]):
+        v = y[i]
+        if n > 0 and v == values[n - 1]:
+            continue
+        found = False
+        for r in range(n):
+            if v == values[r]:
+                found = True
+                break
+        if not found:
+            if n == max_values:
+                return -1
+            values[n] = v
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def label_codes(y, classes, codes):
+    """``codes[i] = r`` where ``y[i] == classes[r]``, for labels known to be
+    among the few ``classes`` (:func:`few_distinct_values`).
+
+    One branch-free, vectorised pass per class after the first (labels in
+    random order would mispredict a branch per row: 3x slower on a9a).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+    classes : ndarray of shape (n_classes,), y's dtype
+    codes : ndarray of shape (n_samples,), int64
+        Filled.
+    """
+    for i in range(y.shape[0]):
+        codes[i] = 0
+    for r in range(1, classes.shape[0]):
+        c = classes[r]
+        for i in range(y.shape[0]):
+            codes[i] += r * (y[i] == c)

@@ -9,7 +9,7 @@ carried over: the binary rule is the two-class case with ``w^1 = -w^0``.
 
 from numba import njit
 
-from ._common import best_other, row_axpy, row_dot
+from ._common import best_other, prefetch_rows, row_axpy, row_dot
 from .hypotheses import (
     HYPOTHESIS_AVERAGED,
     HYPOTHESIS_VOTED,
@@ -18,12 +18,13 @@ from .hypotheses import (
     may_update,
     survive,
 )
+from .perceptron import INDEX_AHEAD, ROW_AHEAD
 
 
 @njit(cache=True)
 def prototype_perceptron_epoch(
     X_data, X_indices, X_indptr,
-    targets, order, sq_norms,
+    targets, order, prefetch, sq_norms,
     W, theta,
     rule, final, logs,
 ):
@@ -52,8 +53,14 @@ def prototype_perceptron_epoch(
     (alpha_counts, vote_log, update_log, other_log, n_logged, n_updates,
      scores) = logs
     n_classes = W.shape[0]
+    n_steps = order.shape[0]
+    alpha_first = alpha_counts[0]
     n_mistakes = 0
-    for step in range(order.shape[0]):
+    for step in range(n_steps):
+        if prefetch:
+            prefetch_rows(order, step, n_steps, X_data, X_indices, X_indptr,
+                          targets, alpha_first, sq_norms, INDEX_AHEAD,
+                          ROW_AHEAD)
         i = order[step]
         t_global = t_start + step + 1
         y = targets[i]

@@ -21,7 +21,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._loops._common import column_sq_sums, row_sq_norms
+from .._loops._common import (
+    column_sq_sums,
+    few_distinct_values,
+    label_codes,
+    row_sq_norms,
+)
 from ..utils._param_validation import Interval
 from ..utils.random import epoch_orders
 from ..utils.validation import as_loop_arrays
@@ -76,6 +81,44 @@ def _plain_class_labels(y):
     return False
 
 
+#: Most distinct labels the one-pass encoding handles; more go through
+#: ``np.unique`` (a sort) and one comparison pass per class.
+_FEW_CLASSES = 16
+
+
+def _few_label_encoding(y):
+    """Sorted classes and class indices of numeric labels, in two passes.
+
+    ``np.unique`` sorts the labels (50 ms for 4.9 million of them) and
+    :meth:`BaseOnlinePerceptron._encode` makes one pass per class; for
+    integer labels, or finite integral floats (the labels
+    :func:`_plain_class_labels` accepts), with at most ``_FEW_CLASSES``
+    distinct values, one pass finds them and one pass encodes.
+
+    Returns
+    -------
+    (classes, targets) or None
+        ``classes`` equals ``np.unique(y)``; ``targets`` (int64) indexes
+        it. None when y is of another kind or has more distinct values.
+    """
+    if (y.ndim != 1 or y.shape[0] == 0 or not y.dtype.isnative
+            or not (y.dtype.kind in "iu"
+                    or y.dtype in (np.float32, np.float64))):
+        return None
+    values = np.empty(_FEW_CLASSES, dtype=y.dtype)
+    n = few_distinct_values(y, values)
+    if n < 0:
+        return None
+    classes = np.sort(values[:n])
+    if y.dtype.kind == "f" and not (np.isfinite(classes).all()
+                                    and np.array_equal(classes,
+                                                       np.rint(classes))):
+        return None
+    targets = np.empty(y.shape[0], dtype=np.int64)
+    label_codes(y, classes, targets)
+    return classes, targets
+
+
 _NO_ROW_NORMS = np.zeros(0)
 
 
@@ -85,7 +128,9 @@ class TrainingCall(SimpleNamespace):
     Created when a call starts and dropped when it ends, so that a fitted
     estimator holds its declared state (``_model_state``) and nothing sized
     by the training set that is not part of the model. The base class sets
-    ``X``, ``loop_arrays`` (X as the primal loops take it), ``sq_norms``
+    ``X``, ``loop_arrays`` (X as the primal loops take it), ``labels``
+    (classes and class indices of numeric labels with few classes, or
+    None: :func:`_few_label_encoding`), ``sq_norms``
     (``<x_i, x_i>`` per row, or empty when the model does not read them),
     ``mean_sq_norm`` (the average ``<x_i, x_i>``) and ``n_passes``; a model
     adds its own per-example arrays and work space in ``_begin_call``.
@@ -144,7 +189,10 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
             self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
             reset=reset, y_numeric=False, ensure_all_finite=False,
         )
-        if not _plain_class_labels(y):
+        # Numeric labels with few classes are found and encoded in two
+        # passes; they are plain class labels by construction.
+        labels = _few_label_encoding(y)
+        if labels is None and not _plain_class_labels(y):
             check_classification_targets(y)
         if sp.issparse(X) and not X.has_canonical_format:
             # The loops and the row norms want sorted, unique indices; never
@@ -157,7 +205,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         loop_arrays = as_loop_arrays(X)
         col_sq = checked_column_sq_sums(loop_arrays, X.shape[1])
         call = TrainingCall(
-            X=X, loop_arrays=loop_arrays, n_passes=1,
+            X=X, loop_arrays=loop_arrays, n_passes=1, labels=labels,
             mean_sq_norm=(float(np.sum(col_sq)) / X.shape[0]
                           if X.shape[0] else 0.0),
             sq_norms=(row_sq_norms(*loop_arrays, X.shape[0])
@@ -167,6 +215,26 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
     def _needs_row_sq_norms(self):
         """Whether ``call.sq_norms`` (``<x_i, x_i>`` per row) is needed."""
         return True
+
+    def _call_targets(self, call, y):
+        """The call's labels as indices into ``classes_``: from the labels'
+        one-pass encoding when there is one (:func:`_few_label_encoding`),
+        else :meth:`_encode`."""
+        if call.labels is None:
+            return self._encode(y)
+        values, codes = call.labels
+        classes = self.classes_
+        if values.shape[0] == classes.shape[0] and np.array_equal(
+                values, classes):
+            return codes
+        if classes.dtype.kind not in "iuf":
+            return self._encode(y)
+        # partial_fit with a subset of classes_: map the call's few values.
+        position = np.searchsorted(classes, values)
+        position = np.clip(position, 0, len(classes) - 1)
+        if np.any(classes[position] != values):
+            return self._encode(y)  # raises on the unseen labels
+        return position.astype(np.int64)[codes]
 
     def _encode(self, y):
         """Map labels to indices into ``classes_``; reject unseen labels."""
@@ -188,7 +256,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
                 f"classes_ {self.classes_.tolist()!r}; pass every class to "
                 "the first partial_fit call with classes="
             )
-        return targets.astype(np.int64)
+        return targets.astype(np.int64, copy=False)
 
     # ----------------------------------------------------------- training
     def _start_fit(self, X, y):
@@ -202,7 +270,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         X, y, call = self._validate_input(X, y, reset=True)
-        classes = np.unique(y)
+        classes = np.unique(y) if call.labels is None else call.labels[0]
         if classes.shape[0] < 2:
             raise ValueError(
                 f"the training data has only one class ({classes[0]!r}); "
@@ -235,7 +303,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         X, y, call = self._start_fit(X, y)
         self._start(call)
         self._start_from(coef_init, intercept_init)
-        self._fit_passes(call, self._encode(y))
+        self._fit_passes(call, self._call_targets(call, y))
         return self
 
     def _fit_passes(self, call, targets):
@@ -352,7 +420,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         X, y, call, first = self._start_partial_fit(X, y, classes)
         if first:
             self._start(call)
-        self._partial_pass(call, self._encode(y))
+        self._partial_pass(call, self._call_targets(call, y))
         return self
 
     def _partial_pass(self, call, targets):

@@ -50,8 +50,10 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
     leading arguments), ``state_is_finite``, ``end_call`` (using
     :meth:`_final_hypothesis` and, for "voted", :meth:`_extend_voted`),
     ``set_initial``, ``hypothesis_scores`` (the scores of a non-voted
-    hypothesis) and ``voted_support`` (the Gram blocks the vote needs), each
-    a function of the estimator.
+    hypothesis) and ``voted_support`` (the number of support vectors and a
+    ``fill`` of the transposed Gram blocks the vote needs on given test
+    rows, as :func:`~perceptrons.models._voted.voted_binary_scores` takes
+    it), each a function of the estimator.
 
     The state created here, shared by both forms: ``_prototype``,
     ``_hypothesis_code``, ``_theta``, ``_theta_avg_acc``, ``_theta_ls``, the
@@ -385,7 +387,7 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
 
     def _voted_decision(self, X):
         """Vote totals of the voted hypothesis (Freund & Schapire)."""
-        n_support, gram = self._form.voted_support(self)
+        n_support, fill = self._form.voted_support(self, X)
         # Every voter starts from the initial hypothesis (w = 0, θ_Init).
         theta_start = np.full(self._theta.shape[0], self.theta_init_)
         if self._prototype:
@@ -394,5 +396,5 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
         else:
             arrays = self._voted.binary_arrays(self._current_vote)
             scores = voted_binary_scores
-        return scores(gram, X, n_support, arrays, float(self.eta),
+        return scores(fill, X, n_support, arrays, float(self.eta),
                       float(self.threshold_step_), theta_start)

@@ -259,3 +259,92 @@ def test_float_labels_with_fractions_rejected_and_integral_accepted(binary):
     Perceptron().fit(X, y.astype(float))
     with pytest.raises(ValueError, match="Unknown label type"):
         Perceptron().fit(X, y + 0.5)
+
+
+# ------------------------------------------------------------- voted, at scale
+def test_voted_sparse_gram_paths_agree_bit_for_bit(monkeypatch):
+    """CSR test rows get their Gram blocks from the dense-block loop or from
+    scikit-learn's sparse product, whichever is cheaper: the same votes.
+    Non-canonical CSR input (unsorted indices) takes the sparse product and
+    predicts the same."""
+    import perceptrons.models._perceptron_forms as forms
+
+    X, y = make_classification(n_samples=300, n_features=30, n_informative=8,
+                               random_state=3)
+    X[np.abs(X) < 0.8] = 0.0
+    Xs = sp.csr_matrix(X)
+    X_test = sp.csr_matrix(X[::-1] * 1.5)
+    est = Perceptron(hypothesis="voted", max_iter=3, random_state=0).fit(Xs,
+                                                                         y)
+    decisions = []
+    for speedup in (np.inf, 0.0):  # dense block always / never
+        monkeypatch.setattr(forms, "_DENSE_BLOCK_SPEEDUP", speedup)
+        decisions.append(est.decision_function(X_test))
+    np.testing.assert_array_equal(decisions[0], decisions[1])
+    shuffled = X_test.copy()
+    for i in range(shuffled.shape[0]):  # reverse each row's index order
+        lo, hi = shuffled.indptr[i], shuffled.indptr[i + 1]
+        shuffled.indices[lo:hi] = shuffled.indices[lo:hi][::-1].copy()
+        shuffled.data[lo:hi] = shuffled.data[lo:hi][::-1].copy()
+    shuffled.has_sorted_indices = False
+    np.testing.assert_array_equal(est.predict(shuffled), est.predict(X_test))
+    np.testing.assert_allclose(est.decision_function(shuffled), decisions[0])
+    # Dense test rows against CSR support vectors, and a dense fit.
+    np.testing.assert_array_equal(est.predict(X_test.toarray()),
+                                  est.predict(X_test))
+    dense = Perceptron(hypothesis="voted", max_iter=3, random_state=0).fit(
+        X, y)
+    np.testing.assert_array_equal(dense.predict(X_test.toarray()),
+                                  est.predict(X_test))
+
+
+def test_voted_predict_in_blocks_equals_one_block(monkeypatch):
+    """The number of CSR test rows per Gram block changes no vote (dense
+    rows keep blocks of a fixed size: BLAS may round another shape
+    differently)."""
+    import perceptrons.models._voted as voted
+
+    X, y = make_classification(n_samples=200, n_features=12, n_informative=6,
+                               n_classes=3, n_clusters_per_class=1,
+                               random_state=4)
+    X[np.abs(X) < 0.5] = 0.0
+    X = sp.csr_matrix(X)
+    for multiclass in ("ovr", "prototype"):
+        est = Perceptron(hypothesis="voted", multiclass=multiclass,
+                         random_state=0).fit(X, y)
+        whole = est.decision_function(X)
+        monkeypatch.setattr(voted, "_block_rows", lambda fill, n_support: 8)
+        np.testing.assert_array_equal(est.decision_function(X), whole)
+        monkeypatch.undo()
+
+
+# ------------------------------------------------------------- labels
+@pytest.mark.parametrize("n_classes", [2, 5, 20])
+def test_numeric_labels_encode_as_their_strings(n_classes):
+    """The one-pass encoding of numeric labels (up to 16 classes) and the
+    general path (np.unique, one pass per class) give the same model."""
+    X, y = make_classification(n_samples=400, n_features=10, n_informative=8,
+                               n_classes=n_classes, n_clusters_per_class=1,
+                               random_state=5)
+    names = np.array([f"c{k:02d}" for k in range(n_classes)])
+    for labels in (y, y.astype(np.float32), (y * 3 - 7).astype(np.int16)):
+        a = Perceptron(random_state=0).fit(X, labels)
+        b = Perceptron(random_state=0).fit(X, names[y])
+        np.testing.assert_array_equal(a.classes_, np.unique(labels))
+        np.testing.assert_array_equal(a.coef_, b.coef_)
+        np.testing.assert_array_equal(a.intercept_, b.intercept_)
+
+
+def test_partial_fit_with_a_subset_of_the_classes():
+    X, y = make_classification(n_samples=300, n_features=8, n_informative=6,
+                               n_classes=3, n_clusters_per_class=1,
+                               random_state=6)
+    names = np.array(["a", "b", "c"])
+    a = Perceptron(random_state=0)
+    b = Perceptron(random_state=0)
+    for part in (y != 1, y == 1, slice(None)):
+        a.partial_fit(X[part], y[part], classes=[0, 1, 2])
+        b.partial_fit(X[part], names[y[part]], classes=names)
+        np.testing.assert_array_equal(a.coef_, b.coef_)
+    with pytest.raises(ValueError, match=r"labels \[3\]"):
+        a.partial_fit(X[:5], np.array([0, 1, 3, 2, 0]))

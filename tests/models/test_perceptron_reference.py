@@ -333,14 +333,17 @@ def test_averaged_is_mean_of_iterates(setting, n_classes, multiclass):
                     atol=RTOL * scale)
 
 
+@pytest.mark.parametrize("layout", ["dense", "csr"])
 @pytest.mark.parametrize("margin_on", [False, True], ids=["tau0", "tau"])
 @pytest.mark.parametrize("multiclass", ["ovr", "prototype"])
 @pytest.mark.parametrize("n_classes", [2, 4])
-def test_voted_predict_is_brute_force_vote(n_classes, multiclass, margin_on):
+def test_voted_predict_is_brute_force_vote(n_classes, multiclass, margin_on,
+                                           layout):
     """Rebuild every hypothesis and its vote from a row-by-row run, vote.
 
     Exact setting: integer data and C != 0, so every update changes θ (an
-    update is visible in the iterates) and every score is exact.
+    update is visible in the iterates) and every score is exact. CSR input
+    takes the sparse Gram blocks of the primal voted prediction.
     """
     seed = _seed("vote", n_classes, multiclass, margin_on)
     X, y, X_test = make_stream("exact", n_classes, seed)
@@ -348,7 +351,8 @@ def test_voted_predict_is_brute_force_vote(n_classes, multiclass, margin_on):
                   multiclass=multiclass, shuffle=False)
     X2, y2 = np.vstack([X, X]), np.concatenate([y, y])  # two passes
     coefs, intercepts, _ = _iterates_one_row_at_a_time(params, X2, y2)
-    est = Perceptron(**params, hypothesis="voted", max_iter=2).fit(X, y)
+    fmt = sp.csr_matrix if layout == "csr" else np.asarray
+    est = Perceptron(**params, hypothesis="voted", max_iter=2).fit(fmt(X), y)
     prototype = multiclass == "prototype"
     n_rows = coefs.shape[1]
     # Each problem's hypotheses: h_0 = (0, θ_Init), then one per update. With
@@ -380,12 +384,12 @@ def test_voted_predict_is_brute_force_vote(n_classes, multiclass, margin_on):
         want = totals[:, 0]
     else:
         want = totals
-    assert_array_equal(est.decision_function(X_test), want)
+    assert_array_equal(est.decision_function(fmt(X_test)), want)
     if want.ndim == 1:
         expected = est.classes_[(want > 0).astype(int)]
     else:
         expected = est.classes_[[first_argmax(list(r)) for r in want]]
-    assert_array_equal(est.predict(X_test), expected)
+    assert_array_equal(est.predict(fmt(X_test)), expected)
 
 
 @pytest.mark.parametrize("alpha_bound", [None, 1])
