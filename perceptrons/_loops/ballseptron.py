@@ -39,6 +39,23 @@ Measured on random CSR data (20 000 rows, d = 10⁵, 50 nonzeros per row,
 r = 0 and 1.8-3.8 s at r = 0.5-0.1, where 25-55% of the steps are margin
 errors; the binary loop takes 0.02 s at r = 0 and 0.04-0.08 s at r > 0.
 
+Averaged hypothesis (``averaged=True``). The loops also keep the sum of
+the weight vectors after every step, ``Σ_t w_t``, in ``w_sum`` (``W_sum``),
+without an O(d) step. Binary: within a pass the sum is ``w_sum + β v``
+with ``v`` the unscaled vector (``w = scale · v``); every step adds
+``scale`` to β, and an update ``v += a x`` first takes ``β a x`` off
+``w_sum`` (O(nnz(x))). ``β v`` is folded into ``w_sum`` (O(d)) at the end of
+the pass, before ``v`` is multiplied out or zeroed, and whenever ``|scale|``
+has moved by a factor ``_FOLD = 1e4`` since the last fold: between folds the
+terms ``β a x`` grow like ``1/scale`` while the sum does not, so the fold
+bounds the rounding of the sum to about ``1e4 eps`` relative. Folds never
+touch ``v`` or ``scale``, so the online run is bit for bit that of
+``averaged=False``. Multiclass: the sum is ``W_sum + step · W`` before a
+step (step counted within the pass, as the Perceptron's ``(t-1)·Δw``
+accumulator), so an update Δ of a prototype, sparse or dense, takes
+``step · Δ`` off ``W_sum`` at the cost of the update itself, and
+``n_steps · W`` is folded in at the end of the pass.
+
 Why not a lazy form. The margin error maps the pair (w^y, w^ỹ) linearly,
 ``w^y ← (1-c) w^y + c w^ỹ + x``, ``w^ỹ ← c w^y + (1-c) w^ỹ - x`` with
 ``c = r/‖w^ỹ - w^y‖``, so ``W = A V`` with a K×K mixing matrix A (and its
@@ -71,6 +88,20 @@ _SCALE_MAX = 1e9
 _CANCEL = 1e-2
 # Relative slack of the Gram-matrix filter of the multiclass margin test.
 _FILTER_SLACK = 1e-8
+# Averaged binary loop: the lazy sum is folded into w_sum when the scale has
+# moved by this factor since the last fold (bounds the rounding of the sum
+# to about eps · _FOLD, relative).
+_FOLD = 1e4
+# Placeholder for the running sums of the "last" hypothesis (never read).
+_NO_SUM = np.zeros(0)
+_NO_SUM_2D = np.zeros((0, 0))
+
+
+@njit(cache=True)
+def _fold(w_sum, beta, v):
+    """``w_sum += beta · v`` (the lazy sum made explicit), O(d)."""
+    for j in range(v.shape[0]):
+        w_sum[j] += beta * v[j]
 
 
 @njit(cache=True)
@@ -83,7 +114,7 @@ def _sq_norm(v):
 
 @njit(cache=True)
 def ballseptron_epoch(X_data, X_indices, X_indptr, targets, order, sq_norms,
-                      w, radius):
+                      w, radius, averaged=False, w_sum=_NO_SUM):
     """One pass of Figure 2 over ``order``.
 
     Parameters
@@ -100,6 +131,11 @@ def ballseptron_epoch(X_data, X_indices, X_indptr, targets, order, sq_norms,
         The weight vector, updated in place (scale 1 on entry and on exit).
     radius : float
         r >= 0 of Figure 2.
+    averaged : bool, default=False
+        Also add the weight vector after every step to ``w_sum``.
+    w_sum : ndarray of shape (n_features,), float64
+        ``Σ_t w_t`` over the steps presented so far, updated in place
+        (averaged only; lazily, see the module notes). Not read otherwise.
 
     Returns
     -------
@@ -114,6 +150,10 @@ def ballseptron_epoch(X_data, X_indices, X_indptr, targets, order, sq_norms,
     wsq = _sq_norm(w) if track_norm else 0.0
     scale = 1.0
     positive = 0.0
+    # Averaged: Σ_t w_t = w_sum + beta · v (v the unscaled w); see the
+    # module notes. fold_scale is the scale at the last fold.
+    beta = 0.0
+    fold_scale = 1.0
     for step in range(order.shape[0]):
         i = order[step]
         y = 1.0 if targets[i] == 1 else -1.0
@@ -127,22 +167,43 @@ def ballseptron_epoch(X_data, X_indices, X_indptr, targets, order, sq_norms,
             # w + y x̂ = w + y x - r w/‖w‖ (y² = 1).
             c = 1.0 - radius / np.sqrt(wsq)
         else:
+            if averaged:
+                beta += scale
             continue
         if track_norm:
             positive = c * c * wsq + sq_norms[i]
             wsq = positive + 2.0 * c * m
         if c != 1.0:
             scale *= c
+            if averaged and (abs(scale) * _FOLD < abs(fold_scale)
+                             or abs(scale) > _FOLD * abs(fold_scale)):
+                if beta != 0.0:
+                    _fold(w_sum, beta, w)
+                    beta = 0.0
+                fold_scale = scale
             if scale == 0.0:
                 w[:] = 0.0
                 scale = 1.0
+                fold_scale = 1.0
             elif abs(scale) < _SCALE_MIN or abs(scale) > _SCALE_MAX:
+                if averaged and beta != 0.0:
+                    _fold(w_sum, beta, w)
+                    beta = 0.0
                 for j in range(w.shape[0]):
                     w[j] *= scale
                 scale = 1.0
-        row_axpy(w, y / scale, X_data, X_indices, X_indptr, i)
+                fold_scale = 1.0
+        a = y / scale
+        row_axpy(w, a, X_data, X_indices, X_indptr, i)
+        if averaged:
+            # v += a x leaves Σ_t w_t unchanged: w_sum -= beta a x; then
+            # w_t = scale · v joins the sum.
+            row_axpy(w_sum, -beta * a, X_data, X_indices, X_indptr, i)
+            beta += scale
         if track_norm and wsq < _CANCEL * positive:
             wsq = scale * scale * _sq_norm(w)
+    if averaged and beta != 0.0:
+        _fold(w_sum, beta, w)
     if scale != 1.0:
         for j in range(w.shape[0]):
             w[j] *= scale
@@ -181,7 +242,8 @@ def prototype_gram_update(G, y, o, wx, q):
 
 @njit(cache=True)
 def ballseptron_prototype_epoch(X_data, X_indices, X_indptr, targets, order,
-                                sq_norms, W, radius, G, scores, wx):
+                                sq_norms, W, radius, G, scores, wx,
+                                averaged=False, W_sum=_NO_SUM_2D):
     """One pass of the multiclass Ballseptron (Sec. 4) over ``order``.
 
     Parameters
@@ -202,6 +264,11 @@ def ballseptron_prototype_epoch(X_data, X_indices, X_indptr, targets, order,
         Work space: the Gram matrix ``W Wᵀ`` (module notes).
     scores, wx : ndarray of shape (n_classes,), float64
         Work space.
+    averaged : bool, default=False
+        Also add the prototypes after every step to ``W_sum``.
+    W_sum : ndarray of shape (n_classes, n_features), float64
+        ``Σ_t W_t`` over the steps presented so far, updated in place
+        (averaged only). Not read otherwise.
 
     Returns
     -------
@@ -223,6 +290,9 @@ def ballseptron_prototype_epoch(X_data, X_indices, X_indptr, targets, order,
     for step in range(order.shape[0]):
         i = order[step]
         y = targets[i]
+        # Averaged: Σ_t W_t = W_sum + step · W before this step (module
+        # notes), so an update Δ of W takes step · Δ off W_sum.
+        beta = float(step)
         for r in range(K):
             scores[r] = row_dot(W[r], X_data, X_indices, X_indptr, i)
         o = best_other(scores, y)
@@ -235,6 +305,9 @@ def ballseptron_prototype_epoch(X_data, X_indices, X_indptr, targets, order,
                 prototype_gram_update(G, y, o, wx, sq_norms[i])
             row_axpy(W[y], 1.0, X_data, X_indices, X_indptr, i)
             row_axpy(W[o], -1.0, X_data, X_indices, X_indptr, i)
+            if averaged:
+                row_axpy(W_sum[y], -beta, X_data, X_indices, X_indptr, i)
+                row_axpy(W_sum[o], beta, X_data, X_indices, X_indptr, i)
             continue
         if not track_norm:
             continue
@@ -257,10 +330,25 @@ def ballseptron_prototype_epoch(X_data, X_indices, X_indptr, targets, order,
         # ‖x̂‖² = ‖x‖² + r² + 2 (r/‖δ‖) δ·x, δ·x = -gap.
         q = sq_norms[i] + radius * radius - 2.0 * c * gap
         prototype_gram_update(G, y, o, wx, q)
-        for j in range(d):
-            t = c * (W[o, j] - W[y, j])
-            W[y, j] += t
-            W[o, j] -= t
+        if averaged:
+            # One pass over both (W's arithmetic is that of the loop below).
+            for j in range(d):
+                t = c * (W[o, j] - W[y, j])
+                W_sum[y, j] -= beta * t
+                W_sum[o, j] += beta * t
+                W[y, j] += t
+                W[o, j] -= t
+            row_axpy(W_sum[y], -beta, X_data, X_indices, X_indptr, i)
+            row_axpy(W_sum[o], beta, X_data, X_indices, X_indptr, i)
+        else:
+            for j in range(d):
+                t = c * (W[o, j] - W[y, j])
+                W[y, j] += t
+                W[o, j] -= t
         row_axpy(W[y], 1.0, X_data, X_indices, X_indptr, i)
         row_axpy(W[o], -1.0, X_data, X_indices, X_indptr, i)
+    if averaged:
+        n = float(order.shape[0])
+        for k in range(K):
+            _fold(W_sum[k], n, W[k])
     return n_mistakes, n_margin_errors

@@ -40,6 +40,13 @@ of a pass (``exact_start``, as for the binary ‖w‖²), and whenever a candida
 margin error finds that difference below 1% of ``G_yy + G_ỹỹ`` (where its
 rounding would matter).
 
+Averaged hypothesis (``averaged=True``): ``coef_sum`` keeps the sum over
+steps of the coefficients after each step, by slot, lazily exactly as the
+primal loops keep ``Σ_t w_t`` (binary: ``coef_sum + β coef`` with the
+fold at a factor 1e4 of the scale, at renormalisation and at the end of the
+pass; multiclass: ``coef_sum + step · coef``); the online run is unchanged
+bit for bit.
+
 With ``r = 0`` no margin error can happen, the scale stays 1 and the
 arithmetic is that of the dual perceptron (``KernelPerceptron`` with
 ``eta=1, theta_init=0, threshold_step=0``).
@@ -69,6 +76,18 @@ _SCALE_MIN = 1e-9
 _SCALE_MAX = 1e9
 _CANCEL = 1e-2
 _FILTER_SLACK = 1e-8
+_FOLD = 1e4
+# Placeholder for the running sums of the "last" hypothesis (never read).
+_NO_SUM = np.zeros((0, 0))
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _fold(coef_sum, beta, coef, m):
+    """``coef_sum[:, :m] += beta · coef[:, :m]``, the lazy sum made
+    explicit (as :func:`perceptrons._loops.ballseptron._fold`)."""
+    for k in range(coef.shape[0]):
+        for p in range(m):
+            coef_sum[k, p] += beta * coef[k, p]
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -122,7 +141,7 @@ def support_gram(data, kernel, support, cache, coef, scores, G, block):
 @njit(cache=True, fastmath=FASTMATH)
 def dual_ballseptron_epoch(
     data, kernel, support, cache, targets, order, coef,
-    radius, scores, G, exact_start,
+    radius, scores, G, exact_start, averaged=False, coef_sum=_NO_SUM,
 ):
     """One dual pass of Figure 2 over ``order``.
 
@@ -148,6 +167,12 @@ def dual_ballseptron_epoch(
         Recompute ``‖w‖²`` exactly from the coefficients first (one kernel
         value per pair of support vectors); otherwise trust ``G``, as left
         by the previous pass over the same coefficients.
+    averaged : bool, default=False
+        Also add the coefficients after every step to ``coef_sum``.
+    coef_sum : ndarray of shape (1, n_samples), float64
+        ``Σ_t`` of the coefficients after each step presented so far, by
+        slot, updated in place (averaged only; lazily, as the primal loop's
+        ``w_sum``). Not read otherwise.
 
     Returns
     -------
@@ -165,6 +190,10 @@ def dual_ballseptron_epoch(
     wsq = G[0, 0]
     scale = 1.0
     positive = 0.0
+    # Averaged: Σ_t coef_t = coef_sum + beta · coef (unscaled), folded when
+    # the scale has moved by _FOLD since fold_scale (primal loop notes).
+    beta = 0.0
+    fold_scale = 1.0
     for step in range(order.shape[0]):
         i = order[step]
         y = 1.0 if targets[i] == 1 else -1.0
@@ -178,26 +207,45 @@ def dual_ballseptron_epoch(
             n_margin_errors += 1
             c = 1.0 - radius / np.sqrt(wsq)
         else:
+            if averaged:
+                beta += scale
             continue
         if track_norm:
             positive = c * c * wsq + diag[i]
             wsq = positive + 2.0 * c * m
         if c != 1.0:
             scale *= c
+            if averaged and (abs(scale) * _FOLD < abs(fold_scale)
+                             or abs(scale) > _FOLD * abs(fold_scale)):
+                if beta != 0.0:
+                    _fold(coef_sum, beta, coef, support[2][0])
+                    beta = 0.0
+                fold_scale = scale
             if scale == 0.0:
                 for p in range(support[2][0]):
                     coef[0, p] = 0.0
                 scale = 1.0
+                fold_scale = 1.0
             elif abs(scale) < _SCALE_MIN or abs(scale) > _SCALE_MAX:
+                if averaged and beta != 0.0:
+                    _fold(coef_sum, beta, coef, support[2][0])
+                    beta = 0.0
                 for p in range(support[2][0]):
                     coef[0, p] *= scale
                 scale = 1.0
+                fold_scale = 1.0
         pos = append_support(support, i)
-        coef[0, pos] += y / scale
+        a = y / scale
+        coef[0, pos] += a
+        if averaged:
+            coef_sum[0, pos] -= beta * a
+            beta += scale
         if track_norm and wsq < _CANCEL * positive:
             block = support_gram(data, kernel, support, cache, coef,
                                  scores, G, block)
             wsq = scale * scale * G[0, 0]
+    if averaged and beta != 0.0:
+        _fold(coef_sum, beta, coef, support[2][0])
     if scale != 1.0:
         for p in range(support[2][0]):
             coef[0, p] *= scale
@@ -208,7 +256,7 @@ def dual_ballseptron_epoch(
 @njit(cache=True, fastmath=FASTMATH)
 def dual_ballseptron_prototype_epoch(
     data, kernel, support, cache, targets, order, coef,
-    radius, scores, G, exact_start, wx,
+    radius, scores, G, exact_start, wx, averaged=False, coef_sum=_NO_SUM,
 ):
     """One dual pass of the multiclass Ballseptron (Sec. 4) over ``order``.
 
@@ -216,7 +264,10 @@ def dual_ballseptron_prototype_epoch(
     coefficient row per class (``coef`` of shape (n_classes, n_samples)),
     class indices as ``targets``, work spaces ``scores, wx`` of shape (K,),
     and ``G`` the (K, K) Gram matrix of the
-    prototypes, kept up to date (recomputed first if ``exact_start``).
+    prototypes, kept up to date (recomputed first if ``exact_start``);
+    ``coef_sum`` of shape (n_classes, n_samples) when ``averaged``
+    (``Σ_t coef_t = coef_sum + step · coef`` before a step, as in the
+    primal loop).
 
     Returns
     -------
@@ -235,6 +286,7 @@ def dual_ballseptron_prototype_epoch(
     for step in range(order.shape[0]):
         i = order[step]
         y = targets[i]
+        beta = float(step)
         block = support_scores(data, kernel, support, cache, order, step,
                                coef, scores, block)
         o = best_other(scores, y)
@@ -248,6 +300,9 @@ def dual_ballseptron_prototype_epoch(
             pos = append_support(support, i)
             coef[y, pos] += 1.0
             coef[o, pos] -= 1.0
+            if averaged:
+                coef_sum[y, pos] -= beta
+                coef_sum[o, pos] += beta
             continue
         if not track_norm:
             continue
@@ -271,11 +326,24 @@ def dual_ballseptron_prototype_epoch(
             wx[k] = scores[k] + c * (G[k, o] - G[k, y])
         q = diag[i] + radius * radius - 2.0 * c * gap
         prototype_gram_update(G, y, o, wx, q)
-        for p in range(support[2][0]):
-            t = c * (coef[o, p] - coef[y, p])
-            coef[y, p] += t
-            coef[o, p] -= t
+        if averaged:
+            for p in range(support[2][0]):
+                t = c * (coef[o, p] - coef[y, p])
+                coef_sum[y, p] -= beta * t
+                coef_sum[o, p] += beta * t
+                coef[y, p] += t
+                coef[o, p] -= t
+        else:
+            for p in range(support[2][0]):
+                t = c * (coef[o, p] - coef[y, p])
+                coef[y, p] += t
+                coef[o, p] -= t
         pos = append_support(support, i)
         coef[y, pos] += 1.0
         coef[o, pos] -= 1.0
+        if averaged:
+            coef_sum[y, pos] -= beta
+            coef_sum[o, pos] += beta
+    if averaged:
+        _fold(coef_sum, float(order.shape[0]), coef, support[2][0])
     return n_mistakes, n_margin_errors

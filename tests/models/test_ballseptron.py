@@ -11,6 +11,13 @@ norms make the recursion ill-conditioned (see
 ``test_matches_reference_with_a_radius_far_above_the_data``), so exact
 agreement is asked for r up to the median row norm.
 
+The averaged hypothesis (the default) is checked against the average of
+the reference's weight vectors after each trial, summed naively
+(``figure2_averaged``, ``section4_averaged``), on the same streams; its online
+trajectory (counts, last weights) is that of ``hypothesis="last"`` bit for
+bit. Every test of the paper's algorithm itself passes
+``hypothesis="last"``.
+
 Equivalences: ``Ballseptron(radius=0)`` is the Rosenblatt member of
 ``Perceptron`` bit for bit (binary, and the prototype rule with 3+ classes);
 ``partial_fit`` one pass per call equals ``fit``.
@@ -33,7 +40,12 @@ from perceptrons._loops.ballseptron import ballseptron_epoch
 from perceptrons.utils.validation import as_loop_arrays
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
-from ballseptron import figure2, section4  # noqa: E402
+from ballseptron import (  # noqa: E402
+    figure2,
+    figure2_averaged,
+    section4,
+    section4_averaged,
+)
 
 RTOL = 1e-10
 
@@ -103,7 +115,8 @@ def test_matches_reference_dense_and_csr(n_classes, rel_radius, seed):
     if rel_radius > 0:
         assert sum(margin) > 0  # the margin-error branch is exercised
     for Xs in (X, sp.csr_matrix(X)):
-        est = Ballseptron(radius=radius, max_iter=n_epochs, shuffle=False)
+        est = Ballseptron(radius=radius, max_iter=n_epochs, shuffle=False,
+                          hypothesis="last")
         est.fit(Xs, y)
         assert_matches_reference(est, W, mistakes, margin)
 
@@ -123,7 +136,8 @@ def test_matches_reference_with_a_radius_far_above_the_data(n_classes, seed):
     radius = 4.0 * scale
     W, mistakes, margin = run_reference(X, idx, n_classes, radius, 1)
     for Xs in (X, sp.csr_matrix(X)):
-        est = Ballseptron(radius=radius, max_iter=1, shuffle=False)
+        est = Ballseptron(radius=radius, max_iter=1, shuffle=False,
+                          hypothesis="last")
         est.fit(Xs, y)
         assert_array_equal(est.mistakes_per_epoch_, mistakes)
         assert_array_equal(est.margin_errors_per_epoch_, margin)
@@ -138,12 +152,13 @@ def test_matches_reference_on_integer_data_with_ties(n_classes, radius):
     X, y, idx, _ = make_stream(n_classes, _seed("int", n_classes, radius),
                                integer=True)
     W, mistakes, margin = run_reference(X, idx, n_classes, radius, 3)
-    est = Ballseptron(radius=radius, max_iter=3, shuffle=False)
+    est = Ballseptron(radius=radius, max_iter=3, shuffle=False,
+                      hypothesis="last")
     assert_matches_reference(est.fit(sp.csr_matrix(X), y), W, mistakes,
                              margin)
 
 
-@pytest.mark.parametrize("stream, labels, radius", [
+SCALE_EDGE_CASES = [
     # ‖w‖ = r exactly: the shrink factor 1 - r/‖w‖ is 0 (scale 0 path).
     ([2.0, 1.0, 1.0, 3.0, 0.5], [1, 1, 1, 1, 1], 2.0),
     # 1 - r/‖w‖ ~ 1e-12 at every step: the scale is multiplied out.
@@ -151,12 +166,16 @@ def test_matches_reference_on_integer_data_with_ties(n_classes, radius):
     # ‖w‖ << r: factors around -1e6 make the scale huge.
     ([1e-6, 0.5, 1e-7, 0.25, 1e-6, 0.5, 1e-6, 0.1],
      [1, -1, 1, 1, -1, 1, 1, -1], 1.0),
-])
+]
+
+
+@pytest.mark.parametrize("stream, labels, radius", SCALE_EDGE_CASES)
 def test_lazy_scale_edge_cases_1d(stream, labels, radius):
     X = np.asarray(stream)[:, None]
     y = np.asarray(labels, dtype=np.float64)
     for Xs in (X, sp.csr_matrix(X)):
-        est = Ballseptron(radius=radius, max_iter=2, shuffle=False)
+        est = Ballseptron(radius=radius, max_iter=2, shuffle=False,
+                          hypothesis="last")
         est.partial_fit(Xs, y, classes=[-1.0, 1.0])
         est.partial_fit(Xs, y)
         w, mistakes, margin = figure2(X, y, radius, 2)
@@ -181,6 +200,130 @@ def test_lazy_scale_extremes_reach_the_loop():
         assert (m, e) == (m_ref[0], e_ref[0])
         assert_allclose(w, w_ref, rtol=1e-8,
                         atol=1e-8 * max(1.0, np.max(np.abs(w_ref))))
+
+
+# ------------------------------------------------------------ averaged
+def run_averaged_reference(X, idx, n_classes, radius, n_epochs):
+    if n_classes == 2:
+        w_avg, _, mistakes, margin = figure2_averaged(
+            X, np.where(idx == 1, 1.0, -1.0), radius, n_epochs)
+        return w_avg[None, :], mistakes, margin
+    W_avg, _, mistakes, margin = section4_averaged(X, idx, n_classes, radius,
+                                                   n_epochs)
+    return W_avg, mistakes, margin
+
+
+def assert_same_trajectory(est, last):
+    """Averaging changes the hypothesis returned, never the online run."""
+    assert_array_equal(est.mistakes_per_epoch_, last.mistakes_per_epoch_)
+    assert_array_equal(est.margin_errors_per_epoch_,
+                       last.margin_errors_per_epoch_)
+    assert_array_equal(est._weights, last.coef_)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 5])
+@pytest.mark.parametrize("rel_radius", [0.0, 0.02, 0.2, 1.0])
+@pytest.mark.parametrize("seed", range(3))
+def test_averaged_matches_reference_dense_and_csr(n_classes, rel_radius,
+                                                  seed):
+    X, y, idx, scale = make_stream(n_classes, _seed("avg", n_classes,
+                                                    rel_radius, seed))
+    radius = rel_radius * scale
+    n_epochs = 4
+    W_avg, mistakes, margin = run_averaged_reference(X, idx, n_classes,
+                                                     radius, n_epochs)
+    if rel_radius > 0:
+        assert sum(margin) > 0
+    for Xs in (X, sp.csr_matrix(X)):
+        params = dict(radius=radius, max_iter=n_epochs, shuffle=False)
+        est = Ballseptron(hypothesis="averaged", **params).fit(Xs, y)
+        assert_matches_reference(est, W_avg, mistakes, margin)
+        last = Ballseptron(hypothesis="last", **params).fit(Xs, y)
+        assert_same_trajectory(est, last)
+
+
+@pytest.mark.parametrize("stream, labels, radius", SCALE_EDGE_CASES)
+def test_averaged_lazy_scale_edge_cases_1d(stream, labels, radius):
+    """Scale 0, multiplied out, and huge: the running sum follows."""
+    X = np.asarray(stream)[:, None]
+    y = np.asarray(labels, dtype=np.float64)
+    w_avg, _, mistakes, margin = figure2_averaged(X, y, radius, 2)
+    for Xs in (X, sp.csr_matrix(X)):
+        est = Ballseptron(radius=radius, hypothesis="averaged")
+        est.partial_fit(Xs, y, classes=[-1.0, 1.0])
+        est.partial_fit(Xs, y)
+        assert_matches_reference(est, w_avg[None, :], mistakes, margin)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_averaged_matches_reference_on_a_long_stream(n_classes):
+    """Thousands of margin errors: the binary scale drifts by many powers of
+    ten within a pass (the sum is folded as it goes), and the multiclass
+    running sum cancels against step × W over a long pass."""
+    rng = np.random.default_rng(_seed("long", n_classes))
+    n, d = 1500, 6
+    X = rng.standard_normal((n, d))
+    idx = np.argmax(X @ rng.standard_normal((d, n_classes)), axis=1)
+    flip = rng.random(n) < 0.1
+    idx[flip] = rng.integers(0, n_classes, flip.sum())
+    radius = float(np.median(np.linalg.norm(X, axis=1)))
+    W_avg, mistakes, margin = run_averaged_reference(X, idx, n_classes,
+                                                     radius, 2)
+    assert sum(margin) > 1000
+    for Xs in (X, sp.csr_matrix(X)):
+        est = Ballseptron(radius=radius, max_iter=2, shuffle=False,
+                          hypothesis="averaged").fit(Xs, idx)
+        assert_matches_reference(est, W_avg, mistakes, margin)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 5])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_averaged_radius_zero_is_the_averaged_perceptron(n_classes, sparse):
+    X, y, _, _ = make_stream(n_classes, _seed("avgperc", n_classes))
+    Xs = sp.csr_matrix(X) if sparse else X
+    multiclass = "ovr" if n_classes == 2 else "prototype"
+    ref = Perceptron(eta=1, theta_init=0, threshold_step=0, max_iter=5,
+                     random_state=3, multiclass=multiclass,
+                     hypothesis="averaged").fit(Xs, y)
+    est = Ballseptron(radius=0, max_iter=5, random_state=3,
+                      hypothesis="averaged").fit(Xs, y)
+    # The same average, accumulated differently (Σ w_t here, Σ (t-1) Δw_t
+    # there): equal up to rounding.
+    assert_allclose(est.coef_, ref.coef_, rtol=1e-12,
+                    atol=1e-12 * np.max(np.abs(ref.coef_)))
+    assert est.n_mistakes_ == ref.n_mistakes_
+
+
+def test_averaged_needs_its_sum_from_the_first_call():
+    X, y, _, _ = make_stream(2, _seed("switch", 2))
+    est = Ballseptron(hypothesis="last").partial_fit(X, y, classes=[-1, 1])
+    est.set_params(hypothesis="averaged")
+    with pytest.raises(ValueError, match="hypothesis='averaged'"):
+        est.partial_fit(X, y)
+    # The other way round is fine: the last weights are always kept.
+    est = Ballseptron().partial_fit(X, y, classes=[-1, 1])
+    last = Ballseptron(hypothesis="last").partial_fit(X, y, classes=[-1, 1])
+    est.set_params(hypothesis="last")
+    est.partial_fit(X, y)
+    last.partial_fit(X, y)
+    assert_array_equal(est.coef_, last.coef_)
+
+
+def test_defaults_fit_noisy_data_near_linear_svc():
+    """Issue #12: the default estimator within a few points of LinearSVC
+    (0.772 and 0.613 on these data), whatever the seed."""
+    from sklearn.datasets import make_classification
+    from sklearn.model_selection import train_test_split
+
+    for n_classes, floor in ((2, 0.74), (3, 0.57)):
+        X, y = make_classification(n_samples=1500, n_features=20,
+                                   n_informative=6, flip_y=0.1,
+                                   n_classes=n_classes, random_state=2)
+        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.4,
+                                              random_state=0)
+        for seed in range(3):
+            est = Ballseptron(random_state=seed).fit(Xtr, ytr)
+            assert est.score(Xte, yte) >= floor, (n_classes, seed)
 
 
 def test_first_example_paper_sec3():
@@ -208,7 +351,8 @@ def test_radius_zero_is_rosenblatt_bit_for_bit(n_classes, sparse, shuffle):
     ref = Perceptron(eta=1, theta_init=0, threshold_step=0, max_iter=5,
                      shuffle=shuffle, random_state=3, multiclass=multiclass,
                      hypothesis="last")
-    est = Ballseptron(radius=0, max_iter=5, shuffle=shuffle, random_state=3)
+    est = Ballseptron(radius=0, max_iter=5, shuffle=shuffle, random_state=3,
+                      hypothesis="last")
     ref.fit(Xs, y)
     est.fit(Xs, y)
     assert_array_equal(est.coef_, ref.coef_)
@@ -218,14 +362,16 @@ def test_radius_zero_is_rosenblatt_bit_for_bit(n_classes, sparse, shuffle):
     assert_array_equal(est.predict(X), ref.predict(X))
 
 
+@pytest.mark.parametrize("hypothesis", ["last", "averaged"])
 @pytest.mark.parametrize("n_classes", [2, 4])
 @pytest.mark.parametrize("sparse", [False, True])
-def test_partial_fit_passes_equal_fit(n_classes, sparse):
+def test_partial_fit_passes_equal_fit(n_classes, sparse, hypothesis):
     X, y, _, scale = make_stream(n_classes, _seed("pf", n_classes))
     Xs = sp.csr_matrix(X) if sparse else X
-    fitted = Ballseptron(radius=0.3 * scale, max_iter=3, shuffle=False)
+    fitted = Ballseptron(radius=0.3 * scale, max_iter=3, shuffle=False,
+                         hypothesis=hypothesis)
     fitted.fit(Xs, y)
-    online = Ballseptron(radius=0.3 * scale)
+    online = Ballseptron(radius=0.3 * scale, hypothesis=hypothesis)
     online.partial_fit(Xs, y, classes=np.unique(y))
     online.partial_fit(Xs, y)
     online.partial_fit(Xs, y)
@@ -237,22 +383,27 @@ def test_partial_fit_passes_equal_fit(n_classes, sparse):
     assert online.t_ == fitted.t_ == 3 * X.shape[0]
 
 
+@pytest.mark.parametrize("hypothesis", ["last", "averaged"])
 @pytest.mark.parametrize("n_classes", [2, 3])
-def test_dense_and_csr_agree(n_classes):
+def test_dense_and_csr_agree(n_classes, hypothesis):
     X, y, _, scale = make_stream(n_classes, _seed("fmt", n_classes))
-    a = Ballseptron(radius=0.5 * scale, random_state=0).fit(X, y)
-    b = Ballseptron(radius=0.5 * scale, random_state=0).fit(
-        sp.csr_matrix(X), y)
+    a = Ballseptron(radius=0.5 * scale, random_state=0,
+                    hypothesis=hypothesis).fit(X, y)
+    b = Ballseptron(radius=0.5 * scale, random_state=0,
+                    hypothesis=hypothesis).fit(sp.csr_matrix(X), y)
     assert a.n_mistakes_ == b.n_mistakes_
     assert a.n_margin_errors_ == b.n_margin_errors_
     assert_allclose(a.coef_, b.coef_, rtol=RTOL, atol=RTOL)
 
 
+@pytest.mark.parametrize("hypothesis", ["last", "averaged"])
 @pytest.mark.parametrize("n_classes", [2, 3])
-def test_deterministic_and_picklable(n_classes):
+def test_deterministic_and_picklable(n_classes, hypothesis):
     X, y, _, _ = make_stream(n_classes, _seed("det", n_classes))
-    a = Ballseptron(radius=0.2, random_state=11).fit(X, y)
-    b = Ballseptron(radius=0.2, random_state=11).fit(X, y)
+    a = Ballseptron(radius=0.2, random_state=11,
+                    hypothesis=hypothesis).fit(X, y)
+    b = Ballseptron(radius=0.2, random_state=11,
+                    hypothesis=hypothesis).fit(X, y)
     assert_array_equal(a.coef_, b.coef_)
     assert a.n_margin_errors_ == b.n_margin_errors_
     c = pickle.loads(pickle.dumps(a))

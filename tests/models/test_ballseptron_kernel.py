@@ -11,6 +11,10 @@
   (prototype rule for 3+ classes).
 * ``partial_fit`` one pass per call equals ``fit``; the cache size never
   changes a result; the lazy scale's edge cases.
+* The averaged hypothesis (the default) equals the average of the brute-force
+  reference's coefficients after each trial (``figure2_dual_averaged``,
+  ``section4_dual_averaged``), and with the linear kernel the primal's
+  average. Tests of the paper's algorithm pass ``hypothesis="last"``.
 """
 
 import pickle
@@ -28,9 +32,12 @@ from perceptrons import Ballseptron, KernelPerceptron
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
 from ballseptron import (  # noqa: E402
     figure2,
+    figure2_averaged,
     figure2_dual,
+    figure2_dual_averaged,
     gram_matrix,
     section4_dual,
+    section4_dual_averaged,
 )
 
 TOL = 1e-8
@@ -64,14 +71,17 @@ def assert_close_scores(a, b):
 
 
 # ---------------------------------------------------------- linear = primal
+@pytest.mark.parametrize("hypothesis", ["last", "averaged"])
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("rel_radius", [0.0, 0.05, 0.3, 1.0])
 @pytest.mark.parametrize("sparse", [False, True])
-def test_linear_kernel_equals_primal(n_classes, rel_radius, sparse):
+def test_linear_kernel_equals_primal(n_classes, rel_radius, sparse,
+                                     hypothesis):
     X, y, _, scale = make_stream(n_classes, _seed("lin", n_classes,
                                                   rel_radius))
     Xs = sp.csr_matrix(X) if sparse else X
-    params = dict(radius=rel_radius * scale, max_iter=4, random_state=3)
+    params = dict(radius=rel_radius * scale, max_iter=4, random_state=3,
+                  hypothesis=hypothesis)
     primal = Ballseptron(**params).fit(Xs, y)
     dual = Ballseptron(kernel="linear", **params).fit(Xs, y)
     if rel_radius > 0:
@@ -96,6 +106,25 @@ KERNEL_PARAMS = [
 ]
 
 
+def _fits_matching_reference(X, y, A, mistakes, margin, **params):
+    """Fit on dense and CSR X, in order; check the counts of every pass and
+    the decision values ``K(X, X) A``. Returns (Xs, est, expected) for
+    each."""
+    kernel_params = {k: params[k] for k in ("degree", "gamma", "coef0")
+                     if k in params}
+    expected = gram_matrix(X, X, params["kernel"], **kernel_params) @ A.T
+    if A.shape[0] == 1:
+        expected = expected[:, 0]
+    out = []
+    for Xs in (X, sp.csr_matrix(X)):
+        est = Ballseptron(shuffle=False, **params).fit(Xs, y)
+        assert_array_equal(est.mistakes_per_epoch_, mistakes)
+        assert_array_equal(est.margin_errors_per_epoch_, margin)
+        assert_close_scores(est.decision_function(Xs), expected)
+        out.append((Xs, est, expected))
+    return out
+
+
 @pytest.mark.parametrize("kernel, params", KERNEL_PARAMS)
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("rel_radius", [0.0, 0.2, 1.0])
@@ -118,15 +147,10 @@ def test_kernels_match_brute_force_dual_reference(kernel, params, n_classes,
                                             kernel, n_epochs, **params)
     if rel_radius > 0:
         assert sum(margin) > 0
-    expected = gram_matrix(X, X, kernel, **params) @ A.T
-    if n_classes == 2:
-        expected = expected[:, 0]
-    for Xs in (X, sp.csr_matrix(X)):
-        est = Ballseptron(kernel=kernel, radius=radius, max_iter=n_epochs,
-                          shuffle=False, **params).fit(Xs, y)
-        assert_array_equal(est.mistakes_per_epoch_, mistakes)
-        assert_array_equal(est.margin_errors_per_epoch_, margin)
-        assert_close_scores(est.decision_function(Xs), expected)
+    fits = _fits_matching_reference(X, y, A, mistakes, margin, kernel=kernel,
+                                    radius=radius, max_iter=n_epochs,
+                                    hypothesis="last", **params)
+    for Xs, est, expected in fits:
         if n_classes == 2:
             pred = np.where(expected > 0, 1, -1)
         else:
@@ -138,6 +162,38 @@ def test_kernels_match_brute_force_dual_reference(kernel, params, n_classes,
         assert_close_scores(est.dual_coef_, A[:, keep])
 
 
+@pytest.mark.parametrize("kernel, params", KERNEL_PARAMS)
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("rel_radius", [0.0, 0.2, 1.0])
+def test_averaged_kernels_match_brute_force_dual_reference(
+        kernel, params, n_classes, rel_radius):
+    X, y, idx, _ = make_stream(n_classes, _seed("kavg", kernel, n_classes,
+                                                rel_radius))
+    X = X / np.sqrt(X.shape[1])
+    diag = np.diag(gram_matrix(X[:5], X[:5], kernel, **params))
+    radius = rel_radius * float(np.sqrt(np.median(diag)))
+    n_epochs = 3
+    if n_classes == 2:
+        a_avg, a, mistakes, margin = figure2_dual_averaged(
+            X, np.where(idx == 1, 1.0, -1.0), radius, kernel, n_epochs,
+            **params)
+        A_avg, A = a_avg[None, :], a[None, :]
+    else:
+        A_avg, A, mistakes, margin = section4_dual_averaged(
+            X, idx, n_classes, radius, kernel, n_epochs, **params)
+    if rel_radius > 0:
+        assert sum(margin) > 0
+    fits = _fits_matching_reference(X, y, A_avg, mistakes, margin,
+                                    kernel=kernel, radius=radius,
+                                    max_iter=n_epochs, hypothesis="averaged",
+                                    **params)
+    for _, est, _ in fits:
+        # The support: every row in the average (or still in w).
+        keep = np.flatnonzero(np.any((A_avg != 0.0) | (A != 0.0), axis=0))
+        assert_array_equal(est.support_, keep)
+        assert_close_scores(est.dual_coef_, A_avg[:, keep])
+
+
 # ------------------------------------------------ radius 0 = KernelPerceptron
 @pytest.mark.parametrize("kernel", ["linear", "poly", "rbf"])
 @pytest.mark.parametrize("n_classes", [2, 3])
@@ -147,7 +203,7 @@ def test_radius_zero_is_the_kernel_perceptron(kernel, n_classes, sparse):
     Xs = sp.csr_matrix(X) if sparse else X
     common = dict(kernel=kernel, degree=3, gamma=0.4, coef0=1.0,
                   max_iter=4, random_state=5)
-    ball = Ballseptron(radius=0.0, **common).fit(Xs, y)
+    ball = Ballseptron(radius=0.0, hypothesis="last", **common).fit(Xs, y)
     kp = KernelPerceptron(
         eta=1.0, theta_init=0.0, threshold_step=0.0, hypothesis="last",
         multiclass="prototype" if n_classes > 2 else "ovr",
@@ -161,12 +217,13 @@ def test_radius_zero_is_the_kernel_perceptron(kernel, n_classes, sparse):
 
 
 # ------------------------------------------------------------- bookkeeping
+@pytest.mark.parametrize("hypothesis", ["last", "averaged"])
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("sparse", [False, True])
-def test_partial_fit_passes_equal_fit(n_classes, sparse):
+def test_partial_fit_passes_equal_fit(n_classes, sparse, hypothesis):
     X, y, _, _ = make_stream(n_classes, _seed("pf", n_classes))
     Xs = sp.csr_matrix(X) if sparse else X
-    params = dict(kernel="rbf", gamma=0.3, radius=0.3)
+    params = dict(kernel="rbf", gamma=0.3, radius=0.3, hypothesis=hypothesis)
     fitted = Ballseptron(max_iter=3, shuffle=False, **params).fit(Xs, y)
     online = Ballseptron(**params)
     for _ in range(3):
@@ -196,7 +253,7 @@ def test_single_row_partial_fit_stream(n_classes):
     of one fit pass over the same rows, and its norms stay exact."""
     X, y, _, scale = make_stream(n_classes, _seed("stream", n_classes), n=90)
     params = dict(kernel="poly", degree=2, gamma=0.5, coef0=1.0,
-                  radius=0.3 * scale)
+                  radius=0.3 * scale, hypothesis="last")
     fitted = Ballseptron(max_iter=1, shuffle=False, **params).fit(X, y)
     online = Ballseptron(**params)
     for i in range(X.shape[0]):
@@ -266,7 +323,7 @@ def test_blas_blocks_cache_and_storage(n_classes, kernel):
         eta=1, theta_init=0, threshold_step=0, cache_size=0,
         hypothesis="last",
         multiclass="prototype" if n_classes > 2 else "ovr", **params)
-    ball = Ballseptron(radius=0.0, **params).fit(X, y)
+    ball = Ballseptron(radius=0.0, hypothesis="last", **params).fit(X, y)
     perceptron.fit(X, y)
     assert ball.n_mistakes_ == perceptron.n_mistakes_
     assert_array_equal(ball.support_, perceptron.support_)
@@ -287,15 +344,17 @@ def test_lazy_scale_edge_cases_1d(stream, labels, radius):
     y = np.asarray(labels, dtype=np.float64)
     w, mistakes, margin = figure2(X, y, radius, 2)
     assert sum(margin) > 0
+    w_avg = figure2_averaged(X, y, radius, 2)[0]
     for Xs in (X, sp.csr_matrix(X)):
-        est = Ballseptron(kernel="linear", radius=radius, max_iter=2,
-                          shuffle=False)
-        est.partial_fit(Xs, y, classes=[-1.0, 1.0])
-        est.partial_fit(Xs, y)
-        assert_array_equal(est.mistakes_per_epoch_, mistakes)
-        assert_array_equal(est.margin_errors_per_epoch_, margin)
-        assert_allclose(est.coef_[0], w, rtol=1e-8,
-                        atol=1e-8 * max(1.0, np.max(np.abs(w))))
+        for hypothesis, expected in (("last", w), ("averaged", w_avg)):
+            est = Ballseptron(kernel="linear", radius=radius, max_iter=2,
+                              shuffle=False, hypothesis=hypothesis)
+            est.partial_fit(Xs, y, classes=[-1.0, 1.0])
+            est.partial_fit(Xs, y)
+            assert_array_equal(est.mistakes_per_epoch_, mistakes)
+            assert_array_equal(est.margin_errors_per_epoch_, margin)
+            assert_allclose(est.coef_[0], expected, rtol=1e-8,
+                            atol=1e-8 * max(1.0, np.max(np.abs(expected))))
 
 
 def test_attributes_pickle_and_parameters():
@@ -334,10 +393,11 @@ def test_near_parallel_prototypes(radius):
     X[:, 1:] = 0.01 * rng.standard_normal((n, 2))
     X[:, 1] += np.where(idx == 1, 0.3, np.where(idx == 2, -0.3, 0.0))
     A, mistakes, margin = section4_dual(X, idx, 3, radius, "linear", 3)
-    primal = Ballseptron(radius=radius, max_iter=3, shuffle=False).fit(X, idx)
+    primal = Ballseptron(radius=radius, max_iter=3, shuffle=False,
+                         hypothesis="last").fit(X, idx)
     for Xs in (X, sp.csr_matrix(X)):
         dual = Ballseptron(kernel="linear", radius=radius, max_iter=3,
-                           shuffle=False).fit(Xs, idx)
+                           shuffle=False, hypothesis="last").fit(Xs, idx)
         assert_array_equal(dual.mistakes_per_epoch_, mistakes)
         assert_array_equal(dual.margin_errors_per_epoch_, margin)
         assert_array_equal(primal.margin_errors_per_epoch_, margin)

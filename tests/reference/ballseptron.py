@@ -215,3 +215,137 @@ def section4_dual(X, y, n_classes, radius, kernel, n_epochs=1, **params):
         mistakes.append(n_mistakes)
         margin_errors.append(n_margin)
     return A, mistakes, margin_errors
+
+
+# ------------------------------------------------------- averaged hypothesis
+def figure2_averaged(X, y, radius, n_epochs=1):
+    """Figure 2 and the average of its weight vectors after each trial.
+
+    Runs :func:`figure2` one example at a time and sums ``w_{t+1}`` after
+    every trial t (updated or not), naively.
+
+    Returns
+    -------
+    w_avg : ndarray of shape (n_features,)
+        ``(1/T) Σ_t w_{t+1}``, T = n_epochs × n_samples.
+    w : ndarray of shape (n_features,)
+        The last weight vector.
+    mistakes, margin_errors : list of int
+        Per pass.
+    """
+    X = densify(X)
+    w = np.zeros(X.shape[1])
+    total = np.zeros(X.shape[1])
+    mistakes, margin_errors = [], []
+    for _ in range(n_epochs):
+        n_mistakes = n_margin = 0
+        for t in range(X.shape[0]):
+            w, m, e = figure2(X[t:t + 1], y[t:t + 1], radius, 1, w)
+            n_mistakes += m[0]
+            n_margin += e[0]
+            total = total + w
+        mistakes.append(n_mistakes)
+        margin_errors.append(n_margin)
+    return total / (n_epochs * X.shape[0]), w, mistakes, margin_errors
+
+
+def section4_averaged(X, y, n_classes, radius, n_epochs=1):
+    """Sec. 4 and the average of its prototypes after each trial.
+
+    Runs :func:`section4` one example at a time, summing W after every
+    trial.
+
+    Returns
+    -------
+    W_avg, W : ndarray of shape (n_classes, n_features)
+        The average and the last prototypes.
+    mistakes, margin_errors : list of int
+    """
+    X = densify(X)
+    W = np.zeros((n_classes, X.shape[1]))
+    total = np.zeros_like(W)
+    mistakes, margin_errors = [], []
+    for _ in range(n_epochs):
+        n_mistakes = n_margin = 0
+        for t in range(X.shape[0]):
+            W, m, e = section4(X[t:t + 1], y[t:t + 1], n_classes, radius, 1,
+                               W)
+            n_mistakes += m[0]
+            n_margin += e[0]
+            total = total + W
+        mistakes.append(n_mistakes)
+        margin_errors.append(n_margin)
+    return total / (n_epochs * X.shape[0]), W, mistakes, margin_errors
+
+
+def figure2_dual_averaged(X, y, radius, kernel, n_epochs=1, **params):
+    """:func:`figure2_dual` and the average of its coefficient vectors
+    after each trial, brute force (the same steps, the sum kept naively).
+
+    Returns
+    -------
+    a_avg, a : ndarray of shape (n_samples,)
+        The averaged and the last dual coefficients, by row.
+    mistakes, margin_errors : list of int
+    """
+    K = gram_matrix(X, X, kernel, **params)
+    a = np.zeros(K.shape[0])
+    total = np.zeros(K.shape[0])
+    mistakes, margin_errors = [], []
+    for _ in range(n_epochs):
+        n_mistakes = n_margin = 0
+        for t in range(K.shape[0]):
+            y_t = float(y[t])
+            score = float(a @ K[:, t])
+            if y_t * score <= 0.0:
+                a[t] += y_t
+                n_mistakes += 1
+            else:
+                norm = float(np.sqrt(a @ K @ a))
+                if y_t * score / norm <= radius:
+                    a = a * (1.0 - radius / norm)
+                    a[t] += y_t
+                    n_margin += 1
+            total = total + a
+        mistakes.append(n_mistakes)
+        margin_errors.append(n_margin)
+    return total / (n_epochs * K.shape[0]), a, mistakes, margin_errors
+
+
+def section4_dual_averaged(X, y, n_classes, radius, kernel, n_epochs=1,
+                           **params):
+    """:func:`section4_dual` and the average of its coefficient rows after
+    each trial, brute force.
+
+    Returns
+    -------
+    A_avg, A : ndarray of shape (n_classes, n_samples)
+    mistakes, margin_errors : list of int
+    """
+    K = gram_matrix(X, X, kernel, **params)
+    A = np.zeros((n_classes, K.shape[0]))
+    total = np.zeros_like(A)
+    mistakes, margin_errors = [], []
+    for _ in range(n_epochs):
+        n_mistakes = n_margin = 0
+        for t in range(K.shape[0]):
+            y_t = int(y[t])
+            scores = [float(A[r] @ K[:, t]) for r in range(n_classes)]
+            other = best_other(scores, y_t)
+            if scores[y_t] <= scores[other]:
+                A[y_t, t] += 1.0
+                A[other, t] -= 1.0
+                n_mistakes += 1
+            else:
+                diff = A[other] - A[y_t]
+                norm = float(np.sqrt(diff @ K @ diff))
+                x_hat = radius * diff / norm
+                x_hat[t] += 1.0
+                if A[y_t] @ K @ x_hat <= A[other] @ K @ x_hat:
+                    A[y_t] = A[y_t] + x_hat
+                    A[other] = A[other] - x_hat
+                    n_margin += 1
+            total = total + A
+        mistakes.append(n_mistakes)
+        margin_errors.append(n_margin)
+    return total / (n_epochs * K.shape[0]), A, mistakes, margin_errors
