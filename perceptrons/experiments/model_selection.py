@@ -472,6 +472,10 @@ class Study:
                 self.estimator.get_params(deep=False):
             raise ValueError(f"{type(self.estimator).__name__} has no "
                              "'hypothesis' parameter; pass hypotheses=None")
+        # Refused here, not recorded as failed fits (scored NaN) later.
+        if self.hypotheses:
+            check_grid(self.estimator,
+                       [{"hypothesis": list(self.hypotheses)}])
 
     # ------------------------------------------------------------ splits
     def data(self):
