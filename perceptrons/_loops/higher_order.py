@@ -40,11 +40,15 @@ from numba import njit
 from ._common import FASTMATH
 from .hypotheses import problem_sign
 from .matrix_rows import (
+    gather_slots,
     grow_cols,
     grow_square,
     scatter_row_nz,
     sparse_dot,
+    square_times,
+    symmetric_times_row,
     unscatter_row_nz,
+    work_for,
 )
 from .mercer import dot_n
 from .support import append_support, new_kernel_block, trial_kernel_row
@@ -148,13 +152,7 @@ def ho_primal_epoch(X_data, X_indices, X_indptr, targets, order, c, sparse,
                 stats[1] += 1
                 # a = A x, s = xᵀ A x; then
                 # A ← A - ρ a xᵀ - ρ x aᵀ + ρ² s x xᵀ (Sec. 2, 1)).
-                for r in range(n):
-                    a[r] = 0.0
-                for e in range(nnz):
-                    j = nz[e]
-                    xj = x[j]
-                    for r in range(n):
-                        a[r] += Ak[j, r] * xj
+                symmetric_times_row(Ak, x, nz, nnz, a)
                 s = sparse_dot(a, x, nz, nnz)
                 rr = rho * rho * s
                 for r in range(n):
@@ -165,11 +163,7 @@ def ho_primal_epoch(X_data, X_indices, X_indptr, targets, order, c, sparse,
             for e in range(nnz):
                 j = nz[e]
                 v[k, j] += y * x[j]
-            for r in range(n):
-                total = 0.0
-                for j in range(n):
-                    total += Ak[r, j] * v[k, j]
-                w[k, r] = total
+            square_times(Ak, v[k], n, w[k])
         unscatter_row_nz(x, nz, nnz)
 
 
@@ -329,12 +323,10 @@ def ho_dual_epoch(data, kernel, support, cache, targets, order, c, sparse,
             counts[k] += 1
             D, slots, h, n_matrix = matrix
             q = n_matrix[k]
-            if work.shape[0] < 2 * (q + 1):
-                work = np.empty(4 * (q + 1))
+            work = work_for(work, 2 * (q + 1))
             kappa = work[:q + 1]
             b = work[q + 1:2 * (q + 1)]
-            for r in range(q):
-                kappa[r] = values[slots[k, r]]
+            gather_slots(values, slots[k], q, kappa)
             # Slots from m on were added in this trial: no value, no v part.
             v_dot_x = dot_n(v_coef[k], values, m)
             rho = _rho(c, counts[k], sparse, y, v_dot_x)
@@ -344,13 +336,8 @@ def ho_dual_epoch(data, kernel, support, cache, targets, order, c, sparse,
                 D = grow_square(D, q + 1)
                 slots = grow_cols(slots, q + 1)
                 h = grow_cols(h, q + 1)
-                kb = 0.0
-                for r in range(q):
-                    total = 0.0
-                    for s in range(q):
-                        total += D[k, r, s] * kappa[s]
-                    b[r] = total
-                    kb += kappa[r] * total
+                square_times(D[k], kappa, q, b)
+                kb = dot_n(kappa, b, q)
                 for r in range(q):
                     D[k, q, r] = -rho * b[r]
                     D[k, r, q] = -rho * b[r]
@@ -374,11 +361,7 @@ def _add_matrix_part(D, slots, h, q, v_coef, coef, work):
 
     Elsewhere coef already equals v_coef. ``work`` holds at least q values.
     """
-    for r in range(q):
-        total = 0.0
-        for s in range(q):
-            total += D[r, s] * h[s]
-        work[r] = total
+    square_times(D, h, q, work)
     for r in range(q):
         coef[slots[r]] = v_coef[slots[r]]
     for r in range(q):

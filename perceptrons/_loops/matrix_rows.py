@@ -9,8 +9,9 @@ non-zeros, and keep per-problem storage whose size grows with the mistakes.
 import numpy as np
 from numba import njit
 
-__all__ = ["grow_cols", "grow_square", "scatter_row_nz", "sparse_dot",
-           "unscatter_row_nz"]
+__all__ = ["gather_slots", "grow_cols", "grow_square", "scatter_row_nz",
+           "sparse_dot", "square_times", "symmetric_times_row",
+           "unscatter_row_nz", "work_for"]
 
 
 @njit(cache=True)
@@ -70,3 +71,45 @@ def grow_square(D, need):
     out = np.zeros((D.shape[0], size, size))
     out[:, :q, :q] = D
     return out
+
+
+@njit(cache=True, inline="always")
+def symmetric_times_row(A, x, nz, nnz, out):
+    """``out = A x`` for a symmetric A and a scattered row x.
+
+    Reads the rows ``A[j]`` of x's non-zero columns j (contiguous), which by
+    symmetry are its columns.
+    """
+    n = out.shape[0]
+    for r in range(n):
+        out[r] = 0.0
+    for e in range(nnz):
+        j = nz[e]
+        xj = x[j]
+        for r in range(n):
+            out[r] += A[j, r] * xj
+
+
+@njit(cache=True, inline="always")
+def square_times(A, v, q, out):
+    """``out[r] = Σ_{s < q} A[r, s] v[s]`` for ``r < q``."""
+    for r in range(q):
+        total = 0.0
+        for s in range(q):
+            total += A[r, s] * v[s]
+        out[r] = total
+
+
+@njit(cache=True, inline="always")
+def gather_slots(values, slots, q, out):
+    """``out[r] = values[slots[r]]`` for ``r < q``."""
+    for r in range(q):
+        out[r] = values[slots[r]]
+
+
+@njit(cache=True, inline="always")
+def work_for(work, size):
+    """``work``, or a larger one if it holds fewer than ``size`` values."""
+    if work.shape[0] < size:
+        return np.empty(2 * size)
+    return work

@@ -27,11 +27,15 @@ from numba import njit
 from ._common import FASTMATH
 from .hypotheses import problem_sign
 from .matrix_rows import (
+    gather_slots,
     grow_cols,
     grow_square,
     scatter_row_nz,
     sparse_dot,
+    square_times,
+    symmetric_times_row,
     unscatter_row_nz,
+    work_for,
 )
 from .mercer import dot_n
 from .support import append_support, new_kernel_block, trial_kernel_row
@@ -83,13 +87,7 @@ def so_primal_epoch(X_data, X_indices, X_indptr, targets, order, A_inv, v, w,
             counts[k] += 1
             Ak = A_inv[k]
             # u = A⁻¹x; A⁻¹ ← A⁻¹ - u uᵀ / (1 + xᵀu).
-            for r in range(n):
-                u[r] = 0.0
-            for e in range(nnz):
-                j = nz[e]
-                xj = x[j]
-                for r in range(n):
-                    u[r] += Ak[j, r] * xj
+            symmetric_times_row(Ak, x, nz, nnz, u)
             s = 1.0 + sparse_dot(u, x, nz, nnz)
             if not (s > 0.0 and s < np.inf):
                 unscatter_row_nz(x, nz, nnz)
@@ -101,11 +99,7 @@ def so_primal_epoch(X_data, X_indices, X_indptr, targets, order, A_inv, v, w,
             for e in range(nnz):
                 j = nz[e]
                 v[k, j] += y * x[j]
-            for r in range(n):
-                total = 0.0
-                for j in range(n):
-                    total += Ak[r, j] * v[k, j]
-                w[k, r] = total
+            square_times(Ak, v[k], n, w[k])
         unscatter_row_nz(x, nz, nnz)
     return 0
 
@@ -159,20 +153,13 @@ def so_dual_epoch(data, kernel, support, cache, targets, order, a, coef,
             counts[k] += 1
             M, slots, signs, n_mistaken = inverse
             q = n_mistaken[k]
-            if work.shape[0] < 3 * (q + 1):
-                work = np.empty(6 * (q + 1))
+            work = work_for(work, 3 * (q + 1))
             kappa = work[:q]
             u = work[q:2 * q]
             beta = work[2 * q:3 * q + 1]
-            for r in range(q):
-                kappa[r] = values[slots[k, r]]
-            d = a + diag[i]
-            for r in range(q):
-                total = 0.0
-                for s in range(q):
-                    total += M[k, r, s] * kappa[s]
-                u[r] = total
-                d -= kappa[r] * total
+            gather_slots(values, slots[k], q, kappa)
+            square_times(M[k], kappa, q, u)
+            d = a + diag[i] - dot_n(kappa, u, q)
             if not (d > 0.0 and d < np.inf):
                 return inverse, step + 1
             M = grow_square(M, q + 1)
@@ -190,11 +177,7 @@ def so_dual_epoch(data, kernel, support, cache, targets, order, a, coef,
             signs[k, q] = y
             n_mistaken[k] = q + 1
             inverse = (M, slots, signs, n_mistaken)
-            for r in range(q + 1):
-                total = 0.0
-                for s in range(q + 1):
-                    total += Mk[r, s] * signs[k, s]
-                beta[r] = total
+            square_times(Mk, signs[k], q + 1, beta)
             for r in range(q + 1):
                 coef[k, slots[k, r]] = 0.0
             for r in range(q + 1):
