@@ -120,17 +120,17 @@ def test_reproduce_a_registered_entry(monkeypatch, capsys):
     """A new registry entry is a new ``reproduce`` name, in its help too."""
     seen = []
     entry = types.SimpleNamespace(
-        name="khardon-wachman", summary="Khardon & Wachman 2007, Table 4",
+        name="example-paper", summary="Example & Paper 2026, Table 1",
         load=lambda: lambda options: seen.append(options) or {
             "markdown": "", "files": []})
     monkeypatch.setattr(registry, "REPRODUCTIONS",
                         (*registry.REPRODUCTIONS, entry))
-    assert main(["reproduce", "khardon-wachman", "--jobs", "2"]) == 0
+    assert main(["reproduce", "example-paper", "--jobs", "2"]) == 0
     assert seen == [RunOptions(jobs=2)]
     with pytest.raises(SystemExit):
         main(["reproduce", "--help"])
     out = capsys.readouterr().out
-    assert "khardon-wachman" in out and "Khardon & Wachman 2007, Table 4" in out
+    assert "example-paper" in out and "Example & Paper 2026, Table 1" in out
 
 
 def test_reproduce_help_lists_each_summary(capsys):
