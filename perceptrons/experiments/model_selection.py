@@ -741,7 +741,7 @@ def make_executor(backend="serial", n_jobs=1, scheduler=None, timeout=3.0):
                           "perceptrons[dask])") from exc
     if scheduler is None:
         cluster = LocalCluster(n_workers=int(n_jobs), threads_per_worker=1,
-                               processes=True, dashboard_address=None)
+                               processes=True, dashboard_address=":0")
         client = Client(cluster)
         return Executor("dask", n_jobs, client, own=(cluster, client))
     if not isinstance(scheduler, str):
