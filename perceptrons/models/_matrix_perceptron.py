@@ -108,6 +108,10 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
             raise ValueError(f"form={form!r} has no kernel; with "
                              f"kernel={self.kernel!r} use form='dual' or "
                              "'auto'")
+        if self.kernel is None and form == "dual":
+            raise ValueError("form='dual' keeps the model over kernel "
+                             "values: pass a kernel (kernel='linear' for the "
+                             "dual form of the linear model)")
         return form
 
     def _needs_row_sq_norms(self):

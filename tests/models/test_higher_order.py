@@ -215,6 +215,7 @@ def test_second_order_rbf_matches_in_feature_space(n_classes):
     (dict(p=1.5), "p"), (dict(c=1.0), "c"), (dict(c=-0.1), "c"),
     (dict(p=3.0, form="primal"), "p=2"), (dict(kernel="rbf", form="primal"),
                                           "kernel"),
+    (dict(form="dual"), "pass a kernel"),
 ])
 def test_higher_order_refuses_bad_parameters(params, match):
     X, y = stream(0)
@@ -228,6 +229,8 @@ def test_second_order_refuses_bad_parameters():
         SecondOrderPerceptron(a=0.0).fit(X, y)
     with pytest.raises(ValueError, match="implicit"):
         SecondOrderPerceptron(form="implicit").fit(X, y)
+    with pytest.raises(ValueError, match="pass a kernel"):
+        SecondOrderPerceptron(form="dual").fit(X, y)
 
 
 def test_zero_kernel_norm_is_refused_naming_the_row():
