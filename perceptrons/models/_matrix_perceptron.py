@@ -115,7 +115,9 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
         return form
 
     def _needs_row_sq_norms(self):
-        return True
+        # Only the kernels' k(x, x) reads them; the primal forms normalise
+        # by row_p_norms, as prediction does.
+        return self.kernel is not None
 
     def _allocate(self, call, n_classes):
         n_problems = self._n_problems()
@@ -146,6 +148,7 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
             return
         X = call.X
         if self.normalize:
+            # The same norms as prediction's (_decision).
             norms = row_p_norms(X, self._norm_p())
             self._check_finite_norms(norms)
             # A zero row has no direction: it stays 0 (its margin is 0, a
@@ -160,8 +163,6 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
 
     def _begin_dual_call(self, call):
         X, sq_norms = call.X, call.sq_norms
-        if self.normalize:
-            self._check_kernel_norms(self._kernel_diag(sq_norms))
         n_pool = self.support_vectors_.shape[0]
         if n_pool:
             pool = self.support_vectors_
@@ -172,6 +173,9 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
             sq_norms = np.concatenate([row_sq_norms_of(pool), sq_norms])
         dual = self._new_kernel_call(X, sq_norms, call.n_passes, n_pool,
                                      normalized=self.normalize)
+        if self.normalize:
+            # ‖φ(x)‖ of the call's rows, as the kernel call normalises by.
+            self._check_kernel_norms(dual.loop_args[1][4][n_pool:])
         n_problems = self.dual_coef_.shape[0]
         dual.coef = np.zeros((n_problems, X.shape[0]))
         dual.coef[:, :n_pool] = self.dual_coef_
