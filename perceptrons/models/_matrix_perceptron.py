@@ -31,6 +31,7 @@ from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import as_loop_arrays
 from ._base import BaseOnlinePerceptron
 from ._kernel import KernelMixin, linear_coef
+from ._voted import _BLOCK_ROWS
 
 __all__ = ["MatrixPerceptronBase", "divide_rows", "row_p_norms"]
 
@@ -265,22 +266,32 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
             norms = row_p_norms(X, self._norm_p())
         return self._primal_decision(X, norms)
 
-    def _normalized_gram(self, X, lo, hi):
-        """Gram block of rows ``lo:hi`` of X against the support vectors.
+    def _gram_blocks(self, X):
+        """Gram blocks of X's rows against the support vectors.
 
         Normalised in feature space when ``normalize=True`` (0 where a
-        norm is 0), as in training.
+        norm is 0), as in training; the support vectors' norms are computed
+        once for all blocks.
+
+        Yields
+        ------
+        lo, hi : int
+            The block's rows of X.
+        G : ndarray of shape (hi - lo, n_support)
         """
         sv = self.support_vectors_
         sv_sq = row_sq_norms_of(sv)
-        block = X[lo:hi]
-        G = self._gram_block(block, sv, sv_sq)
-        if self.normalize:
-            row = np.sqrt(self._kernel_diag(row_sq_norms_of(block)))
-            col = np.sqrt(self._kernel_diag(sv_sq))
-            scale = np.outer(row, col)
-            G = np.divide(G, scale, out=np.zeros_like(G), where=scale > 0)
-        return G
+        col = np.sqrt(self._kernel_diag(sv_sq)) if self.normalize else None
+        for lo in range(0, X.shape[0], _BLOCK_ROWS):
+            hi = min(lo + _BLOCK_ROWS, X.shape[0])
+            block = X[lo:hi]
+            G = self._gram_block(block, sv, sv_sq)
+            if self.normalize:
+                row = np.sqrt(self._kernel_diag(row_sq_norms_of(block)))
+                scale = np.outer(row, col)
+                G = np.divide(G, scale, out=np.zeros_like(G),
+                              where=scale > 0)
+            yield lo, hi, G
 
     def _diag_of(self, X):
         """``k(x, x)`` of the kernel in use for the rows of X."""

@@ -287,7 +287,6 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
         out = np.zeros((X.shape[0], self.dual_coef_.shape[0]))
         if self.dual_coef_.shape[1] == 0:
             return out
-        for lo in range(0, X.shape[0], 512):
-            hi = min(lo + 512, X.shape[0])
-            out[lo:hi] = self._normalized_gram(X, lo, hi) @ self.dual_coef_.T
+        for lo, hi, G in self._gram_blocks(X):
+            out[lo:hi] = G @ self.dual_coef_.T
         return out

@@ -207,9 +207,7 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
         if self.dual_coef_.shape[1] == 0:
             return out
         a = float(self.a)
-        for lo in range(0, X.shape[0], 512):
-            hi = min(lo + 512, X.shape[0])
-            G = self._normalized_gram(X, lo, hi)
+        for lo, hi, G in self._gram_blocks(X):
             raw = G @ self.dual_coef_.T
             diag = self._diag_of(X[lo:hi])
             for k in range(n_problems):
