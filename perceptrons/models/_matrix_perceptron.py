@@ -183,7 +183,7 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
         dual.n_pool = n_pool
         dual.stats = np.zeros(2, dtype=np.int64)
         dual.counts = self.n_mistakes_per_problem_
-        self._begin_dual_matrix(dual, X.shape[0])
+        self._begin_dual_matrix(dual)
         call.dual = dual
 
     def _check_kernel_norms(self, norms):

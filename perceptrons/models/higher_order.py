@@ -230,7 +230,7 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
             self._h = np.zeros((n_problems, 0))
             self._n_matrix = np.zeros(n_problems, dtype=np.int64)
 
-    def _begin_dual_matrix(self, dual, n_rows):
+    def _begin_dual_matrix(self, dual):
         n_pool = dual.n_pool
         dual.v_coef = np.zeros_like(dual.coef)
         dual.v_coef[:, :n_pool] = self._v_coef

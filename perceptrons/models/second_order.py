@@ -158,7 +158,7 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
             self._mistake_signs = np.zeros((n_problems, 0))
             self._n_mistaken = np.zeros(n_problems, dtype=np.int64)
 
-    def _begin_dual_matrix(self, dual, n_rows):
+    def _begin_dual_matrix(self, dual):
         dual.inverse = (self._inverse.copy(), self._mistake_slots.copy(),
                         self._mistake_signs.copy(), self._n_mistaken.copy())
 
