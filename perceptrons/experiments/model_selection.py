@@ -87,6 +87,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from ..utils.cluster import connect
 from .evaluation import _estimator_name, t_confidence_interval
 from .store import (Store, Task, canonical_json, json_ready, make_record,
                     progress_bar, run_tasks)
@@ -734,26 +735,8 @@ def make_executor(backend="serial", n_jobs=1, scheduler=None, timeout=3.0):
     if backend != "dask":
         return Executor("serial" if n_jobs == 1 and backend == "serial"
                         else backend, n_jobs)
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError as exc:  # pragma: no cover - a test dependency
-        raise ImportError("the dask backend needs 'distributed' (pip install "
-                          "perceptrons[dask])") from exc
-    if scheduler is None:
-        cluster = LocalCluster(n_workers=int(n_jobs), threads_per_worker=1,
-                               processes=True, dashboard_address=":0")
-        client = Client(cluster)
-        return Executor("dask", n_jobs, client, own=(cluster, client))
-    if not isinstance(scheduler, str):
-        return Executor("dask", n_jobs, scheduler)
-    try:
-        client = Client(scheduler, timeout=f"{timeout}s")
-    except (OSError, TimeoutError) as exc:
-        raise ConnectionError(
-            f"no Dask scheduler answered at {scheduler!r} within {timeout:g} "
-            f"s ({type(exc).__name__}); start one with `dask scheduler` "
-            "and `dask worker ADDRESS`, or drop --scheduler") from None
-    return Executor("dask", n_jobs, client, own=(client,))
+    client, owned = connect(scheduler, n_jobs, timeout)
+    return Executor("dask", n_jobs, client, own=owned)
 
 
 # ------------------------------------------------------------------ running

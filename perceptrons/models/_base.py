@@ -122,6 +122,32 @@ def _few_label_encoding(y):
 _NO_ROW_NORMS = np.zeros(0)
 
 
+def mix(arrays, mu):
+    """``Σ_i μ_i a_i`` (Algorithm 2 of McDonald, Hall & Mann 2010), in
+    shard order so that the result does not depend on where shards ran."""
+    total = mu[0] * arrays[0]
+    for weight, array in zip(mu[1:], arrays[1:]):
+        total += weight * array
+    return total
+
+
+def pooled_sum(start, sums):
+    """The running sum of every hypothesis visited by any shard.
+
+    Each shard's sum ``sums[i]`` continues the sum it started from,
+    ``start`` (None: zero); the pool adds what every shard added to it.
+    """
+    if start is None:
+        total = sums[0].copy()
+        for s in sums[1:]:
+            total += s
+        return total
+    total = start.copy()
+    for s in sums:
+        total += s - start
+    return total
+
+
 class TrainingCall(SimpleNamespace):
     """Scratch of one ``fit``/``partial_fit`` call, never kept on the model.
 
@@ -132,7 +158,8 @@ class TrainingCall(SimpleNamespace):
     (classes and class indices of numeric labels with few classes, or
     None: :func:`_few_label_encoding`), ``sq_norms``
     (``<x_i, x_i>`` per row, or empty when the model does not read them),
-    ``mean_sq_norm`` (the average ``<x_i, x_i>``) and ``n_passes``; a model
+    ``sq_norm_sum`` and ``mean_sq_norm`` (the sum and the average of
+    ``<x_i, x_i>``) and ``n_passes``; a model
     adds its own per-example arrays and work space in ``_begin_call``.
     """
 
@@ -204,10 +231,11 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         # them (0.4 ms of a 1.5 ms fit on a9a).
         loop_arrays = as_loop_arrays(X)
         col_sq = checked_column_sq_sums(loop_arrays, X.shape[1])
+        sq_norm_sum = float(np.sum(col_sq))
         call = TrainingCall(
             X=X, loop_arrays=loop_arrays, n_passes=1, labels=labels,
-            mean_sq_norm=(float(np.sum(col_sq)) / X.shape[0]
-                          if X.shape[0] else 0.0),
+            sq_norm_sum=sq_norm_sum,
+            mean_sq_norm=sq_norm_sum / X.shape[0] if X.shape[0] else 0.0,
             sq_norms=(row_sq_norms(*loop_arrays, X.shape[0])
                       if self._needs_row_sq_norms() else _NO_ROW_NORMS))
         return X, y, call
@@ -439,9 +467,13 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         self.mistakes_per_epoch_ = np.zeros(0, dtype=np.int64)
         self.updates_per_epoch_ = np.zeros(0, dtype=np.int64)
 
-    def _train(self, call, targets, orders, n_passes):
+    def _train(self, call, targets, orders, n_passes, carry=None):
         call.n_passes = n_passes
         self._begin_call(call)
+        # Per-example scratch of an earlier pass over the same rows
+        # (parameter mixing runs one call per epoch and shard).
+        for name, value in (carry or {}).items():
+            setattr(call, name, value)
         mistakes, updates = [], []
         for order in orders:
             n_mistakes, n_updates = self._run_epoch(call, targets, order)
@@ -465,6 +497,94 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
 
     def _state_is_finite(self, call):
         return True
+
+    # ----------------------------------------------------------- mixing
+    #: Per-example scratch that a multi-epoch ``fit`` keeps from one epoch
+    #: to the next (e.g. the α counts of the λ-trick): iterative parameter
+    #: mixing hands it from a shard's epoch to the same shard's next one.
+    _carried_scratch = ()
+
+    def _mixing_refusal(self):
+        """Why iterative parameter mixing cannot average this model's state
+        (None when it can, with the parameters as they are)."""
+        return (f"{type(self).__name__}'s state is not a weight vector: a "
+                "weighted average of several runs' states is not a state of "
+                "the algorithm")
+
+    def _shard_pass(self, X, y, order, *, classes, mean_sq_norm, carry=None):
+        """One epoch of iterative parameter mixing on one shard.
+
+        Continues the fitted state when there is one; else starts afresh as
+        ``fit`` would on the union of the shards, whose average ``<x, x>``
+        (``mean_sq_norm``) resolves the "auto" quantities and whose classes
+        are ``classes``. With one shard, the epochs of this method are those
+        of ``fit`` bit for bit.
+
+        Parameters
+        ----------
+        X, y : the shard.
+        order : ndarray of int64
+            The rows to present.
+        classes : ndarray
+            Every class of the union of the shards.
+        mean_sq_norm : float
+            The average ``<x_i, x_i>`` over the union of the shards.
+        carry : dict, default=None
+            What the previous call on this shard returned.
+
+        Returns
+        -------
+        carry : dict
+            The per-example scratch to pass to the next call on this shard.
+        """
+        first = not hasattr(self, "classes_")
+        if first:
+            self._validate_params()
+        X, y, call = self._validate_input(X, y, reset=first)
+        if X.shape[0] == 0:
+            raise ValueError("cannot fit on zero samples")
+        if first:
+            self.classes_ = np.asarray(classes)
+            call.mean_sq_norm = float(mean_sq_norm)
+            self._start(call)
+        self._train(call, self._call_targets(call, y), [order], 1, carry)
+        return {name: getattr(call, name) for name in self._carried_scratch}
+
+    def _mix_states(self, start, states, mu):
+        """Set this model to the mix of the shards' states (Algorithm 2 of
+        McDonald, Hall & Mann 2010).
+
+        Parameters
+        ----------
+        start : dict
+            The declared state every shard started the epoch from (empty
+            for the first epoch).
+        states : list of dict
+            Each shard's declared state after its epoch.
+        mu : ndarray of shape (n_shards,)
+            The mixing weights, summing to one.
+
+        The counters add up what each shard did in the epoch; the model's
+        own arrays are mixed by :meth:`_mix_arrays`.
+        """
+        # What is not mixed (classes, parameters resolved from the data) is
+        # the same in every shard.
+        vars(self).update(states[0])
+        t0 = start.get("t_", 0)
+        self.t_ = t0 + sum(s["t_"] - t0 for s in states)
+        self.n_iter_ = start.get("n_iter_", 0) + 1
+        for name in ("n_mistakes_", "n_updates_"):
+            setattr(self, name, start.get(name, 0)
+                    + sum(s[name] - start.get(name, 0) for s in states))
+        for name in ("mistakes_per_epoch_", "updates_per_epoch_"):
+            before = start.get(name, np.zeros(0, dtype=np.int64))
+            epoch = sum(int(s[name][-1]) for s in states)
+            setattr(self, name, np.append(before, epoch).astype(np.int64))
+        self._mix_arrays(start, states, mu)
+
+    def _mix_arrays(self, start, states, mu):
+        """Mix the model's own arrays; see :meth:`_mix_states`."""
+        raise ValueError(self._mixing_refusal())
 
     # ----------------------------------------------------------- prediction
     def decision_function(self, X):

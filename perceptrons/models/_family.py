@@ -22,7 +22,7 @@ from .._loops.perceptron import (
     HYPOTHESIS_VOTED,
 )
 from ..utils._param_validation import Interval, StrOptions
-from ._base import BaseOnlinePerceptron
+from ._base import BaseOnlinePerceptron, mix, pooled_sum
 from ._ovr import problem_signs
 from ._voted import VotedLog, voted_binary_scores, voted_prototype_scores
 
@@ -373,6 +373,45 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
         else:
             theta = self._theta
         return (weights.copy() if copy else weights), -theta
+
+    # ----------------------------------------------------------- mixing
+    @property
+    def _carried_scratch(self):
+        # The α counts matter only to the λ-trick and the α-bound.
+        active = self.lam != 0 or self.alpha_bound is not None
+        return ("alpha_counts",) if active else ()
+
+    def _mixing_refusal(self):
+        if getattr(self, "kernel", None) is not None:
+            return (f"with kernel={self.kernel!r} the model is dual "
+                    "coefficients over each shard's own support vectors, "
+                    "not a weight vector the shards share")
+        if self.hypothesis in ("voted", "longest"):
+            return (f"hypothesis={self.hypothesis!r} is a hypothesis of one "
+                    "run (its votes or its longest survival); a mix of runs "
+                    "has none: use 'last' or 'averaged'")
+        return None
+
+    def _mix_arrays(self, start, states, mu):
+        """w and θ mixed by μ; the averaged hypothesis from the pooled sum
+        of every hypothesis any shard visited (see ``ParameterMixing``)."""
+        for name in ("_weights", "_theta"):
+            setattr(self, name, mix([s[name] for s in states], mu))
+        if self.hypothesis == "averaged":
+            # The state keeps acc with  Σ_t w_t = t·w - acc  (_loops notes).
+            for name, acc in (("_weights", "_weights_avg_acc"),
+                              ("_theta", "_theta_avg_acc")):
+                before = (start["t_"] * start[name] - start[acc]
+                          if start else None)
+                total = pooled_sum(before, [s["t_"] * s[name] - s[acc]
+                                            for s in states])
+                setattr(self, acc, self.t_ * getattr(self, name) - total)
+        start_updates = start.get("_n_updates_per_problem", 0)
+        self._n_updates_per_problem = pooled_sum(
+            start_updates if start else None,
+            [s["_n_updates_per_problem"] for s in states])
+        self.coef_, self.intercept_ = self._final_hypothesis(
+            self._weights, self._weights_avg_acc, self._weights_ls, copy=True)
 
     # ----------------------------------------------------------- prediction
     def _decision(self, X):

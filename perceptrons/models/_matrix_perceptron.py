@@ -258,6 +258,12 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
             self.coef_ = linear_coef(coef, self.support_vectors_)
 
     # ------------------------------------------------------------ prediction
+    def _mixing_refusal(self):
+        return (f"{type(self).__name__}'s state is a matrix updated "
+                "multiplicatively on each mistake (and the mistakes' own "
+                "instances): a weighted average of shards' matrices is not a "
+                "state the algorithm can reach")
+
     def _decision(self, X):
         if self.form_ == "dual":
             return self._dual_decision(X)

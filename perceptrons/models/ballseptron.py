@@ -14,7 +14,7 @@ from .._loops.ballseptron_dual import (
 from .._loops.mercer import KERNELS
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import refuse_underflow
-from ._base import BaseOnlinePerceptron
+from ._base import BaseOnlinePerceptron, mix, pooled_sum
 from ._kernel import KernelMixin, linear_coef
 
 
@@ -527,6 +527,34 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
         self.intercept_ = np.zeros(self.dual_coef_.shape[0])
         if self.kernel == "linear":
             self.coef_ = linear_coef(self.dual_coef_, self.support_vectors_)
+
+    # ----------------------------------------------------------- mixing
+    def _mixing_refusal(self):
+        if self.kernel is not None:
+            return (f"with kernel={self.kernel!r} the model is coefficients "
+                    "over each shard's own support vectors, not a weight "
+                    "vector the shards share")
+        return None
+
+    def _mix_arrays(self, start, states, mu):
+        """w mixed by μ; the averaged hypothesis from the pooled sum of
+        every hypothesis any shard visited (see ``ParameterMixing``)."""
+        self._weights = mix([s["_weights"] for s in states], mu)
+        self._gram = self._weights @ self._weights.T
+        if self._weights_sum.shape[1]:
+            self._weights_sum = pooled_sum(
+                start["_weights_sum"] if start else None,
+                [s["_weights_sum"] for s in states])
+            self.coef_ = self._weights_sum / self.t_
+        else:
+            self.coef_ = self._weights.copy()
+        before = start.get("n_margin_errors_", 0)
+        self.n_margin_errors_ = before + sum(
+            s["n_margin_errors_"] - before for s in states)
+        self.margin_errors_per_epoch_ = np.append(
+            start.get("margin_errors_per_epoch_", np.zeros(0, np.int64)),
+            sum(int(s["margin_errors_per_epoch_"][-1]) for s in states)
+        ).astype(np.int64)
 
     # ----------------------------------------------------------- prediction
     def _decision(self, X):

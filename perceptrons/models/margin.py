@@ -488,6 +488,12 @@ class _MarginPerceptron(BaseOnlinePerceptron):
                                                                c, c)
 
     # ----------------------------------------------------------- prediction
+    def _mixing_refusal(self):
+        return (f"{type(self).__name__}'s margin condition and its active-set "
+                "passes read the run's own history (the update count and "
+                "‖w_t‖ of its dynamic margin, or the run's convergence): a "
+                "weighted average of shards' runs has no such history")
+
     def _decision(self, X):
         scores = safe_sparse_dot(X, self.coef_.T, dense_output=True)
         return np.asarray(scores) + self.intercept_
