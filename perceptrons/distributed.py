@@ -222,6 +222,8 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         (``partial_fit``) like one fitted by ``fit``.
     classes_, n_features_in_, coef_, intercept_ : as ``estimator_``'s.
     n_shards_ : int
+    zero_based_ : bool or None
+        The indexing of shard files (None for arrays).
     n_iter_ : int
         Epochs run.
     updates_per_shard_, mistakes_per_shard_ : ndarray of shape (n_iter_, n_shards_)
@@ -424,6 +426,7 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if classes.shape[0] < 2:
             raise ValueError(f"the shards have only one class "
                              f"({classes[0]!r}); a classifier needs two")
+        self.zero_based_ = first["zero_based"]
         n_rows = sum(f["n_rows"] for f in facts)
         # Σ⟨x, x⟩ in shard order: with one shard, fit's average exactly.
         total = facts[0]["sq_norm_sum"]

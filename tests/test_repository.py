@@ -16,14 +16,17 @@ ALLOWED = {
     "registry": {"registry"},
     "utils": {"utils"},
     "_loops": {"_loops", "utils"},
-    "datasets": {"datasets", "utils"},
+    "datasets": {"datasets", "utils", "_loops"},
     "bounds": {"bounds", "utils", "_loops"},
     "models": {"models", "_loops", "utils", "registry"},
     "persistence": {"persistence", "registry", "models", "utils"},
     "experiments": {"experiments", "models", "datasets", "bounds", "utils",
                     "_loops", "persistence", "registry"},
+    "streaming": {"streaming", "datasets", "utils"},
+    "distributed": {"distributed", "models", "datasets", "utils",
+                    "persistence", "registry"},
     "cli": {"cli", "experiments", "models", "datasets", "bounds", "utils",
-            "persistence", "registry"},
+            "persistence", "registry", "streaming", "distributed"},
 }
 
 

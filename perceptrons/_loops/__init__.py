@@ -16,5 +16,7 @@ kernel functions themselves.
   :mod:`.margin` (PDM/PFM and the active-set driver), :mod:`.romma`;
 * dual: :mod:`.perceptron_dual`, :mod:`.ballseptron_dual`;
 * shared: :mod:`._common` (rows, dots, prefetching), :mod:`.hypotheses`
-  (Figure 2's bookkeeping), :mod:`.voted` (voted prediction).
+  (Figure 2's bookkeeping), :mod:`.voted` (voted prediction);
+* input: :mod:`.svmlight_text` (svmlight text parsed from a byte array, for
+  the out-of-core reader).
 """

@@ -13,9 +13,12 @@ import sys
 import time
 
 from .. import registry
-from .options import (CLIError, build_estimator, check_output,
-                      estimator_params, flag_of, load_data, load_new_data,
-                      make_scaler, model_name, registry_entry)
+from .options import (_ZERO_BASED, CLIError, build_estimator, check_output,
+                      data_format, estimator_params, flag_of, load_data,
+                      load_new_data,
+                      make_scaler, model_name, refuse_stream_only,
+                      registry_entry, scan_stream, stream_chunk_bytes,
+                      stream_zero_based)
 
 __all__ = ["demo", "evaluate", "models", "predict", "reproduce", "train"]
 
@@ -28,12 +31,11 @@ def _describe_model(estimator, args, extra=""):
 
 
 def _format_label(value):
-    if isinstance(value, float) or type(value).__name__.startswith("float"):
-        value = float(value)
-        return str(int(value)) if value.is_integer() else repr(value)
-    if hasattr(value, "item"):
-        value = value.item()
-    return str(value)
+    # perceptrons.streaming writes labels the same way; imported here so
+    # that `perceptrons --help` does not load numpy
+    from ..streaming import format_label
+
+    return format_label(value)
 
 
 def _print_report(markdown, files, start):
@@ -60,6 +62,12 @@ def train(args):
 
     check_output(args.output, "model file")
     est = build_estimator(args)
+    files, args.data = args.data, args.data[0]
+    if len(files) > 1 or args.shards or args.scheduler or args.mixing:
+        return _train_mixing(args, est, files)
+    if args.stream:
+        return _train_stream(args, est)
+    refuse_stream_only(args)
     data = load_data(args)
     X, y = data.X, data.y
     model = est
@@ -78,14 +86,117 @@ def train(args):
           f"features, {len(est.classes_)} classes")
     for line in data.notes:
         print(f"rows:       {line}")
+    _print_counts(est, getattr(est, "n_iter_", None))
+    print(f"train acc:  {100 * model.score(X, y):.2f}%")
+    print(f"time:       {seconds:.3f} s")
+    print(f"saved:      {args.output}")
+    return 0
+
+
+def _train_mixing(args, est, files):
+    """``train`` with shards: iterative parameter mixing
+    (:class:`perceptrons.distributed.ParameterMixing`)."""
+    from ..distributed import ParameterMixing
+    from ..persistence import save_model
+
+    if args.stream:
+        raise CLIError("--stream and parameter mixing (--shards, --scheduler, "
+                       "several files) do not combine: give each worker a "
+                       "shard file that fits its memory")
+    refuse_stream_only(args)
+    if args.scale != "none":
+        raise CLIError("--scale is not available with parameter mixing: "
+                       "the statistics would need a pass over every shard")
+    if len(files) > 1 and args.shards and args.shards != len(files):
+        raise CLIError(f"--shards {args.shards} with {len(files)} files: "
+                       "with several files, each file is a shard")
+    try:
+        mixer = ParameterMixing(est, mixing=args.mixing or "uniform",
+                                n_shards=args.shards or 2,
+                                client=args.scheduler,
+                                n_features=args.n_features,
+                                zero_based=_ZERO_BASED[args.zero_based])
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    start = time.perf_counter()
+    if len(files) > 1:
+        for path in files:
+            if data_format(path, args.format) != "svmlight":
+                raise CLIError(f"shard {path!r} is not an svmlight/LIBSVM "
+                               "file: shard files must be svmlight")
+        mixer.fit(files)
+        X = y = None
+        schema = {"format": "svmlight", "zero_based": mixer.zero_based_,
+                  "n_features": mixer.n_features_in_}
+        described = f"{len(files)} shard files"
+    else:
+        data = load_data(args)
+        X, y, schema = data.X, data.y, data.schema
+        mixer.fit(X, y)
+        described = f"{args.data}: {X.shape[0]} examples"
+    seconds = time.perf_counter() - start
+    model = mixer.estimator_
+    save_model(model, args.output, input_schema=schema)
+    where = args.scheduler or "this process"
+    print(f"model:      {_describe_model(model, args)}")
+    print(f"data:       {described}, {model.n_features_in_} features, "
+          f"{len(model.classes_)} classes")
+    print(f"mixing:     {mixer.n_shards_} shards on {where}, "
+          f"{mixer.mixing} mixing, {mixer.n_iter_} passes")
+    _print_counts(model, mixer.n_iter_)
+    per_pass = mixer.mistakes_per_shard_.sum(axis=1)
+    print("mistakes per pass: " + " ".join(str(int(k)) for k in per_pass))
+    if X is not None:
+        print(f"train acc:  {100 * model.score(X, y):.2f}%")
+    print(f"time:       {seconds:.3f} s")
+    print(f"saved:      {args.output}")
+    return 0
+
+
+def _print_counts(est, n_passes):
+    """The online mistakes and updates of a training run."""
     t = getattr(est, "t_", None)
     if hasattr(est, "n_mistakes_") and t:
         print(f"mistakes:   {est.n_mistakes_} online mistakes in {t} "
-              f"predictions over {getattr(est, 'n_iter_', None)} passes "
+              f"predictions over {n_passes} passes "
               f"({100 * est.n_mistakes_ / t:.2f}%)")
     if hasattr(est, "n_updates_"):
         print(f"updates:    {est.n_updates_}")
-    print(f"train acc:  {100 * model.score(X, y):.2f}%")
+
+
+def _train_stream(args, est):
+    """``train --stream``: partial_fit over the file's chunks, pass after
+    pass (:func:`perceptrons.streaming.fit_file`)."""
+    from ..persistence import save_model
+    from ..streaming import fit_file
+
+    start = time.perf_counter()
+    info, schema = scan_stream(args)
+    stamps, sources = [time.perf_counter()], []
+
+    def record(_, epoch):
+        stamps.append(time.perf_counter())
+        sources.append(epoch.source)
+
+    fit_file(est, args.data, n_features=schema["n_features"],
+             classes=info.classes, zero_based=info.zero_based,
+             chunk_bytes=stream_chunk_bytes(args),
+             cache=None if args.no_cache else args.cache_file or "auto",
+             shuffle_buffer=args.shuffle_buffer or 0,
+             random_state=est.get_params().get("random_state"),
+             callback=record)
+    seconds = time.perf_counter() - start
+    save_model(est, args.output, input_schema=schema)
+    print(f"model:      {_describe_model(est, args, 'streamed')}")
+    print(f"data:       {args.data}: {info.n_rows} examples, "
+          f"{schema['n_features']} features, {len(est.classes_)} classes "
+          f"(scanned in {stamps[0] - start:.3f} s, from the {info.source})")
+    _print_counts(est, len(sources))
+    print("passes:     " + ", ".join(
+        f"{b - a:.3f} s ({source})"
+        for a, b, source in zip(stamps, stamps[1:], sources)))
+    print("train acc:  not computed with --stream (it takes another pass: "
+          "perceptrons predict --stream MODEL DATA)")
     print(f"time:       {seconds:.3f} s")
     print(f"saved:      {args.output}")
     return 0
@@ -118,25 +229,37 @@ def _accuracy_note(pred, data, classes):
     if len(y) == 0:
         return "no row has a label, so no accuracy"
     unknown = ~np.isin(y, classes)
-    if unknown.any():
-        seen = ", ".join(repr(_format_label(v))
-                         for v in dict.fromkeys(y[unknown].tolist()))
+    return _accuracy_text(int(np.count_nonzero(pred == y)), len(y),
+                          len(pred), int(unknown.sum()),
+                          list(dict.fromkeys(y[unknown].tolist())), classes)
+
+
+def _accuracy_text(n_correct, n_labelled, n_rows, n_unknown, unknown,
+                   classes):
+    """The accuracy from counts, or why there is none (``n_unknown``
+    labels, such as ``unknown``, are not among ``classes``)."""
+    if n_unknown:
+        seen = ", ".join(repr(_format_label(v)) for v in unknown)
         known = ", ".join(repr(_format_label(v)) for v in classes[:10])
-        return (f"no accuracy: {int(unknown.sum())} labels in the file are "
+        return (f"no accuracy: {n_unknown} labels in the file are "
                 f"not among the model's classes ({seen:.200}; the model "
                 f"knows {known})")
-    which = "" if len(y) == len(pred) else f" ({len(y)} labelled rows)"
+    which = "" if n_labelled == n_rows else f" ({n_labelled} labelled rows)"
     return f"accuracy on the file's labels{which}: " \
-        f"{100 * np.mean(pred == y):.2f}%"
+        f"{100 * n_correct / n_labelled:.2f}%"
 
 
 def predict(args):
     from ..persistence import load_model
 
     check_output(args.output, "output file")
+    if not args.stream:
+        refuse_stream_only(args)
     if not os.path.exists(args.model):
         raise CLIError(f"no such model file: {args.model!r}")
     model, schema = load_model(args.model, return_input_schema=True)
+    if args.stream:
+        return _predict_stream(args, model, schema)
     data = _read_for_model(args, model, schema)
     pred = model.predict(data.X)
     lines = "".join(_format_label(v) + "\n" for v in pred)
@@ -148,11 +271,39 @@ def predict(args):
         sys.stdout.flush()
     if not args.quiet:
         _note(data.notes)
-        note = f"{len(pred)} predictions"
-        if args.output:
-            note += f" written to {args.output}"
-        note += "; " + _accuracy_note(pred, data, _final(model).classes_)
-        print(note, file=sys.stderr)
+        _print_predicted(args, len(pred),
+                         _accuracy_note(pred, data, _final(model).classes_))
+    return 0
+
+
+def _print_predicted(args, n_rows, accuracy):
+    note = f"{n_rows} predictions"
+    if args.output:
+        note += f" written to {args.output}"
+    print(f"{note}; {accuracy}", file=sys.stderr)
+
+
+def _predict_stream(args, model, schema):
+    """``predict --stream``: each chunk's predictions written as it is read
+    (:func:`perceptrons.streaming.predict_file`)."""
+    from ..streaming import predict_file
+
+    if getattr(_final(model), "n_features_in_", None) is None:
+        raise CLIError(f"{args.model!r} holds an unfitted model")
+    zero_based = stream_zero_based(args, schema)
+    chunk_bytes = stream_chunk_bytes(args)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            res = predict_file(model, args.data, fh, chunk_bytes=chunk_bytes,
+                               zero_based=zero_based)
+    else:
+        res = predict_file(model, args.data, sys.stdout,
+                           chunk_bytes=chunk_bytes, zero_based=zero_based)
+        sys.stdout.flush()
+    if not args.quiet:
+        _print_predicted(args, res.n_rows, _accuracy_text(
+            res.n_correct, res.n_rows, res.n_rows, res.n_unknown,
+            res.unknown_labels, _final(model).classes_))
     return 0
 
 

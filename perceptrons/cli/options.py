@@ -12,9 +12,10 @@ import os
 from .. import registry
 
 __all__ = ["CLIError", "MODEL_OPTIONS", "KERNEL_OPTIONS", "SCALERS",
-           "build_estimator", "check_output", "data_format",
+           "build_estimator", "byte_size", "check_output", "data_format",
            "estimator_params", "load_data", "load_new_data", "model_name",
-           "registry_entry"]
+           "refuse_stream_only", "registry_entry", "scan_stream",
+           "stream_chunk_bytes", "stream_zero_based"]
 
 
 class CLIError(Exception):
@@ -99,6 +100,25 @@ def column_list(text):
         raise argparse.ArgumentTypeError(
             f"expected column indices such as 0 or 0,3, got {text!r}") \
             from None
+
+
+_BYTE_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def byte_size(text):
+    """A positive number of bytes: ``65536``, ``64K``, ``64M``, ``1G``
+    (binary units; a trailing ``B`` or ``iB`` is allowed: ``64MiB``)."""
+    value = text.strip().upper().removesuffix("B").removesuffix("I")
+    unit = value[-1:] if value[-1:] in _BYTE_UNITS else ""
+    try:
+        size = int(float(value[:len(value) - len(unit)]) * _BYTE_UNITS[unit])
+    except (ValueError, OverflowError):  # not a number, nan, inf
+        size = 0
+    if size < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected a size in bytes such as 65536, 64K, 64M or 1G, got "
+            f"{text!r}")
+    return size
 
 
 def token_list(text):
@@ -337,6 +357,28 @@ def load_data(args):
     return Data(X, y, info.schema.to_dict(), notes=notes)
 
 
+def _new_data_format(args, schema):
+    """The format ``args.data`` is read in for a model whose saved input
+    schema is ``schema``, and the saved format (None if there is none)."""
+    saved = schema.get("format") if isinstance(schema, dict) else None
+    fmt = args.format if args.format != "auto" else (
+        saved or data_format(args.data, "auto"))
+    if saved is not None and fmt != saved:
+        raise CLIError(f"the model was trained on {saved} data; "
+                       f"{args.data!r} is read as {fmt} (--format)")
+    return fmt, saved
+
+
+def _saved_zero_based(args, schema, saved):
+    """``--zero-based``, or as the model's training file was read."""
+    zero_based = _ZERO_BASED[args.zero_based]
+    if saved and zero_based == "auto":
+        zero_based = schema.get("zero_based")
+        if type(zero_based) is not bool:
+            raise CLIError(f"{args.model!r}: bad saved svmlight schema")
+    return zero_based
+
+
 def load_new_data(args, schema):
     """Read ``args.data`` for a model: as its training file was read.
 
@@ -347,19 +389,10 @@ def load_new_data(args, schema):
     from ..datasets import CSVSchema, load_csv, load_svmlight
 
     _existing(args.data)
-    saved = schema.get("format") if isinstance(schema, dict) else None
-    fmt = args.format if args.format != "auto" else (
-        saved or data_format(args.data, "auto"))
-    if saved is not None and fmt != saved:
-        raise CLIError(f"the model was trained on {saved} data; "
-                       f"{args.data!r} is read as {fmt} (--format)")
+    fmt, saved = _new_data_format(args, schema)
     if fmt == "svmlight":
-        zero_based = _ZERO_BASED[args.zero_based]
-        if saved and zero_based == "auto":
-            zero_based = schema.get("zero_based")
-            if type(zero_based) is not bool:
-                raise CLIError(f"{args.model!r}: bad saved svmlight schema")
-        X, y = load_svmlight(args.data, zero_based=zero_based,
+        X, y = load_svmlight(args.data,
+                             zero_based=_saved_zero_based(args, schema, saved),
                              max_features=MAX_FEATURES)
         return Data(X, y, schema)
     if saved is None:
@@ -391,6 +424,77 @@ def load_new_data(args, schema):
         notes.append(f"{count} values were not seen in training ({detail}); "
                      "encoded as all-zero indicators")
     return Data(X, y, schema, labelled=info.labelled, notes=notes)
+
+
+# The options that mean something only with --stream: (dest, flag).
+_STREAM_ONLY = (("chunk_bytes", "--chunk-bytes"),
+                ("cache_file", "--cache-file"), ("no_cache", "--no-cache"),
+                ("shuffle_buffer", "--shuffle-buffer"))
+
+
+def refuse_stream_only(args):
+    """Refuse a streaming option given without ``--stream``: it would be
+    silently ignored."""
+    for dest, flag in _STREAM_ONLY:
+        if getattr(args, dest, None):
+            raise CLIError(f"{flag} applies to --stream only")
+
+
+def stream_chunk_bytes(args):
+    """``--chunk-bytes``, or the default of :mod:`perceptrons.streaming`."""
+    from ..streaming import DEFAULT_CHUNK_BYTES
+
+    return args.chunk_bytes or DEFAULT_CHUNK_BYTES
+
+
+def _refuse_csv_stream(path):
+    raise CLIError(f"--stream reads svmlight/LIBSVM files only, and "
+                   f"{path!r} is read as CSV; drop --stream to load it "
+                   "into memory")
+
+
+def scan_stream(args):
+    """What ``train --stream`` learns of ``args.data`` before training.
+
+    One pass over the file (or none, when ``--cache-file`` holds a valid
+    cache of it) finds the rows, width, classes and indexing. ``--scale``
+    is refused: its statistics would need a pass of their own before
+    training.
+
+    Returns
+    -------
+    info : Bunch
+        :func:`perceptrons.streaming.scan_svmlight`'s result.
+    schema : dict
+        How the file was read, saved with the model (as :func:`load_data`).
+    """
+    from ..streaming import scan_svmlight
+
+    _existing(args.data)
+    if data_format(args.data, args.format) != "svmlight":
+        _refuse_csv_stream(args.data)
+    if args.scale != "none":
+        raise CLIError("--scale cannot be combined with --stream: the "
+                       "scaling statistics need a pass over the whole file "
+                       "before training; scale the file beforehand, or "
+                       "drop --stream")
+    info = scan_svmlight(
+        args.data, chunk_bytes=stream_chunk_bytes(args),
+        zero_based=_ZERO_BASED[args.zero_based],
+        max_features=None if args.n_features else args.max_features,
+        cache=None if args.no_cache else args.cache_file)
+    return info, {"format": "svmlight", "zero_based": info.zero_based,
+                  "n_features": args.n_features or info.n_features}
+
+
+def stream_zero_based(args, schema):
+    """The indexing ``predict --stream`` reads ``args.data`` with, as
+    :func:`load_new_data` would (svmlight only)."""
+    _existing(args.data)
+    fmt, saved = _new_data_format(args, schema)
+    if fmt != "svmlight":
+        _refuse_csv_stream(args.data)
+    return _saved_zero_based(args, schema, saved)
 
 
 def _or(value, default):

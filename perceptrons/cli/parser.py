@@ -78,6 +78,52 @@ def _add_data_options(p, for_model=False):
                         "weight vector)")
 
 
+def _add_stream_options(p, for_model=False):
+    """``--stream`` and its options; ``for_model``: predict's subset."""
+    g = p.add_argument_group(
+        "streaming (svmlight files larger than memory)")
+    g.add_argument("--stream", action="store_true",
+                   help="read the file a chunk at a time instead of loading "
+                        "it" + ("; write each chunk's predictions as it is "
+                                "read" if for_model else
+                                ": each pass feeds the chunks to the model's "
+                                "partial_fit in file order (the later passes "
+                                "from a binary cache of the parsed chunks)"))
+    g.add_argument("--chunk-bytes", type=options.byte_size, metavar="SIZE",
+                   help="bytes of text parsed at a time, e.g. 16M, 1G "
+                        "(default: 64M)")
+    if for_model:
+        return
+    c = g.add_mutually_exclusive_group()
+    c.add_argument("--cache-file", metavar="FILE",
+                   help="keep the parsed chunks in FILE and reuse it on a "
+                        "later run if it is still valid (default: a "
+                        "temporary file in $TMPDIR, removed at the end)")
+    c.add_argument("--no-cache", action="store_true",
+                   help="parse the text again on every pass")
+    g.add_argument("--shuffle-buffer", type=int, metavar="N",
+                   help="shuffle the rows within consecutive buffers of N "
+                        "rows, differently each pass (seeded by "
+                        "--random-state); default: file order")
+
+
+def _add_mixing_options(p):
+    g = p.add_argument_group(
+        "parameter mixing (McDonald, Hall & Mann 2010; data on several "
+        "workers)")
+    g.add_argument("--shards", type=int, metavar="N",
+                   help="cut DATA into N blocks of rows trained in parallel "
+                        "and mixed after every pass (default with "
+                        "--scheduler: 2; with several files: one per file)")
+    g.add_argument("--scheduler", metavar="ADDR",
+                   help="run the shards on a Dask cluster: tcp://HOST:PORT, "
+                        "or local:N for a local cluster of N worker "
+                        "processes (default: in this process)")
+    g.add_argument("--mixing", choices=("uniform", "mistakes"),
+                   help="mixing weights: 1/S, or each shard's share of the "
+                        "pass's updates (default: uniform)")
+
+
 def _add_model_options(p):
     g = p.add_argument_group("model options")
     g.add_argument("--model", default="perceptron", metavar="NAME",
@@ -142,7 +188,10 @@ def build_parser():
         "Fit a perceptron-family model on DATA and save it to a model file; "
         "prints the online mistakes and updates made while training and the "
         "training accuracy.", texts.TRAIN)
-    p.add_argument("data", help="training data file")
+    p.add_argument("data", nargs="+",
+                   help="training data file; several svmlight files are the "
+                        "shards of parameter mixing, each read by the "
+                        "worker that trains on it")
     p.add_argument("-o", "--output", default="model.npz", metavar="MODEL",
                    help="model file to write (default: model.npz)")
     p.add_argument("--scale", choices=SCALERS, default="none",
@@ -150,6 +199,8 @@ def build_parser():
                         "the model and applied by predict (sparse input "
                         "stays sparse: standard does not centre it)")
     _add_data_options(p)
+    _add_stream_options(p)
+    _add_mixing_options(p)
     _add_model_options(p)
 
     p = _command(
@@ -164,6 +215,7 @@ def build_parser():
                    help="nothing on stderr: no accuracy, no counts of "
                         "filled values or unseen levels")
     _add_data_options(p, for_model=True)
+    _add_stream_options(p, for_model=True)
 
     p = _command(
         sub, "evaluate", commands.evaluate,

@@ -53,13 +53,34 @@ algorithm options (unset options keep the estimator's defaults; see
   --multiclass     ovr | prototype
   --NAME VALUE     any other parameter of the model, e.g. --extension 1
 
+streaming (--stream; svmlight files larger than memory):
+  the file is read --chunk-bytes at a time and each chunk goes to the model's
+  partial_fit, so memory is bounded by the chunk, not the file. Every pass but
+  the first reads a binary cache of the parsed chunks (a temporary file, or
+  --cache-file, kept and reused while the data file is unchanged). The rows
+  come in file order, or shuffled within buffers of --shuffle-buffer rows.
+  Quantities fit derives from all the data (e.g. theta_init "auto", the
+  average <x,x>) come from the first chunk; --scale is not available.
+
+parameter mixing (--shards, --scheduler, or several svmlight files):
+  McDonald, Hall & Mann's iterative parameter mixing: every shard runs one pass
+  of the model from the mixed weights, the shards' weights are averaged
+  (--mixing uniform, or by each shard's updates), and so on for --max-iter
+  passes. Shard files are read by the Dask workers themselves. Perceptron
+  (hypothesis last or averaged) and Ballseptron, without a kernel; one shard
+  is the plain fit, bit for bit.
+
 examples:
   perceptrons train train.svm -o model.npz
+  perceptrons train part-0.svm part-1.svm part-2.svm --scheduler tcp://host:8786
+  perceptrons train train.svm --shards 4 --scheduler local:2 --mixing mistakes
   perceptrons train train.svm.gz -o model.npz --hypothesis voted --max-iter 100
   perceptrons train wdbc.data --id-column 0 --label-column 1 --scale standard \\
       --tau 1 -o wdbc.npz
   perceptrons train crx.data --missing mean -o crx.npz
   perceptrons train train.svm --model kernel-perceptron --kernel poly --degree 4
+  perceptrons train big.svm --stream --max-iter 5 --shuffle-buffer 100000 \\
+      --cache-file big.pcache -o big.npz
 
 The model file is a zip of .npy arrays plus a JSON header, loaded without
 pickle (see perceptrons.persistence).
@@ -81,6 +102,7 @@ examples:
   perceptrons predict model.npz test.svm
   perceptrons predict model.npz test.svm -o predictions.txt
   perceptrons predict crx.npz crx_test.data --label-column none
+  perceptrons predict big.npz big_test.svm --stream -o predictions.txt
 
 """ + DATA
 

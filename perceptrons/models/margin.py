@@ -488,6 +488,10 @@ class _MarginPerceptron(BaseOnlinePerceptron):
                                                                c, c)
 
     # ----------------------------------------------------------- prediction
+    #: ``max_iter`` caps the epochs of a fit that stops at convergence (a
+    #: streaming trainer, which cannot check convergence, runs one).
+    _max_iter_is_a_cap = True
+
     def _mixing_refusal(self):
         return (f"{type(self).__name__}'s margin condition and its active-set "
                 "passes read the run's own history (the update count and "
