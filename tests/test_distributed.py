@@ -335,3 +335,12 @@ def test_unreachable_scheduler_fails_fast():
     with pytest.raises(ConnectionError, match="no Dask scheduler answered"):
         ParameterMixing(client="tcp://127.0.0.1:9", timeout=1.0).fit(*_data())
     assert time.monotonic() - start < 15
+
+
+def test_doctests():
+    import doctest
+
+    from perceptrons import distributed
+
+    result = doctest.testmod(distributed)
+    assert result.attempted > 0 and result.failed == 0
