@@ -226,9 +226,10 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         The indexing of shard files (None for arrays).
     n_iter_ : int
         Epochs run.
-    updates_per_shard_, mistakes_per_shard_ : ndarray of shape (n_iter_, n_shards_)
-        Each shard's updates and online mistakes, per epoch.
-    mixing_weights_ : ndarray of shape (n_iter_, n_shards_)
+    updates_per_shard_, mistakes_per_shard_ : ndarray of shape (n_epochs, n_shards)
+        Each shard's updates and online mistakes, per epoch (``n_iter_``
+        rows, ``n_shards_`` columns).
+    mixing_weights_ : ndarray of shape (n_epochs, n_shards)
         μ of every epoch.
 
     References
