@@ -28,17 +28,11 @@ same R, :math:`D_1^{(E)} = E\,D_1` and :math:`D_2^{(E)} = \sqrt{E}\,D_2`; pass
 ``n_passes=E``. A single-pass D must not be used with the mistakes of several
 epochs (on noisy data the mistakes grow linearly in E, that bound does not).
 
-Layout for the extensions (not implemented yet): the Ballseptron bounds of
-[1]_ with radius :math:`r` and :math:`\tilde\varepsilon` margin errors --
-Thm. 1 and Cor. 1, :math:`((R + D_2)/\gamma)^2 - \beta\tilde\varepsilon`, and
-Eq. (17), :math:`((R + \sqrt{\gamma D_1})/\gamma)^2 - \beta\tilde\varepsilon`,
-with :math:`\beta = \tfrac12 - r/\gamma - \tfrac12 (r/\gamma)^2`, valid for
-:math:`0 \le r < (\sqrt2 - 1)\gamma` and :math:`\gamma \le R` -- belong beside
-:func:`freund_schapire_bound` and :func:`d1_bound` as scalar functions of
-``(R, gamma, D, r, n_margin_errors)``, which reduce to these two at
-``r = 0, n_margin_errors = 0``. The multiclass versions (Sec. 4 of [1]_) need a
-multiclass hinge loss over a comparator matrix and belong in a sibling module;
-the input checks they share live in :mod:`perceptrons.bounds._validation`.
+The Ballseptron bounds of [1]_ with radius :math:`r` and
+:math:`\tilde\varepsilon` margin errors (Thm. 1, Cor. 1 and Eq. (17), which
+reduce to these two at ``r = 0, n_margin_errors = 0``) and their multiclass
+versions (Sec. 4) are in :mod:`perceptrons.bounds._ballseptron_bounds`; the
+input checks they share live in :mod:`perceptrons.bounds._validation`.
 
 .. warning::
 
