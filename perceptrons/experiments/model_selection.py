@@ -1,6 +1,7 @@
 r"""Parameter search and double cross-validation (Khardon & Wachman, Sec. 3).
 
-Khardon & Wachman (2007) compare the variants of the perceptron in two ways:
+Khardon & Wachman (2007) [1]_ compare the variants of the perceptron in two
+ways:
 
 * **parameter search** (Sec. 3.3, Tables 3 and 4): every cell of a grid is
   run in 10-fold cross-validation and a table cell reports the best mean
@@ -45,9 +46,9 @@ hypothesis' vote, and :func:`hypothesis_predictions` derives the others:
   run of correct predictions a hypothesis made, K&W's tally), replayed from
   the log by sequential sums, the same additions the loop makes;
 * ``"voted"``: the model's own prediction;
-* ``"averaged"`` (ours, not in K&W's tables): Freund & Schapire's (1999)
-  vote-weighted average :math:`\sum_k c_k (w_k, \theta_k)`, from the same
-  log. It is *not* :class:`~perceptrons.Perceptron`'s
+* ``"averaged"`` (ours, not in K&W's tables): Freund & Schapire's
+  (1999) [2]_ vote-weighted average :math:`\sum_k c_k (w_k, \theta_k)`,
+  from the same log. It is *not* :class:`~perceptrons.Perceptron`'s
   ``hypothesis="averaged"``, which weights each hypothesis by the steps it
   was current, mistakes included; the log does not record those steps
   under an α-bound.

@@ -120,11 +120,11 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
         Margin errors during training, ε̃ of [1]_.
     n_updates_ : int
         ``n_mistakes_ + n_margin_errors_``.
-    mistakes_per_epoch_ : ndarray of shape (n_iter_,)
+    mistakes_per_epoch_ : ndarray of shape (``n_iter_``,)
         Mistakes of each pass.
-    margin_errors_per_epoch_ : ndarray of shape (n_iter_,)
+    margin_errors_per_epoch_ : ndarray of shape (``n_iter_``,)
         Margin errors of each pass.
-    updates_per_epoch_ : ndarray of shape (n_iter_,)
+    updates_per_epoch_ : ndarray of shape (``n_iter_``,)
         Their sum.
     n_iter_ : int
         Passes made (``partial_fit`` adds one per call).

@@ -745,7 +745,7 @@ class PFM(_MarginPerceptron):
     >>> from perceptrons import PFM
     >>> X, y = load_iris(return_X_y=True)
     >>> clf = PFM(beta=0.05, random_state=0).fit(X[y < 2], y[y < 2])
-    >>> bool(clf.converged_[0]) and bool(clf.margin_[0] >= 0.05)
+    >>> bool(clf.converged_[0]) and bool(clf.directional_margin_[0] >= 0.05)
     True
     """
 

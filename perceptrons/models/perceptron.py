@@ -138,7 +138,7 @@ class Perceptron(KernelMixin, ThresholdFamilyBase):
         not part of this prediction).
     n_updates_ : int
         Updates made, summed over the one-vs-rest problems.
-    mistakes_per_epoch_, updates_per_epoch_ : ndarray of shape (n_iter_,)
+    mistakes_per_epoch_, updates_per_epoch_ : ndarray of shape (``n_iter_``,)
     n_iter_ : int
         Passes made (``partial_fit`` adds one per call).
     t_ : int
