@@ -120,40 +120,60 @@ def _read_full(fh, n):
     return b"".join(parts)
 
 
+def _readinto_full(fh, view):
+    """Fill ``view``; fewer bytes only at the end of the file."""
+    got = 0
+    while got < len(view):
+        n = fh.readinto(view[got:])
+        if not n:
+            break
+        got += n
+    return got
+
+
 def _line_chunks(path, chunk_bytes):
     """The file's text as runs of whole lines (see the module docstring).
+
+    One buffer of ``chunk_bytes`` is filled again and again: each chunk is
+    a view of it, valid until the next one is asked for (the parser copies
+    what it keeps), so reading costs no copy of the text beyond moving a
+    partial last line to the front.
 
     Yields
     ------
     offset : int
         Byte offset of the chunk in the (decompressed) file.
-    buf : bytes
+    buf : memoryview or bytes
         The chunk. A leading UTF-8 byte-order mark is dropped, as
         :func:`~perceptrons.datasets.load_svmlight` drops it.
     """
     with unreadable("data", path), open_data(path) as fh:
-        pending = _read_full(fh, len(BOM))
+        buf = bytearray(max(chunk_bytes, len(BOM)))
+        view = memoryview(buf)
+        filled = _readinto_full(fh, view[:len(BOM)])
         offset = 0
-        if pending == BOM:
-            pending, offset = b"", len(BOM)
+        if view[:filled] == BOM:
+            filled, offset = 0, len(BOM)
         eof = False
         while True:
-            if not eof and len(pending) < chunk_bytes:
-                want = chunk_bytes - len(pending)
-                more = _read_full(fh, want)
-                eof = len(more) < want
-                pending += more
-            if not pending:
+            if not eof and filled < chunk_bytes:
+                want = chunk_bytes - filled
+                got = _readinto_full(fh, view[filled:chunk_bytes])
+                eof = got < want
+                filled += got
+            if not filled:
                 return
-            if eof and len(pending) <= chunk_bytes:
-                yield offset, pending
+            if eof:
+                yield offset, view[:filled]
                 return
-            cut = pending.rfind(b"\n", 0, chunk_bytes) + 1
-            if cut == 0:
+            cut = buf.rfind(b"\n", 0, filled) + 1
+            if cut:
+                yield offset, view[:cut]
+                rest = view[cut:filled]
+            else:
                 # The first line is longer than chunk_bytes: read on to its
                 # end; it is a chunk on its own.
-                parts, seen = [pending], len(pending)
-                cut = pending.find(b"\n", chunk_bytes) + 1
+                parts, seen = [bytes(view[:filled])], filled
                 while cut == 0 and not eof:
                     more = _read_full(fh, chunk_bytes)
                     eof = len(more) < chunk_bytes
@@ -165,9 +185,15 @@ def _line_chunks(path, chunk_bytes):
                 pending = b"".join(parts)
                 if cut == 0:
                     cut = len(pending)
-            yield offset, pending[:cut]
+                yield offset, pending[:cut]
+                rest = pending[cut:]
+            # The partial last line moves to the front (no resize: the
+            # buffer keeps its length while views of it exist).
+            filled = len(rest)
+            buf[:filled] = bytes(rest)
             offset += cut
-            pending = pending[cut:]
+            if eof and not filled:
+                return
 
 
 def _parsed_chunks(path, chunk_bytes):
@@ -184,8 +210,11 @@ def _parsed_chunks(path, chunk_bytes):
     for offset, buf in _line_chunks(path, chunk_bytes):
         chunk = parse_svmlight_chunk(buf, path=str(path), offset=offset,
                                      first_line=first_line)
+        n_lines = chunk.n_lines
         yield buf, offset, first_line, chunk
-        first_line += chunk.n_lines
+        # Nothing of this chunk stays alive while the next one is read.
+        del buf, chunk
+        first_line += n_lines
 
 
 def _row_start(buf, row):
@@ -206,7 +235,7 @@ def _row_start(buf, row):
 def _line_problem(path, buf, offset, first_line, row, problem):
     """A ValueError naming the file, line and byte offset of ``row``, in
     the words of the chunk parser's errors."""
-    line, pos = _row_start(buf, row)
+    line, pos = _row_start(bytes(buf), row)
     return ValueError(
         f"Malformed svmlight/LIBSVM file {where(path, first_line + line)} "
         f"(byte offset {offset + pos}): {problem}")
@@ -250,7 +279,7 @@ def _check_labels(path, buf, offset, first_line, labels, classes):
     known = np.isin(labels, classes)
     if not known.all():
         row = int(np.argmin(known))
-        line, pos = _row_start(buf, row)
+        line, pos = _row_start(bytes(buf), row)
         raise ValueError(
             f"{where(path, first_line + line)} (byte offset {offset + pos}): "
             f"label {format_label(labels[row])} is not among the classes "
@@ -307,8 +336,11 @@ def _text_blocks(path, n_features, zero_based, chunk_bytes, classes=None):
         indices = chunk.indices.astype(dtype)
         if base:
             indices -= base
-        yield _Block(chunk.labels, chunk.indptr.astype(dtype, copy=False),
-                     indices, chunk.data, len(buf), lowest, highest)
+        block = _Block(chunk.labels, chunk.indptr.astype(dtype, copy=False),
+                       indices, chunk.data, len(buf), lowest, highest)
+        del buf, chunk, indices
+        yield block
+        del block
 
 
 def iter_svmlight(path, *, n_features, zero_based,
@@ -675,18 +707,30 @@ def _cache_blocks(cache_path, meta):
         for k, (offset, n_rows, nnz, itemsize, crc) in enumerate(
                 meta["table"].tolist()):
             starts, size = _layout(n_rows, nnz, itemsize)
-            raw = np.empty(size, dtype=np.uint8)
+            index = np.dtype(f"<i{itemsize}")
             fh.seek(offset)
-            if fh.readinto(raw) != size or zlib.crc32(raw) != crc:
+            # One array per field, read in place: scipy copies a CSR array
+            # that views a much larger buffer (its prune step).
+            arrays, crc_read = [], 0
+            for dtype, lo, hi, n in ((np.dtype("<f8"), starts[0], starts[1],
+                                      n_rows),
+                                     (index, starts[1], starts[2], n_rows + 1),
+                                     (index, starts[2], starts[3], nnz),
+                                     (np.dtype("<f8"), starts[3], size, nnz)):
+                field = np.empty(-(-(hi - lo) // dtype.itemsize), dtype=dtype)
+                raw = field.view(np.uint8)[:hi - lo]
+                if fh.readinto(raw) != hi - lo:
+                    crc_read = None
+                    break
+                crc_read = zlib.crc32(raw, crc_read)
+                arrays.append(field[:n])
+            if crc_read != crc:
                 raise ValueError(
                     f"the cache file {where(cache_path)} is corrupt (block "
                     f"{k} fails its checksum); delete it, or pass cache=None "
                     "(--no-cache) to read the text")
-            index = np.dtype(f"<i{itemsize}")
-            yield _Block(raw[starts[0]:starts[1]].view("<f8")[:n_rows],
-                         raw[starts[1]:starts[2]].view(index)[:n_rows + 1],
-                         raw[starts[2]:starts[3]].view(index)[:nnz],
-                         raw[starts[3]:].view("<f8")[:nnz])
+            yield _Block(*arrays)
+            del arrays
 
 
 def _cached_text_blocks(blocks, writer, path):
@@ -694,6 +738,7 @@ def _cached_text_blocks(blocks, writer, path):
     for block in blocks:
         writer.add(block, path)
         yield block
+        del block
 
 
 # ------------------------------------------------------------ shuffling
@@ -947,6 +992,7 @@ def _epoch(estimator, blocks, n_features, classes, shuffle_buffer, rng):
         estimator.partial_fit(X, y, classes=classes)
         n_rows += y.shape[0]
         n_calls += 1
+        del X, y  # not alive while the next block is read
     return n_rows, n_calls
 
 
