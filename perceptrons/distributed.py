@@ -40,8 +40,9 @@ from .utils._param_validation import HasMethods, Interval, StrOptions
 
 __all__ = ["ParameterMixing"]
 
-#: Attributes recomputed from the others at the end of every pass: sent
-#: back by the shards, never to them.
+#: Attributes recomputed from the others at the end of every pass: never
+#: sent to the shards, and back from them only with one shard (whose state
+#: is the model as it stands).
 _DERIVED = ("coef_", "intercept_")
 
 
@@ -68,21 +69,39 @@ def _as_shard(X, y, name):
     return _Shard(X, np.asarray(y), name)
 
 
-def _shard_facts(template, shard):
-    """What the client checks before training: rows, columns, classes and
-    ``Σ <x, x>`` (with the estimator's own validation)."""
+def _prepare_shard(template, shard):
+    """The shard validated once, as every epoch's pass reads it.
+
+    The estimator's own input validation (types, finiteness, ``<x, x>``,
+    label encoding) runs here, on the worker that holds the shard, instead
+    of once per epoch; its :class:`~perceptrons.models._base.TrainingCall`
+    is kept with the rows.
+    """
+    est = clone(template)
     try:
-        _, y, call = clone(template)._validate_input(shard.X, shard.y,
-                                                     reset=True)
+        X, y, call = est._validate_input(shard.X, shard.y, reset=True)
     except ValueError as exc:
         raise ValueError(f"shard {shard.name}: {exc}") from None
+    prepared = _Shard(X, y, shard.name)
+    prepared.zero_based = getattr(shard, "zero_based", None)
+    prepared.call = call
+    # What validation sets on the estimator: given to it on the first epoch.
+    prepared.fitted_names = {name: getattr(est, name) for name in
+                             ("n_features_in_", "feature_names_in_")
+                             if hasattr(est, name)}
+    return prepared
+
+
+def _shard_facts(shard):
+    """What the client checks before training: rows, columns, classes and
+    ``Σ <x, x>``."""
+    call = shard.call
     return {"name": shard.name, "n_rows": call.X.shape[0],
             "n_features": call.X.shape[1], "sq_norm_sum": call.sq_norm_sum,
-            "labels": np.unique(y),
-            "zero_based": getattr(shard, "zero_based", None)}
+            "labels": np.unique(shard.y), "zero_based": shard.zero_based}
 
 
-def _shard_epoch(template, start, shard, rng, scratch, facts):
+def _shard_epoch(template, start, shard, rng, scratch, facts, derived):
     """One epoch of one shard: the estimator's pass from the mixed state.
 
     A pure function: its inputs are copied before the loop mutates them,
@@ -91,7 +110,8 @@ def _shard_epoch(template, start, shard, rng, scratch, facts):
     Returns
     -------
     state : dict
-        The estimator's declared state after the pass.
+        The estimator's declared state after the pass; without the
+        attributes derived from the rest unless ``derived``.
     rng : numpy.random.RandomState or None
         The shard's generator of row orders, advanced by one epoch.
     scratch : dict
@@ -108,9 +128,13 @@ def _shard_epoch(template, start, shard, rng, scratch, facts):
     else:
         order = np.arange(n, dtype=np.int64)
     scratch = est._shard_pass(
-        shard.X, shard.y, order, classes=facts["classes"],
-        mean_sq_norm=facts["mean_sq_norm"], carry=copy.deepcopy(scratch))
-    return model_state(est), rng, scratch
+        shard.call, shard.y, order, fitted_names=shard.fitted_names,
+        classes=facts["classes"], mean_sq_norm=facts["mean_sq_norm"],
+        carry=copy.deepcopy(scratch))
+    state = model_state(est)
+    if not derived:
+        state = {k: v for k, v in state.items() if k not in _DERIVED}
+    return state, rng, scratch
 
 
 def _shard_seeds(random_state, n_shards):
@@ -148,7 +172,8 @@ class _OnDask:
         return self.client.submit(func, *args, pure=False)
 
     def gather(self, futures):
-        return self.client.gather(list(futures))
+        # Straight from the workers, not through the scheduler.
+        return self.client.gather(list(futures), direct=True)
 
     def part(self, future, index):
         return self.client.submit(operator.itemgetter(index), future,
@@ -322,9 +347,10 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                     else int(self.max_iter))
         runner, owned = self._runner()
         try:
-            shards = self._shards(runner, X, y)
+            shards = [runner.submit(_prepare_shard, template, s)
+                      for s in self._shards(runner, X, y)]
             facts = self._check_shards(
-                runner.gather([runner.submit(_shard_facts, template, s)
+                runner.gather([runner.submit(_shard_facts, s)
                                for s in shards]), classes)
             self._train(runner, template, shards, facts, max_iter)
         finally:
@@ -445,7 +471,8 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         updates, mistakes, weights = [], [], []
         for _ in range(max_iter):
             results = [runner.submit(_shard_epoch, template, start, shard,
-                                     rngs[i], scratch[i], facts)
+                                     rngs[i], scratch[i], facts,
+                                     n_shards == 1)
                        for i, shard in enumerate(shards)]
             # Only the model and the generators come back; the per-example
             # scratch stays with its shard.

@@ -294,14 +294,14 @@ class _DiesOnce(Perceptron):
     """A Perceptron whose shard 1 kills its worker process once, in the
     middle of epoch 2 (a marker file says it has happened)."""
 
-    def _shard_pass(self, X, y, order, **kw):
+    def _shard_pass(self, call, y, order, **kw):
         marker = os.environ.get("PERCEPTRONS_TEST_KILL_MARKER", "")
         if (self.n_iter_ if hasattr(self, "n_iter_") else 0) == 1 \
-                and X.shape[0] == 150 and marker \
+                and call.X.shape[0] == 150 and marker \
                 and not os.path.exists(marker):
             open(marker, "w").close()
             os.kill(os.getpid(), signal.SIGKILL)
-        return super()._shard_pass(X, y, order, **kw)
+        return super()._shard_pass(call, y, order, **kw)
 
 
 def test_a_killed_worker_changes_nothing(tmp_path):

@@ -511,7 +511,8 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
                 "weighted average of several runs' states is not a state of "
                 "the algorithm")
 
-    def _shard_pass(self, X, y, order, *, classes, mean_sq_norm, carry=None):
+    def _shard_pass(self, call, y, order, *, fitted_names, classes,
+                    mean_sq_norm, carry=None):
         """One epoch of iterative parameter mixing on one shard.
 
         Continues the fitted state when there is one; else starts afresh as
@@ -522,9 +523,15 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X, y : the shard.
+        call : TrainingCall
+            The shard as :meth:`_validate_input` returned it (validated once,
+            read by every epoch; each pass adds its scratch afresh).
+        y : ndarray
+            The shard's validated labels.
         order : ndarray of int64
             The rows to present.
+        fitted_names : dict
+            What validation set on the estimator (``n_features_in_``, ...).
         classes : ndarray
             Every class of the union of the shards.
         mean_sq_norm : float
@@ -537,15 +544,13 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         carry : dict
             The per-example scratch to pass to the next call on this shard.
         """
-        first = not hasattr(self, "classes_")
-        if first:
-            self._validate_params()
-        X, y, call = self._validate_input(X, y, reset=first)
-        if X.shape[0] == 0:
+        if call.X.shape[0] == 0:
             raise ValueError("cannot fit on zero samples")
-        if first:
+        call.mean_sq_norm = float(mean_sq_norm)
+        if not hasattr(self, "classes_"):
+            self._validate_params()
+            vars(self).update(fitted_names)
             self.classes_ = np.asarray(classes)
-            call.mean_sq_norm = float(mean_sq_norm)
             self._start(call)
         self._train(call, self._call_targets(call, y), [order], 1, carry)
         return {name: getattr(call, name) for name in self._carried_scratch}
