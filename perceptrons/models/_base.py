@@ -504,6 +504,11 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
     #: mixing hands it from a shard's epoch to the same shard's next one.
     _carried_scratch = ()
 
+    #: Counters a mixed epoch adds up over the shards: running totals, and
+    #: per-epoch arrays that gain one entry (the shards' sum) per epoch.
+    _mixed_totals = ("n_mistakes_", "n_updates_")
+    _mixed_per_epoch = ("mistakes_per_epoch_", "updates_per_epoch_")
+
     def _mixing_refusal(self):
         """Why iterative parameter mixing cannot average this model's state
         (None when it can, with the parameters as they are)."""
@@ -569,8 +574,9 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         mu : ndarray of shape (n_shards,)
             The mixing weights, summing to one.
 
-        The counters add up what each shard did in the epoch; the model's
-        own arrays are mixed by :meth:`_mix_arrays`.
+        The counters (``_mixed_totals``, ``_mixed_per_epoch``) add up what
+        each shard did in the epoch; the model's own arrays are mixed by
+        :meth:`_mix_arrays`.
         """
         # What is not mixed (classes, parameters resolved from the data) is
         # the same in every shard.
@@ -578,10 +584,10 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         t0 = start.get("t_", 0)
         self.t_ = t0 + sum(s["t_"] - t0 for s in states)
         self.n_iter_ = start.get("n_iter_", 0) + 1
-        for name in ("n_mistakes_", "n_updates_"):
+        for name in self._mixed_totals:
             setattr(self, name, start.get(name, 0)
                     + sum(s[name] - start.get(name, 0) for s in states))
-        for name in ("mistakes_per_epoch_", "updates_per_epoch_"):
+        for name in self._mixed_per_epoch:
             before = start.get(name, np.zeros(0, dtype=np.int64))
             epoch = sum(int(s[name][-1]) for s in states)
             setattr(self, name, np.append(before, epoch).astype(np.int64))

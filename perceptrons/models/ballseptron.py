@@ -529,6 +529,10 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
             self.coef_ = linear_coef(self.dual_coef_, self.support_vectors_)
 
     # ----------------------------------------------------------- mixing
+    _mixed_totals = BaseOnlinePerceptron._mixed_totals + ("n_margin_errors_",)
+    _mixed_per_epoch = BaseOnlinePerceptron._mixed_per_epoch + (
+        "margin_errors_per_epoch_",)
+
     def _mixing_refusal(self):
         if self.kernel is not None:
             return (f"with kernel={self.kernel!r} the model is coefficients "
@@ -548,13 +552,6 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
             self.coef_ = self._weights_sum / self.t_
         else:
             self.coef_ = self._weights.copy()
-        before = start.get("n_margin_errors_", 0)
-        self.n_margin_errors_ = before + sum(
-            s["n_margin_errors_"] - before for s in states)
-        self.margin_errors_per_epoch_ = np.append(
-            start.get("margin_errors_per_epoch_", np.zeros(0, np.int64)),
-            sum(int(s["margin_errors_per_epoch_"][-1]) for s in states)
-        ).astype(np.int64)
 
     # ----------------------------------------------------------- prediction
     def _decision(self, X):
