@@ -374,9 +374,8 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 isinstance(x, (str, os.PathLike)) for x in X):
             if y is not None:
                 raise ValueError("shard files hold their labels: pass y=None")
-            zero_based = self.zero_based
             return [runner.submit(_read_shard, path, self.n_features,
-                                  zero_based) for path in X]
+                                  self.zero_based) for path in X]
         if isinstance(X, (list, tuple)):
             if y is None or len(y) != len(X):
                 raise ValueError("a list of shards needs a list of as many "
