@@ -10,15 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from perceptrons.datasets import DATA_HOME_ENV, NAMED_DATASETS, get_data_home, load_named
-
-
-@pytest.fixture(scope="module")
-def home():
-    try:
-        return get_data_home()
-    except FileNotFoundError as exc:
-        pytest.skip(f"shared data not available: {exc}")
+from perceptrons.datasets import DATA_HOME_ENV, NAMED_DATASETS, load_named
 
 
 def _counts(y):

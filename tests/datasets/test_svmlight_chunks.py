@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 from sklearn.datasets import load_svmlight_file
 
 from perceptrons._loops import svmlight_text as loops
-from perceptrons.datasets import get_data_home
 from perceptrons.datasets import svmlight_chunks as chunks
 from perceptrons.datasets.svmlight_chunks import parse_svmlight_chunk
 
@@ -474,14 +473,6 @@ def test_fuzz_mutated_bytes(lines, edits):
 
 
 # ------------------------------------------------------------ real files
-@pytest.fixture(scope="module")
-def home():
-    try:
-        return get_data_home()
-    except FileNotFoundError as exc:
-        pytest.skip(f"shared data not available: {exc}")
-
-
 @pytest.mark.shared_data
 @pytest.mark.parametrize("name", ["a9a", "w8a"])
 def test_real_file_in_chunks(home, name):
