@@ -630,16 +630,9 @@ def shard_epoch_parts(n_features, repeat):
     from sklearn.base import clone
 
     import perceptrons.distributed as D
-    from perceptrons import Perceptron
     from perceptrons.persistence import model_state
 
-    Xs, ys = tiny_shards(n_features, 2)
-    template = Perceptron(hypothesis="averaged", shuffle=False)
-    first = D.ParameterMixing(template, max_iter=1).fit(Xs, ys)
-    start = {k: v for k, v in model_state(first.estimator_).items()
-             if k not in D._DERIVED}
-    shard = _tiny_shard(template, Xs[0], ys[0], "0")
-    facts = {"classes": np.array([-1, 1]), "mean_sq_norm": 2.0}
+    template, start, shard, facts = _tiny_epoch_inputs(n_features)
     best = {}
 
     def t(name, func):
@@ -688,9 +681,9 @@ def _tiny_shard(template, X, y, name):
     return D._prepare_shard(template, D._as_shard(X, y, name))
 
 
-def tiny_epoch_times(n_features, repeat=6):
-    """Seconds of ``_shard_epoch`` on a tiny shard from a mixed start, in
-    the calling process (every run after the first)."""
+def _tiny_epoch_inputs(n_features):
+    """What ``_shard_epoch`` takes for a tiny shard from a real mixed
+    start (after one epoch of two shards): template, start, shard, facts."""
     import perceptrons.distributed as D
     from perceptrons import Perceptron
     from perceptrons.persistence import model_state
@@ -702,6 +695,15 @@ def tiny_epoch_times(n_features, repeat=6):
              if k not in D._DERIVED}
     shard = _tiny_shard(template, Xs[0], ys[0], "0")
     facts = {"classes": np.array([-1, 1]), "mean_sq_norm": 2.0}
+    return template, start, shard, facts
+
+
+def tiny_epoch_times(n_features, repeat=6):
+    """Seconds of ``_shard_epoch`` on a tiny shard from a mixed start, in
+    the calling process (every run after the first)."""
+    import perceptrons.distributed as D
+
+    template, start, shard, facts = _tiny_epoch_inputs(n_features)
     out = []
     for _ in range(repeat):
         t0 = time.perf_counter()
