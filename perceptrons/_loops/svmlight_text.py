@@ -151,6 +151,8 @@ def _scan_number(buf, p, end):
         p += 1
     if p < end and buf[p] == _DOT:
         p += 1
+        # The integer digits' loop again, counting the decimal exponent:
+        # one helper for both measured 12-15 % slower on a9a-like text.
         while p < end:
             d = int(buf[p]) - _ZERO
             if d < 0 or d > 9:
