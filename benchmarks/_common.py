@@ -142,6 +142,22 @@ def load_average():
         return None
 
 
+def cpu_busy(seconds=2.0):
+    """Fraction of all cores not idle over ``seconds`` (from /proc/stat)."""
+    def sample():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        return sum(v), v[3] + v[4]  # total, idle + iowait
+
+    try:
+        t0, i0 = sample()
+        time.sleep(seconds)
+        t1, i1 = sample()
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+    return 1.0 - (i1 - i0) / max(t1 - t0, 1)
+
+
 # --------------------------------------------------------------------------
 # Memory bandwidth
 # --------------------------------------------------------------------------

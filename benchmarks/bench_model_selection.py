@@ -77,6 +77,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (  # noqa: E402
     command_line,
+    cpu_busy,
     load_average,
     machine_description,
     md_table,
@@ -362,22 +363,6 @@ def build_report(args, scale, tiny, startup, loads, busy, total):
             "machine; rerun on an idle machine for the answer.**"
             "\n\n**Scaling.**"), 1)
     return report
-
-
-def cpu_busy(seconds=2.0):
-    """Fraction of all cores not idle over ``seconds`` (from /proc/stat)."""
-    def sample():
-        with open("/proc/stat") as f:
-            v = [int(x) for x in f.readline().split()[1:]]
-        return sum(v), v[3] + v[4]  # total, idle + iowait
-
-    try:
-        t0, i0 = sample()
-        time.sleep(seconds)
-        t1, i1 = sample()
-    except (OSError, ValueError, IndexError):
-        return float("nan")
-    return 1.0 - (i1 - i0) / max(t1 - t0, 1)
 
 
 def add_arguments(p):

@@ -1462,21 +1462,6 @@ def build_report(args, results):
     return "\n".join(out)
 
 
-def cpu_busy(seconds=2.0):
-    def sample():
-        with open("/proc/stat") as f:
-            v = [int(x) for x in f.readline().split()[1:]]
-        return sum(v), v[3] + v[4]
-
-    try:
-        t0, i0 = sample()
-        time.sleep(seconds)
-        t1, i1 = sample()
-    except (OSError, ValueError, IndexError):
-        return float("nan")
-    return 1.0 - (i1 - i0) / max(t1 - t0, 1)
-
-
 def _jsonable(x):
     if isinstance(x, dict):
         return {str(k): _jsonable(v) for k, v in x.items()}
@@ -1607,7 +1592,7 @@ def main(argv=None):
     report_only = args.parts == ["none"]
     if report_only and not args.merge:
         raise SystemExit("--parts none rebuilds the report of --merge FILE")
-    busy = [cpu_busy()] if not report_only else []
+    busy = [C.cpu_busy()] if not report_only else []
     loads = [load1()]
     t_start = time.perf_counter()
     results = {"args": {k: v for k, v in vars(args).items()}}
@@ -1646,7 +1631,7 @@ def main(argv=None):
                                            results["overhead"], text, args)
     if not report_only:
         loads.append(load1())
-        busy.append(cpu_busy())
+        busy.append(C.cpu_busy())
         results["loads"] = loads
         results["busy"] = busy
         results["machine"] = C.machine_description(loads)
