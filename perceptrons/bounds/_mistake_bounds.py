@@ -66,8 +66,9 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
+from .._loops._common import row_sq_norms
+from ..utils.validation import as_loop_arrays
 from ._validation import (
     check_comparator,
     check_instances,
@@ -98,12 +99,21 @@ __all__ = [
 
 
 def _max_row_norm(X):
-    """``R = max_t ‖x_t‖`` for a validated X (dense or CSR); raises on overflow."""
+    """``R = max_t ‖x_t‖`` for a validated X (dense or CSR); raises on overflow.
+
+    The squared norms come from the loops' own summation
+    (:func:`~perceptrons._loops._common.row_sq_norms`), which gives a dense
+    row and its CSR twin the same bits: R, and a γ chosen as a fraction of
+    it, do not depend on the storage.
+    """
     if sp.issparse(X):
-        norms = np.asarray(spla.norm(X, axis=1), dtype=np.float64).ravel()
+        X = sp.csr_matrix(X, copy=True)
+        X.sum_duplicates()  # also sorts the indices, as the lanes need
+        X.indices = X.indices.astype(np.int64)
+        X.indptr = X.indptr.astype(np.int64)
     else:
-        norms = np.linalg.norm(X, axis=1)
-    R = float(np.max(norms))
+        X = np.ascontiguousarray(X, dtype=np.float64)
+    R = math.sqrt(float(np.max(row_sq_norms(*as_loop_arrays(X), X.shape[0]))))
     if not math.isfinite(R):
         raise ValueError("The norm of a row of X overflowed; rescale X.")
     return R
