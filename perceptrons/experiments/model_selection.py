@@ -437,6 +437,10 @@ class Study:
     random_state : int, default=0
         Seeds the fold assignments and each split's estimator seed.
     experiment : str, default="model_selection"
+    folds_of : str or None, default=None
+        Draw the folds of the study of that name instead of this one's
+        (the same data and ``random_state``): e.g. a baseline scored on the
+        very folds of the perceptrons it is compared with.
     """
 
     name: str
@@ -451,6 +455,7 @@ class Study:
     hypotheses: tuple = HYPOTHESES
     random_state: int = 0
     experiment: str = "model_selection"
+    folds_of: str = None
     _splits: dict = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
@@ -497,10 +502,12 @@ class Study:
             return self._splits
         from sklearn.model_selection import StratifiedKFold
 
+        fold_name = self.folds_of or self.name
+
         def kfold(idx, k, salt):
             folds = StratifiedKFold(n_splits=k, shuffle=True,
                                     random_state=_seed(self.random_state,
-                                                       self.name, salt))
+                                                       fold_name, salt))
             return [(idx[a], idx[b]) for a, b in
                     folds.split(np.zeros((idx.shape[0], 1)), self.y[idx])]
 
@@ -538,7 +545,9 @@ class Study:
                 "outer": int(self.outer), "inner": int(self.inner),
                 "test_split": self.X_test is not None,
                 "random_state": self.random_state,
-                "data": _fingerprint(*self.data())}
+                "data": _fingerprint(*self.data()),
+                # Only when set, so that existing stores keep their keys.
+                **({"folds_of": self.folds_of} if self.folds_of else {})}
 
     def tasks(self):
         """One :class:`~.store.Task` per (split, cell)."""

@@ -172,6 +172,24 @@ def test_any_estimator_without_hypotheses():
         assert 0.5 < res.cv_results_[f"mean_test_{h}"][0] <= 1
 
 
+def test_folds_of_another_study_are_its_folds_exactly():
+    X, y = _data()
+    base = ms.Study("set", _est(), GRID, X, y, outer=5, inner=3)
+    other = ms.Study("set (baseline)", _est(), GRID, X, y, outer=5,
+                     inner=3, folds_of="set")
+    alone = ms.Study("set (baseline)", _est(), GRID, X, y, outer=5, inner=3)
+    a, b = base.splits(), other.splits()
+    assert a.keys() == b.keys()
+    for sid in a:
+        for rows_a, rows_b in zip(a[sid], b[sid]):
+            np.testing.assert_array_equal(rows_a, rows_b)
+    assert any(not np.array_equal(a["o0"][1], alone.splits()["o0"][1])
+               for _ in [0])
+    # Stored keys: an unset folds_of leaves the protocol as it was.
+    assert "folds_of" not in base.protocol()
+    assert other.protocol()["folds_of"] == "set"
+
+
 # ------------------------------------------------------------------ results
 def test_double_cv_result_and_fixed_test_split():
     X, y = _data(150)

@@ -42,3 +42,68 @@ def test_tiny_run_writes_tables_and_figures_and_resumes(tmp_path,
     assert not calls and len(again["records"]) == len(res["records"])
     tables = md.split("## Agreement")[1].split("perceptrons 0")[0]
     assert tables in (tmp_path / "khardon_wachman.md").read_text()
+
+
+def test_svm_columns_of_table_6(tmp_path, monkeypatch):
+    """The SVM columns: parameter search on the UCI set's own outer folds,
+    one row per data set, beside the paper's value."""
+    import perceptrons.datasets as datasets
+    from perceptrons.datasets import make_khardon_wachman
+    from perceptrons.experiments.model_selection import search_result
+
+    X, y = make_khardon_wachman(80, 6, 0.1, 0.1, random_state=3)
+    monkeypatch.setattr(datasets, "load_named", lambda name, **kw:
+                        dataclasses.make_dataclass("B", ["X", "y"])(X, y))
+    config = dataclasses.replace(TINY, uci=("bupa",), artificial=(),
+                                 table4=(), table6_artificial=())
+    studies = rk._studies(config)
+    perceptron, svm = studies
+    assert svm.name == "bupa (SVM)" and svm.folds_of == "bupa"
+    assert svm.splits()["o1"][1].tolist() == \
+        perceptron.splits()["o1"][1].tolist()
+    res = rk.run(RunOptions(output_dir=tmp_path, progress=False), config)
+    md = (tmp_path / "khardon_wachman.md").read_text()
+    header = next(line for line in md.splitlines()
+                  if line.startswith("| data set | hypothesis | Nothing")
+                  and "τ→λ" in line)
+    assert header.rstrip(" |").endswith("SVM L1 | SVM L2")
+    table6 = md.split("## Table 6")[1].split("\n## ")[0]
+    longest = next(line for line in table6.splitlines()
+                   if line.startswith("|  | Longest"))
+    # ours ± interval / the paper's bupa L1 and L2 values
+    assert "/ 66.5 ± 8.6" in longest and "/ 63.2 ± 5.2" in longest
+    assert "Perceptrons vs SVM" in md
+    svm_records = [r for r in res["records"]
+                   if r["task"]["dataset"] == "bupa (SVM)"]
+    assert len(svm_records) == 2 * (len(rk.L1_C_GRID)
+                                    + len(rk.L2_LAMBDA_GRID))
+    best, _ = search_result(svm, svm_records).best("SVM L1", "own")
+    assert f"{100 * best:.1f} ±" in longest
+    rows = (tmp_path / "khardon_wachman_svm.csv").read_text().splitlines()
+    assert len(rows) == 1 + len(rk.L1_C_GRID) + len(rk.L2_LAMBDA_GRID)
+
+
+@pytest.mark.filterwarnings("ignore:Liblinear failed to converge")
+def test_soft_margin_svc_is_liblinear_with_the_papers_parameters():
+    import numpy as np
+    from sklearn.svm import LinearSVC
+
+    from perceptrons.datasets import make_khardon_wachman
+    from perceptrons.experiments._svm_baselines import SoftMarginSVC
+
+    X, y = make_khardon_wachman(120, 8, 0.1, 0.1, random_state=0)
+    l2 = SoftMarginSVC(norm="l2", lam=0.25, random_state=0).fit(X, y)
+    ref = LinearSVC(loss="squared_hinge", C=2.0, dual=True, random_state=0,
+                    max_iter=10000).fit(X, y)
+    np.testing.assert_array_equal(l2.decision_function(X),
+                                  ref.decision_function(X))
+    l1 = SoftMarginSVC(C=10.0, random_state=0).fit(X, y)
+    ref = LinearSVC(loss="hinge", C=10.0, dual=True, random_state=0,
+                    max_iter=10000).fit(X, y)
+    np.testing.assert_array_equal(l1.predict(X), ref.predict(X))
+    assert l1.converged_ in (True, False) and set(l1.classes_) == set(y)
+    # a run cut short says so instead of warning once per task
+    short = SoftMarginSVC(C=1e4, max_iter=1).fit(X, y)
+    assert short.converged_ is False
+    with pytest.raises(ValueError, match="norm"):
+        SoftMarginSVC(norm="l3").fit(X, y)
