@@ -441,6 +441,11 @@ class Study:
         Draw the folds of the study of that name instead of this one's
         (the same data and ``random_state``): e.g. a baseline scored on the
         very folds of the perceptrons it is compared with.
+    train_size : int or None, default=None
+        With ``X_test``: instead of training on all of X, ``outer`` random
+        training sets of this many rows (stratified, without replacement)
+        are drawn from X, each scored on X_test (K&W's Table 5, Adult by
+        training-set size).
     """
 
     name: str
@@ -456,6 +461,7 @@ class Study:
     random_state: int = 0
     experiment: str = "model_selection"
     folds_of: str = None
+    train_size: int = None
     _splits: dict = field(default=None, init=False, repr=False)
 
     def __post_init__(self):
@@ -467,6 +473,17 @@ class Study:
                              f"y has {self.y.shape[0]} labels")
         if (self.X_test is None) != (self.y_test is None):
             raise ValueError("pass both X_test and y_test, or neither")
+        if self.train_size is not None:
+            n = self.X.shape[0]
+            if self.X_test is None:
+                raise ValueError("train_size draws training sets to score on "
+                                 "X_test: pass X_test and y_test")
+            if isinstance(self.train_size, bool) or \
+                    int(self.train_size) != self.train_size or \
+                    not 2 <= self.train_size < n:
+                raise ValueError(f"train_size must be an integer from 2 to "
+                                 f"{n - 1} (X has {n} rows), got "
+                                 f"{self.train_size!r}")
         for what, k, low in (("outer", self.outer, 2), ("inner", self.inner, 0)):
             if isinstance(k, bool) or int(k) != k or k < low or k == 1:
                 raise ValueError(f"{what} must be an integer >= {max(low, 2)}"
@@ -515,6 +532,15 @@ class Study:
         if self.X_test is None:
             outer = {f"o{i}": tt for i, tt in enumerate(
                 kfold(np.arange(n), self.outer, "outer"))}
+        elif self.train_size is not None:
+            from sklearn.model_selection import StratifiedShuffleSplit
+
+            test = n + np.arange(np.asarray(self.y_test).shape[0])
+            draws = StratifiedShuffleSplit(
+                n_splits=self.outer, train_size=int(self.train_size),
+                random_state=_seed(self.random_state, fold_name, "draws"))
+            outer = {f"d{i}": (np.sort(train), test) for i, (train, _) in
+                     enumerate(draws.split(np.zeros((n, 1)), self.y))}
         else:
             outer = {"test": (np.arange(n), n + np.arange(
                 np.asarray(self.y_test).shape[0]))}
@@ -547,7 +573,9 @@ class Study:
                 "random_state": self.random_state,
                 "data": _fingerprint(*self.data()),
                 # Only when set, so that existing stores keep their keys.
-                **({"folds_of": self.folds_of} if self.folds_of else {})}
+                **({"folds_of": self.folds_of} if self.folds_of else {}),
+                **({"train_size": int(self.train_size)}
+                   if self.train_size is not None else {})}
 
     def tasks(self):
         """One :class:`~.store.Task` per (split, cell)."""

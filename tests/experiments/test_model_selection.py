@@ -190,6 +190,29 @@ def test_folds_of_another_study_are_its_folds_exactly():
     assert other.protocol()["folds_of"] == "set"
 
 
+def test_training_sets_of_a_given_size_scored_on_the_test_split():
+    X, y = _data(n=200)
+    study = ms.Study("sizes", _est(), GRID, X[:150], y[:150], X_test=X[150:],
+                     y_test=y[150:], train_size=20, outer=4, inner=0)
+    splits = study.splits()
+    assert list(splits) == ["d0", "d1", "d2", "d3"]
+    draws = [set(train.tolist()) for train, _ in splits.values()]
+    for train, test in splits.values():
+        assert train.shape == (20,) and set(y[train].tolist()) == {-1, 1}
+        assert train.max() < 150
+        np.testing.assert_array_equal(test, 150 + np.arange(50))
+    assert len({frozenset(d) for d in draws}) == 4  # four different draws
+    assert study.protocol()["train_size"] == 20
+    res = ms.search_result(study, ms.run_studies([study])["sizes"])
+    assert res.cv_results_["split3_test_voted"].shape == (4,)
+    for bad, word in ((dict(X_test=None, y_test=None), "X_test"),
+                      (dict(train_size=150), "from 2 to 149"),
+                      (dict(train_size=2.5), "integer")):
+        kw = {**dict(X_test=X[150:], y_test=y[150:], train_size=20), **bad}
+        with pytest.raises(ValueError, match=word):
+            ms.Study("sizes", _est(), GRID, X[:150], y[:150], **kw)
+
+
 # ------------------------------------------------------------------ results
 def test_double_cv_result_and_fixed_test_split():
     X, y = _data(150)

@@ -107,3 +107,33 @@ def test_soft_margin_svc_is_liblinear_with_the_papers_parameters():
     assert short.converged_ is False
     with pytest.raises(ValueError, match="norm"):
         SoftMarginSVC(norm="l3").fit(X, y)
+
+
+def test_table5_adult_by_training_set_size(tmp_path, monkeypatch):
+    """Table 5: one study per size, draws scored on the test file, rows
+    (τ, hypothesis), our mean ± sd beside the paper's."""
+    import perceptrons.datasets as datasets
+    from perceptrons.datasets import make_khardon_wachman
+
+    X, y = make_khardon_wachman(400, 6, 0.1, 0.1, random_state=4)
+    X *= 100.0  # scaled back to [0, 1] by the study
+    fields = ["X_train", "y_train", "X_test", "y_test"]
+    monkeypatch.setattr(
+        datasets, "load_named", lambda name, **kw: dataclasses.make_dataclass(
+            "B", fields)(X[:300], y[:300], X[300:], y[300:]))
+    config = dataclasses.replace(TINY, artificial=(), table4=(),
+                                 table6_artificial=(), table5=(10, 100),
+                                 table5_draws=3)
+    studies = rk._studies(config)
+    assert [s.name for s in studies] == ["adult-n10", "adult-n100"]
+    assert studies[0].X.max() == 1.0 and studies[0].estimator.eta == 0.4
+    rk.run(RunOptions(output_dir=tmp_path, progress=False), config)
+    md = (tmp_path / "khardon_wachman.md").read_text()
+    table5 = md.split("## Table 5")[1].split("\n## ")[0]
+    assert "| 10 examples | 100 examples |" in table5
+    rows = [line for line in table5.splitlines() if line.startswith("| ")]
+    assert len(rows) == 1 + len(rk.TAU_GRID) * 4
+    voted_tau0 = next(r for r in rows if "| Voted |" in r)
+    assert "/ 75.8 ± 3.4" in voted_tau0 and "/ 79.4 ± 1.8" in voted_tau0
+    assert "Table 5 (Adult by training-set size)" in md.split("## Findings")[0]
+    assert "Table 5 (Adult" not in md.split("## Not run")[1]
