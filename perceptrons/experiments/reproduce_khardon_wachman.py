@@ -1,4 +1,4 @@
-r"""Khardon & Wachman (2007), Sec. 3: Tables 2 to 6 and Figure 4.
+r"""Khardon & Wachman (2007), Sec. 3: Tables 2 to 7 and Figure 4.
 
 ``perceptrons reproduce khardon-wachman [--quick] [--scheduler ADDR]
 [--jobs N]`` runs :func:`run`; everything goes through
@@ -24,6 +24,10 @@ vote-weighted average) come from one training run per task.
   η = 0.4 and 5 passes; ten stratified training sets per size
   (``Study(train_size=...)``), each scored on adult.test; features scaled
   to [0, 1] (see :func:`_table5_studies`).
+* Table 7 (linear rows): USPS, Adult and MNIST on their own train/test
+  split, τ and λ columns chosen by inner cross-validation on the training
+  part (:func:`_table7_study`). The degree-4 polynomial kernel rows are
+  not run.
 * Table 2: 10-fold accuracy of the classic (last), longest-survivor and
   voted perceptron with no variant, on artificial sets (600 examples,
   :func:`~perceptrons.datasets.make_khardon_wachman`, two sets per
@@ -35,7 +39,7 @@ vote-weighted average) come from one training run per task.
 Agreement is judged as the issue asks: Table 3 and 4 cells within 2 points
 of the paper's; a Table 6 cell agrees when the paper's mean lies in our
 T-interval or ours in the paper's; a Table 5 cell when the means are within
-the larger of the two standard deviations.
+the larger of the two standard deviations; Table 7 cells within 2 points.
 
 Files (in ``output_dir``): ``khardon_wachman.md`` (the report),
 ``khardon_wachman_search.csv`` (every cell's mean accuracy),
@@ -168,6 +172,16 @@ for _line in """
     PAPER_TABLE5[(float(_tau), _hyp.lower())] = dict(
         zip(TABLE5_SIZES, zip(_v[0::2], _v[1::2])))
 
+#: Table 7: parameter optimisation on a fixed train/test split, in %.
+T7_COLS = ("Nothing", "τ", "λ", "τ×λ", "τ→λ")
+PAPER_TABLE7 = _rows3("""
+usps|87.4 90.7 87.4 90.3 90.2|87.5 89.9 87.4 90.3 89.9|89.7 90.9 89.6 90.9 90.9
+adult|81.9 83.9 83 83.8 83.8|83.4 83.4 83.4 83.6 83.4|84.4 84.2 84.4 84.3 84.3
+mnist|85.6 87.1 85.5 87.1 87.1|79.8 86.8 79.8 86.8 86.8|88 88.4 88 88.4 88.4
+""", T7_COLS)
+#: Sec. 3.2: (η, passes) for the large sets (USPS: parameter optimisation's).
+T7_SETTINGS = {"usps": (0.1, 10), "adult": (0.4, 5), "mnist": (1.0, 1)}
+
 #: Table 2: per noise level, counts over 30 sets (3 f × 5 M × 2 sets).
 TABLE2_COLS = ("V>C", "V>LS", "LS>C", "LS>V", "C>LS", "C>V", "V=LS=C")
 PAPER_TABLE2 = {0.0: (0, 0, 0, 0, 0, 0, 30), 0.05: (12, 10, 11, 3, 0, 2, 16),
@@ -201,6 +215,9 @@ class Config:
     table5, table5_draws : tuple of int, int
         Table 5: Adult training-set sizes, and the random training sets
         drawn per size (each scored on adult.test).
+    table7 : tuple of str
+        Table 7's data sets (of "usps", "adult", "mnist"): their own
+        train/test split, inner cross-validation on the training part.
     quick : bool
     """
 
@@ -217,6 +234,7 @@ class Config:
     svm: bool = True
     table5: tuple = TABLE5_SIZES
     table5_draws: int = 10
+    table7: tuple = ("usps", "adult", "mnist")
     quick: bool = False
 
 
@@ -228,7 +246,7 @@ FULL = Config()
 QUICK = Config(uci=("bupa", "wpbc"),
                artificial=tuple((50, m, n, 0) for m in MARGINS
                                 for n in NOISE),
-               table4=(), table6_artificial=(), table5=(), inner=2,
+               table4=(), table6_artificial=(), table5=(), table7=(), inner=2,
                quick=True)
 
 
@@ -248,6 +266,34 @@ _SVM_NOTE = (
     "LIBLINEAR's is.")
 
 
+def _table7_study(name, config):
+    """Table 7: K&W's τ and λ columns (no α: "too few iterations" on Adult
+    and MNIST, Sec. 3.2) on the set's own train/test split, with
+    ``config.inner`` inner folds on the training part; η and passes of
+    :data:`T7_SETTINGS`. Adult is scaled as for Table 5."""
+    from ..datasets import load_named
+
+    b = load_named(name, **({"handle_missing": "zero"} if name == "adult"
+                            else {}))
+    X_train, X_test = b.X_train, b.X_test
+    if name == "adult":
+        X_train, X_test = _adult_scaled(b)
+    eta, passes = T7_SETTINGS[name]
+    est = _paper_estimator(passes).set_params(eta=eta)
+    return Study(name, est, paper_columns("optimization", ("tau", "lam")),
+                 X_train, b.y_train, X_test=X_test, y_test=b.y_test,
+                 inner=config.inner, experiment=STEM)
+
+
+def _adult_scaled(b):
+    """Adult with every feature scaled to [0, 1] by its range in adult.data
+    (see :func:`_table5_studies`)."""
+    from sklearn.preprocessing import MinMaxScaler
+
+    scaler = MinMaxScaler().fit(b.X_train)
+    return scaler.transform(b.X_train), scaler.transform(b.X_test)
+
+
 def _table5_name(size):
     return f"adult-n{size}"
 
@@ -263,13 +309,10 @@ def _table5_studies(config):
     last hypothesis scores 24 % and voted 78 % on 5,000 examples, against
     their 78 % and 84 %; scaled, 84 % and 85 %.
     """
-    from sklearn.preprocessing import MinMaxScaler
-
     from ..datasets import load_named
 
     b = load_named("adult", handle_missing="zero")
-    scaler = MinMaxScaler().fit(b.X_train)
-    X_train, X_test = scaler.transform(b.X_train), scaler.transform(b.X_test)
+    X_train, X_test = _adult_scaled(b)
     est = _paper_estimator(5).set_params(eta=0.4)
     tau = Column("τ", ({**{k: (v,) for k, v in INACTIVE.items()},
                         "tau": TAU_GRID},))
@@ -313,6 +356,7 @@ def _studies(config):
                                  folds_of=name))
     if config.table5:
         studies += _table5_studies(config)
+    studies += [_table7_study(name, config) for name in config.table7]
     nothing = [Column("Nothing", ({k: (v,) for k, v in INACTIVE.items()},))]
     sets = dict.fromkeys((*config.artificial, *config.table4,
                           *config.table6_artificial))
@@ -424,16 +468,22 @@ def _fmt(x, d=1):
         else f"{x:.{d}f}"
 
 
-def _within_2(ours, paper):
-    """The cell "ours / paper's" and whether they are within 2 points
+def _within_2(ours, paper, points=2.0):
+    """The cell "ours / paper's" and whether they are within ``points``
     (None when the paper has no value)."""
     if paper is None:
         return _fmt(ours), None
-    ok = abs(ours - paper) <= 2.0
+    ok = abs(ours - paper) <= points
     return f"{_fmt(ours)} / {paper:g}{'' if ok else ' ✗'}", ok
 
 
-def _table3(config, cells):
+def _miss(misses, table, where, ours, paper, ok):
+    """Keep a disagreeing cell for the report's disagreement section."""
+    if ok is False:
+        misses.append((table, where, ours, paper))
+
+
+def _table3(config, cells, misses):
     lines, agree, total, diffs = [], 0, 0, []
     for name in config.uci:
         for h in HYPOTHESES:
@@ -447,6 +497,7 @@ def _table3(config, cells):
                 if ok is not None:
                     agree, total = agree + ok, total + 1
                     diffs.append(o - p)
+                _miss(misses, "Table 3", (name, h, c), o, p, ok)
             lines.append(row)
     head = ["data set", "hypothesis", *SEARCH_COLS]
     return report.table(head, lines, "ll" + "r" * len(SEARCH_COLS)), \
@@ -471,7 +522,7 @@ def _svm_cell(res, column):
     return 100 * mean, 100 * half, params
 
 
-def _table6(config, results):
+def _table6(config, results, misses):
     lines, agree, total = [], 0, 0
     names = [*config.uci, *(_art_name(*a) for a in config.table6_artificial)]
     svm_cols = [c.name for c in SVM_COLUMNS] if config.svm else []
@@ -504,6 +555,7 @@ def _table6(config, results):
                     agree += ok
                     total += 1
                     cell += f" / {pm:g} ± {pw:g}{'' if ok else ' ✗'}"
+                    _miss(misses, "Table 6", (name, h, c), m, pm, ok)
                 row.append(cell)
             lines.append(row)
     head = ["data set", "hypothesis", *OPT_COLS, *svm_cols]
@@ -512,7 +564,7 @@ def _table6(config, results):
         agree, total
 
 
-def _table5(config, results):
+def _table5(config, results, misses):
     """Rows (τ, hypothesis), columns training-set sizes."""
     lines, agree, total = [], 0, 0
     sizes = [n for n in config.table5 if _table5_name(n) in results]
@@ -532,12 +584,45 @@ def _table5(config, results):
                 if paper is not None:
                     ok = abs(paper[0] - m) <= max(sd, paper[1])
                     agree, total = agree + ok, total + 1
+                    _miss(misses, "Table 5", (f"τ={tau:g}", h, f"n={n}"), m,
+                          paper[0], ok)
                     cell += f" / {paper[0]:g} ± {paper[1]:g}" + \
                         ("" if ok else " ✗")
                 row.append(cell)
             lines.append(row)
     head = ["τ", "hypothesis", *(f"{n:,} examples" for n in sizes)]
     return report.table(head, lines, "ll" + "r" * len(sizes)), agree, total
+
+
+def _table7(config, results, misses):
+    lines, agree, total = [], 0, 0
+    for name in config.table7:
+        res = results.get(name)
+        if res is None:
+            continue
+        for h in HYPOTHESES:
+            row = [name if h == "last" else "", _HYP_LABEL[h]]
+            paper = PAPER_TABLE7.get((name, h), {})
+            for c in T7_COLS:
+                sel = res.selections[(c, h)]
+                cell, ok = _within_2(100 * sel["mean"], paper.get(c),
+                                     points=1.0)
+                if ok is not None:
+                    agree, total = agree + ok, total + 1
+                _miss(misses, "Table 7", (name, h, c), 100 * sel["mean"],
+                      paper.get(c), ok)
+                active = [f"{_SYM.get(k, k)}={v:g}" for k, v in
+                          (sel["chosen"][0] or {}).items()
+                          if v != INACTIVE.get(k)]
+                if active:
+                    cell += f" ({', '.join(active)})"
+                row.append(cell)
+            lines.append(row)
+    head = ["data set", "hypothesis", *T7_COLS]
+    return report.table(head, lines, "ll" + "r" * len(T7_COLS)), agree, total
+
+
+_SYM = {"tau": "τ", "lam": "λ", "alpha_bound": "α"}
 
 
 def _table2(config, results):
@@ -561,7 +646,7 @@ def _table2(config, results):
     return report.table(["noise", *TABLE2_COLS], lines), counts, sizes
 
 
-def _table4(config, results):
+def _table4(config, results, misses):
     lines, agree, total = [], 0, 0
     for n in NOISE:
         names = [_art_name(*a) for a in config.table4 if a[2] == n]
@@ -577,6 +662,8 @@ def _table4(config, results):
                 row.append(cell)
                 if ok is not None:
                     agree, total = agree + ok, total + 1
+                _miss(misses, "Table 4", (f"N={n:g}", h, col.name), o,
+                      paper.get(col.name), ok)
             lines.append(row)
     return report.table(["noise", "hypothesis", *SEARCH_COLS], lines,
                         "ll" + "r" * 6), agree, total
@@ -643,6 +730,57 @@ def _table5_finding(sizes, results):
             f"(last) ranges from {min(gaps):+.1f} to {max(gaps):+.1f} points "
             f"over the sizes (the paper: 'similar performance', both "
             f"reduce the variance).")
+
+
+#: Why a table's cells may differ from the paper's (the report's
+#: disagreement section); the counts beside each are measured.
+_WHY = {
+    "Table 3": "a column's value is the best of up to 36 cells' 10-fold "
+               "means, the maximum of noisy estimates, on folds that are not "
+               "K&W's; misses gather where the fold-to-fold spread is widest "
+               "(K&W's own Table 6 has ± 7.8 points on bupa, Last, Nothing).",
+    "Table 4": "the artificial sets are regenerated from Sec. 3.1's recipe "
+               "(two sets per noise level), not K&W's files.",
+    "Table 5": "every draw of a size is scored on the same adult.test, so "
+               "our standard deviation over draws is small (0.0–0.2 points "
+               "for voted) and the criterion strict; how K&W prepared the "
+               "numeric columns, and how many sets they drew, is not stated.",
+    "Table 6": "the perceptron columns repeat a double CV whose folds are "
+               "not K&W's; the SVM columns are LIBLINEAR (regularised bias) "
+               "against SVMlight, whose sonar results (57 % and 55 %, 20 "
+               "points under K&W's perceptrons) ours do not share.",
+    "Table 7": "one test split and one run per cell: the noise of the "
+               "shuffled order and of the cell the inner CV picks is not "
+               "averaged out, and K&W do not say how they prepared USPS and "
+               "MNIST (the scale of the pixels does not matter here: θ_Init "
+               "and τ are in units of the average ⟨x, x⟩).",
+}
+
+
+def _disagreements(misses, counts):
+    """Per table: how many cells disagree, where, by how much, and why
+    they might."""
+    out = []
+    for table, total in counts:
+        rows = [m for m in misses if m[0] == table]
+        if not total:
+            continue
+        if not rows:
+            out.append(f"- **{table}**: no cell disagrees ({total} compared).")
+            continue
+        diffs = [o - p for _, _, o, p in rows]
+        by_h = {h: sum(w[1] == h for _, w, _, _ in rows) for h in HYPOTHESES}
+        worst = sorted(rows, key=lambda m: -abs(m[2] - m[3]))[:3]
+        out.append(
+            f"- **{table}**: {len(rows)} of {total} cells disagree ("
+            + ", ".join(f"{_HYP_LABEL[h].lower()} {k}"
+                        for h, k in by_h.items() if k)
+            + f"); ours − paper's over them: mean {np.mean(diffs):+.1f} "
+            f"points, from {min(diffs):+.1f} to {max(diffs):+.1f}; largest: "
+            + "; ".join(f"{'/'.join(map(str, w))} {o:.1f} vs {p:g}"
+                        for _, w, o, p in worst)
+            + f". Why it might: {_WHY[table]}")
+    return out
 
 
 def _svm_finding(names, results):
@@ -726,11 +864,13 @@ def _csv_rows(results):
 
 def _write(config, studies, results, records, timing, out):
     cells = _search_cells(config, results)
-    t3, a3, n3, _ = _table3(config, cells)
-    t6, a6, n6 = _table6(config, results)
+    misses = []
+    t3, a3, n3, _ = _table3(config, cells, misses)
+    t6, a6, n6 = _table6(config, results, misses)
     t2, counts, sizes = _table2(config, results)
-    t4, a4, n4 = _table4(config, results)
-    t5, a5, n5 = _table5(config, results)
+    t4, a4, n4 = _table4(config, results, misses)
+    t5, a5, n5 = _table5(config, results, misses)
+    t7, a7, n7 = _table7(config, results, misses)
     n_err = sum(r["status"] != "ok" for r in records)
     lines = [
         "# Khardon & Wachman (2007), *Noise tolerant variants of the "
@@ -757,8 +897,14 @@ def _write(config, studies, results, records, timing, out):
                 ("Table 4 (search, f=50, M=0.05)", "within 2 points", a4,
                  n4),
                 ("Table 5 (Adult by training-set size)", "within the larger "
-                 "standard deviation", a5, n5)) if n], "llr"), "",
+                 "standard deviation", a5, n5),
+                ("Table 7 (USPS, Adult, MNIST)", "within 1 point", a7,
+                 n7)) if n], "llr"), "",
         "## Findings", "", *_findings(config, cells, counts, sizes, results),
+        "", "## Where we disagree with the paper", "",
+        *_disagreements(misses, [("Table 3", n3), ("Table 4", n4),
+                                 ("Table 5", n5), ("Table 6", n6),
+                                 ("Table 7", n7)]),
         "", "## Table 3: parameter search on UCI data (ours / paper's, %; "
         "✗ more than 2 points apart)", "",
         "Columns exclude the inactive value of their parameters "
@@ -795,6 +941,16 @@ def _write(config, studies, results, records, timing, out):
                   "on 5,000 examples); the standard deviation is over "
                   "the draws (maximum-likelihood, as footnote 5). K&W do not "
                   "say how many training sets they drew.", "", *t5, ""]
+    if n7:
+        lines += ["## Table 7: parameter optimisation on USPS, Adult and "
+                  "MNIST (ours / paper's, %; ✗ more than 1 point apart)", "",
+                  "Each set's own train/test split (USPS 7,291/2,007, Adult "
+                  "32,561/16,281, MNIST 60,000/10,000), parameters chosen by "
+                  f"{config.inner}-fold cross-validation on the training "
+                  "part, the chosen values in parentheses; η and passes of "
+                  "Sec. 3.2 (USPS 0.1 and 10, Adult 0.4 and 5, MNIST 1 and "
+                  "1); no α column (K&W: too few passes). Adult scaled as "
+                  "for Table 5. One test split: no interval.", "", *t7, ""]
     lines += ["## Not run", "", *_not_run(config), "",
               report.footer(records)]
     markdown = "\n".join(lines) + "\n"
@@ -834,9 +990,11 @@ def _not_run(config):
         items.append("- Table 4 (parameter search on f = 50, M = 0.05).")
     if not config.table5:
         items.append("- Table 5 (Adult by training-set size).")
-    items += ["- Table 7 (USPS, MNIST, Adult, degree-4 polynomial kernel) "
-              "and the USPS/MNIST rows of Table 3: not in this reproduction "
-              "yet."]
+    missing7 = [n for n in FULL.table7 if n not in config.table7]
+    if missing7:
+        items.append(f"- Table 7 rows of {', '.join(missing7)}.")
+    items += ["- Table 7's degree-4 polynomial kernel rows (USPS, MNIST) and "
+              "the USPS/MNIST rows of Table 3: not in this reproduction yet."]
     if not config.svm:
         items.append("- The SVM columns of Table 6.")
     return items

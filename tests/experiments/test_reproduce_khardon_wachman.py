@@ -28,8 +28,13 @@ def test_tiny_run_writes_tables_and_figures_and_resumes(tmp_path,
     res = rk.run(RunOptions(output_dir=tmp_path, progress=False), TINY)
     md = (tmp_path / "khardon_wachman.md").read_text()
     for title in ("Table 2", "Table 4", "Table 6", "Findings",
-                  "Averaged (ours)"):
+                  "Averaged (ours)", "## Where we disagree with the paper"):
         assert title in md
+    # every compared table has its line: the misses, by how much, and why
+    where = md.split("## Where we disagree")[1].split("\n## ")[0]
+    for table in ("Table 4", "Table 6"):
+        line = next(x for x in where.splitlines() if f"**{table}**" in x)
+        assert "no cell disagrees" in line or "Why it might" in line
     assert (tmp_path / "khardon_wachman_fig4_kw-f50-M0.05-N0.1.png").exists()
     assert all(r["status"] == "ok" for r in res["records"])
     # a rerun with resume computes nothing
@@ -137,3 +142,30 @@ def test_table5_adult_by_training_set_size(tmp_path, monkeypatch):
     assert "/ 75.8 ± 3.4" in voted_tau0 and "/ 79.4 ± 1.8" in voted_tau0
     assert "Table 5 (Adult by training-set size)" in md.split("## Findings")[0]
     assert "Table 5 (Adult" not in md.split("## Not run")[1]
+
+
+def test_table7_on_a_fixed_split_with_inner_cv(tmp_path, monkeypatch):
+    import perceptrons.datasets as datasets
+    from perceptrons.datasets import make_khardon_wachman
+
+    X, y = make_khardon_wachman(300, 6, 0.1, 0.05, random_state=5)
+    fields = ["X_train", "y_train", "X_test", "y_test"]
+    monkeypatch.setattr(
+        datasets, "load_named", lambda name, **kw: dataclasses.make_dataclass(
+            "B", fields)(X[:200], y[:200], X[200:], y[200:]))
+    config = dataclasses.replace(TINY, artificial=(), table4=(),
+                                 table6_artificial=(), table7=("usps",),
+                                 inner=2)
+    [study] = rk._studies(config)
+    assert (study.estimator.eta, study.estimator.max_iter) == (0.1, 10)
+    assert [c.name for c in study.columns] == list(rk.T7_COLS)
+    assert list(study.splits())[:2] == ["test", "test/i0"]
+    rk.run(RunOptions(output_dir=tmp_path, progress=False), config)
+    md = (tmp_path / "khardon_wachman.md").read_text()
+    table7 = md.split("## Table 7")[1].split("\n## ")[0]
+    last = next(line for line in table7.splitlines()
+                if line.startswith("| usps | Last"))
+    for paper in ("/ 87.4", "/ 90.7", "/ 90.3", "/ 90.2"):
+        assert paper in last
+    assert "Table 7 (USPS, Adult, MNIST)" in md.split("## Findings")[0]
+    assert "Table 7 rows of adult, mnist" in md.split("## Not run")[1]
