@@ -280,8 +280,9 @@ def check_grid(estimator, columns):
 # ------------------------------------------------------------------ hypotheses
 def _voted_log_available(est):
     """Whether ``est`` is a linear one-vs-rest Figure 2 run with a vote log,
-    whose updates are ``w += η y x``, ``θ -= η y C`` (what :func:`_replay`
-    assumes: other estimators with a voted log update differently)."""
+    whose updates are ``w += η y x``, ``θ -= η y C`` (what
+    :func:`_vote_weighted_average` assumes: other estimators with a voted
+    log update differently)."""
     from ..models import Perceptron
 
     return (isinstance(est, Perceptron) and est.hypothesis == "voted"
@@ -290,55 +291,36 @@ def _voted_log_available(est):
             and getattr(est, "_voted", None) is not None)
 
 
-def _replay(est, which):
-    """Weights and intercepts of the longest survivor or the vote-weighted
-    average, per problem, from a voted fit's log.
+def _vote_weighted_average(est):
+    """Freund & Schapire's Σ c_h (w_h, θ_h) / Σ c_h per problem, from a
+    voted fit's log (our fourth column: the estimator's own "averaged" is
+    the average over trials, which an α-bound makes unrecoverable here).
 
-    The longest survivor is replayed by sequential sums (``np.cumsum`` adds
-    row after row, as the loop's ``w += η y x``), so its weights are the
-    ones a fit with ``hypothesis="longest"`` keeps, bit for bit.
+    Returns
+    -------
+    weights : ndarray of shape (n_problems, n_features)
+    intercept : ndarray of shape (n_problems,)
     """
     support, sign, votes, ptr = est._voted.binary_arrays(est._current_vote)
     S = est._support_X
-    n_features = est.coef_.shape[1]
     eta, C = float(est.eta), float(est.threshold_step_)
     n_problems = ptr.shape[0] - 1
-    W = np.zeros((n_problems, n_features))
+    W = np.zeros((n_problems, est.n_features_in_))
     theta = np.full(n_problems, float(est.theta_init_))
     for k in range(n_problems):
         lo, hi = ptr[k], ptr[k + 1]
         v = votes[lo + k: hi + k + 1]
+        total = float(v.sum())
+        if total == 0 or hi == lo:
+            continue
         a = eta * sign[lo:hi]
-        if which == "longest":
-            h = int(np.argmax(v))  # first of the largest votes: tally > best
-            W[k] = _sequential_sum(S, support[lo:lo + h], a[:h], n_features)
-            steps = np.concatenate([[theta[k]], -(a[:h] * C)])
-            theta[k] = np.cumsum(steps)[-1]
-        else:  # Freund & Schapire's Σ c_h (w_h, θ_h) / Σ c_h
-            total = float(v.sum())
-            if total == 0:
-                continue
-            # update j is in every hypothesis after it: weight Σ_{h>j} c_h
-            after = np.cumsum(v[::-1])[::-1][1:] / total
-            rows = _rows(S, support[lo:hi])
-            W[k] = (a * after) @ rows if hi > lo else 0.0
-            theta[k] -= float(np.dot(a * after, np.full(hi - lo, C)))
+        # update j is in every hypothesis after it: weight Σ_{h>j} c_h
+        after = np.cumsum(v[::-1])[::-1][1:] / total
+        rows = S[support[lo:hi]]
+        rows = rows.toarray() if sp.issparse(rows) else np.asarray(rows)
+        W[k] = (a * after) @ rows
+        theta[k] -= float(np.dot(a * after, np.full(hi - lo, C)))
     return W, -theta
-
-
-def _rows(S, idx):
-    rows = S[idx]
-    return rows.toarray() if sp.issparse(rows) else np.asarray(rows)
-
-
-def _sequential_sum(S, idx, a, n_features, chunk=4096):
-    """``Σ_j a_j S[idx_j]`` added in order, as the training loop adds."""
-    w = np.zeros(n_features)
-    for lo in range(0, idx.shape[0], chunk):
-        steps = a[lo:lo + chunk, None] * _rows(S, idx[lo:lo + chunk])
-        steps[0] += w  # w + step, then the next step: the loop's order
-        w = np.cumsum(steps, axis=0)[-1]
-    return w
 
 
 def _linear_predict(est, W, intercept, X):
@@ -383,10 +365,13 @@ def hypothesis_predictions(est, X, hypotheses=HYPOTHESES):
     for h in hypotheses:
         if h == own:
             out[h] = est.predict(X)
-        elif log and h == "last":
-            out[h] = _linear_predict(est, est.coef_, est.intercept_, X)
-        elif log and h in ("longest", "averaged"):
-            out[h] = _linear_predict(est, *_replay(est, h), X)
+        elif log and h == "averaged":
+            out[h] = _linear_predict(est, *_vote_weighted_average(est), X)
+        elif own == "voted" and h in ("last", "longest"):
+            try:  # the estimator's own derivation from the same run
+                out[h] = est.predict(X, hypothesis=h)
+            except ValueError:  # e.g. "longest" of a kernel run: refit
+                pass
     return out
 
 

@@ -630,7 +630,11 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
             positive, else ``classes_[0]``; otherwise the class of largest
             score (lowest index among equals).
         """
-        scores = self.decision_function(X)
+        return self._labels(self.decision_function(X))
+
+    def _labels(self, scores):
+        """The labels :meth:`predict` gives for ``decision_function``'s
+        scores."""
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(np.intp)]
         return self.classes_[np.argmax(scores, axis=1)]

@@ -14,6 +14,8 @@ vectors; each supplies its weight arrays, loops and Gram blocks.
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._loops.perceptron import (
     HYPOTHESIS_AVERAGED,
@@ -24,7 +26,8 @@ from .._loops.perceptron import (
 from ..utils._param_validation import Interval, StrOptions
 from ._base import BaseOnlinePerceptron, mix, pooled_sum
 from ._ovr import problem_signs
-from ._voted import VotedLog, voted_binary_scores, voted_prototype_scores
+from ._voted import (VotedLog, longest_survivor, voted_binary_scores,
+                     voted_prototype_scores)
 
 _HYPOTHESES = {
     "last": HYPOTHESIS_LAST,
@@ -414,11 +417,90 @@ class ThresholdFamilyBase(BaseOnlinePerceptron):
             self._weights, self._weights_avg_acc, self._weights_ls, copy=True)
 
     # ----------------------------------------------------------- prediction
+    def decision_function(self, X, hypothesis=None):
+        """Raw scores; the predicted class has the largest.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        hypothesis : {"last", "longest", "voted", "averaged"} or None, \
+                default=None
+            The final hypothesis to score with; None: the fitted one
+            (``hypothesis``). A fit with ``hypothesis="voted"`` keeps every
+            hypothesis of its run, so it also gives "last" and, in the
+            primal one-vs-rest form, "longest": K&W's three hypotheses from
+            one training run (Sec. 3.2), each with the bits a separate fit
+            with that ``hypothesis`` keeps. "averaged" needs its own fit
+            (the log does not say which trials an α-bound skipped).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes (positive favours
+        ``classes_[1]``), else (n_samples, n_classes).
+
+        Raises
+        ------
+        ValueError
+            When this fit does not keep the hypothesis asked for.
+        """
+        if hypothesis is None or hypothesis == self.hypothesis:
+            return super().decision_function(X)
+        self._check_derivable(hypothesis)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64,
+                          order="C", reset=False)
+        if hypothesis == "last":
+            scores = self._form.hypothesis_scores(self, X)
+        else:
+            W, intercept = longest_survivor(
+                self._voted.binary_arrays(self._current_vote),
+                self._support_X, float(self.eta),
+                float(self.threshold_step_), float(self.theta_init_),
+                self.n_features_in_)
+            scores = safe_sparse_dot(X, W.T, dense_output=True) + intercept
+        scores = self._two_prototypes_as_one(scores)
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def predict(self, X, hypothesis=None):
+        """Predicted labels.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        hypothesis : str or None, default=None
+            As in :meth:`decision_function`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from the scores, as without ``hypothesis``.
+        """
+        return self._labels(self.decision_function(X, hypothesis))
+
+    def _check_derivable(self, hypothesis):
+        check_is_fitted(self)
+        if hypothesis not in _HYPOTHESES:
+            raise ValueError(f"hypothesis must be one of "
+                             f"{sorted(_HYPOTHESES)} or None, got "
+                             f"{hypothesis!r}")
+        refit = (f"fit with hypothesis={hypothesis!r} (this model was fitted "
+                 f"with hypothesis={self.hypothesis!r})")
+        if self.hypothesis != "voted" or hypothesis == "averaged":
+            raise ValueError(f"only a voted fit keeps the other hypotheses "
+                             f"of its run, and not 'averaged': {refit}")
+        if hypothesis == "longest" and (self._prototype or getattr(
+                self, "kernel", None) is not None):
+            raise ValueError("'longest' is replayed from a voted fit in the "
+                             "primal one-vs-rest form only (no kernel, "
+                             f"multiclass='ovr'): {refit}")
+
     def _decision(self, X):
         if self.hypothesis == "voted":
             scores = self._voted_decision(X)
         else:
             scores = self._form.hypothesis_scores(self, X)
+        return self._two_prototypes_as_one(scores)
+
+    def _two_prototypes_as_one(self, scores):
         if self._prototype and scores.shape[1] == 2:
             # One column for two classes: positive favours classes_[1].
             return (scores[:, 1] - scores[:, 0])[:, None]

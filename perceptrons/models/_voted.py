@@ -71,6 +71,58 @@ def _cat(parts, dtype):
     return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
 
 
+def longest_survivor(arrays, support_X, eta, threshold_step, theta_init,
+                     n_features):
+    """Weights and intercepts of each problem's longest survivor, replayed
+    from a voted run's log (K&W Figure 2's ``w_ls``, ``θ_ls``).
+
+    The hypothesis with the most votes (the first of equals, as the loop's
+    ``tally > best``) is the initial one plus the updates before it, added
+    in the loop's order (``np.cumsum`` adds row after row, as
+    ``w += η y x``), so the weights are the bits a fit with
+    ``hypothesis="longest"`` keeps.
+
+    Parameters
+    ----------
+    arrays : tuple
+        :meth:`VotedLog.binary_arrays` of the run.
+    support_X : ndarray or CSR matrix
+        The rows the log's support indices point to.
+    eta, threshold_step, theta_init : float
+    n_features : int
+
+    Returns
+    -------
+    weights : ndarray of shape (n_problems, n_features)
+    intercept : ndarray of shape (n_problems,)
+        ``-θ``.
+    """
+    support, sign, votes, ptr = arrays
+    n_problems = ptr.shape[0] - 1
+    W = np.zeros((n_problems, n_features))
+    theta = np.full(n_problems, float(theta_init))
+    for k in range(n_problems):
+        lo, hi = ptr[k], ptr[k + 1]
+        h = int(np.argmax(votes[lo + k: hi + k + 1]))
+        a = eta * sign[lo:lo + h]
+        W[k] = _sequential_sum(support_X, support[lo:lo + h], a, n_features)
+        theta[k] = np.cumsum(np.concatenate([[theta[k]],
+                                             -(a * threshold_step)]))[-1]
+    return W, -theta
+
+
+def _sequential_sum(S, idx, a, n_features, chunk=4096):
+    """``Σ_j a_j S[idx_j]`` added in order, as the training loop adds."""
+    w = np.zeros(n_features)
+    for lo in range(0, idx.shape[0], chunk):
+        rows = S[idx[lo:lo + chunk]]
+        rows = rows.toarray() if hasattr(rows, "toarray") else np.asarray(rows)
+        steps = a[lo:lo + chunk, None] * rows
+        steps[0] += w  # w + step, then the next step: the loop's order
+        w = np.cumsum(steps, axis=0)[-1]
+    return w
+
+
 def gram_t_from(gram, block_rows=None):
     """A ``fill(X, lo, hi, GT)`` for :func:`voted_binary_scores` from a
     row-major Gram function.

@@ -13,6 +13,7 @@ from perceptrons import ROMMA, Ballseptron, Perceptron
 from perceptrons.datasets import make_khardon_wachman
 from perceptrons.experiments import model_selection as ms
 from perceptrons.experiments.store import Store
+from perceptrons.models._voted import longest_survivor
 
 GRID = {"tau": [0.0, 0.5], "lam": [0.0, 1.0]}
 
@@ -129,7 +130,9 @@ def test_one_voted_run_gives_the_last_and_longest_of_separate_fits(
         alone = Perceptron(hypothesis=h, **base).fit(X, y)
         np.testing.assert_array_equal(preds[h], alone.predict(X))
     longest = Perceptron(hypothesis="longest", **base).fit(X, y)
-    W, b = ms._replay(voted, "longest")
+    W, b = longest_survivor(
+        voted._voted.binary_arrays(voted._current_vote), voted._support_X,
+        voted.eta, voted.threshold_step_, voted.theta_init_, X.shape[1])
     np.testing.assert_array_equal(W, longest.coef_)  # bit for bit
     np.testing.assert_array_equal(b, longest.intercept_)
 
@@ -144,7 +147,7 @@ def test_averaged_is_the_vote_weighted_average_of_the_hypotheses():
     for j, (s, a) in enumerate(zip(support, sign)):
         w, theta = w + a * est._support_X[s], theta - a
         acc_w, acc_t = acc_w + votes[j + 1] * w, acc_t + votes[j + 1] * theta
-    W, b = ms._replay(est, "averaged")
+    W, b = ms._vote_weighted_average(est)
     np.testing.assert_allclose(W[0], acc_w / votes.sum())
     np.testing.assert_allclose(b[0], -acc_t / votes.sum())
 

@@ -348,3 +348,38 @@ def test_partial_fit_with_a_subset_of_the_classes():
         np.testing.assert_array_equal(a.coef_, b.coef_)
     with pytest.raises(ValueError, match=r"labels \[3\]"):
         a.partial_fit(X[:5], np.array([0, 1, 3, 2, 0]))
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("params", [
+    {}, {"tau": 0.5, "lam": 0.5, "alpha_bound": 2, "max_iter": 4},
+    {"kernel": "rbf"}, {"multiclass": "prototype"}])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_a_voted_fit_predicts_with_the_other_hypotheses_of_its_run(
+        sparse, params, n_classes):
+    """K&W Sec. 3.2: last, longest and voted from one run. Each derived
+    hypothesis has the bits of a separate fit with that hypothesis."""
+    X, y = make_classification(240, 8, n_informative=5, n_classes=n_classes,
+                               flip_y=0.1, random_state=n_classes)
+    X = sp.csr_matrix(X) if sparse else X
+    kw = {"max_iter": 3, "random_state": 1, **params}
+    voted = Perceptron(hypothesis="voted", **kw).fit(X, y)
+    np.testing.assert_array_equal(voted.predict(X, hypothesis="voted"),
+                                  voted.predict(X))
+    kept = ["last"] if ("kernel" in params or "multiclass" in params) \
+        else ["last", "longest"]
+    for h in kept:
+        alone = Perceptron(hypothesis=h, **kw).fit(X, y)
+        np.testing.assert_array_equal(
+            voted.decision_function(X, hypothesis=h),
+            alone.decision_function(X))
+        np.testing.assert_array_equal(voted.predict(X, hypothesis=h),
+                                      alone.predict(X))
+    for h in {"longest", "averaged"} - set(kept):
+        with pytest.raises(ValueError, match=f"fit with hypothesis='{h}'"):
+            voted.predict(X, hypothesis=h)
+    last = Perceptron(hypothesis="last", **kw).fit(X, y)
+    with pytest.raises(ValueError, match="only a voted fit"):
+        last.predict(X, hypothesis="longest")
+    with pytest.raises(ValueError, match="got 'best'"):
+        voted.predict(X, hypothesis="best")
