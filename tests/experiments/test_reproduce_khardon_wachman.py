@@ -155,8 +155,11 @@ def test_table7_on_a_fixed_split_with_inner_cv(tmp_path, monkeypatch):
             "B", fields)(X[:200], y[:200], X[200:], y[200:]))
     config = dataclasses.replace(TINY, artificial=(), table4=(),
                                  table6_artificial=(), table7=("usps",),
-                                 inner=2)
-    [study] = rk._studies(config)
+                                 table7_kernel=("usps",), inner=2)
+    study, kernel = rk._studies(config)
+    assert kernel.name == "usps (poly 4)"
+    assert (kernel.estimator.kernel, kernel.estimator.degree) == ("poly", 4)
+    assert [c.name for c in kernel.columns] == ["Nothing", "τ"]
     assert (study.estimator.eta, study.estimator.max_iter) == (0.1, 10)
     assert [c.name for c in study.columns] == list(rk.T7_COLS)
     assert list(study.splits())[:2] == ["test", "test/i0"]
@@ -167,5 +170,11 @@ def test_table7_on_a_fixed_split_with_inner_cv(tmp_path, monkeypatch):
                 if line.startswith("| usps | Last"))
     for paper in ("/ 87.4", "/ 90.7", "/ 90.3", "/ 90.2"):
         assert paper in last
+    poly = next(line for line in table7.splitlines()
+                if line.startswith("| usps (poly 4) | Last"))
+    assert "/ 92.9" in poly and "/ 93.6" in poly
+    assert poly.endswith("|  |  |  |")  # no λ columns
     assert "Table 7 (USPS, Adult, MNIST)" in md.split("## Findings")[0]
-    assert "Table 7 rows of adult, mnist" in md.split("## Not run")[1]
+    not_run = md.split("## Not run")[1]
+    assert "Table 7 rows of adult, mnist" in not_run
+    assert "kernel rows of mnist" in not_run
