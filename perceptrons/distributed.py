@@ -37,6 +37,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .persistence import model_state
 from .utils._param_validation import HasMethods, Interval, StrOptions
+from .utils.random import draw_order
 
 __all__ = ["ParameterMixing"]
 
@@ -121,12 +122,10 @@ def _shard_epoch(template, start, shard, rng, scratch, facts, derived):
     vars(est).update(copy.deepcopy(start))
     n = shard.X.shape[0]
     if template.shuffle:
-        # As fit's epoch_orders: one generator per shard, one permutation
-        # per epoch.
+        # As fit's epoch_orders: one generator per shard, one order per
+        # epoch.
         rng = check_random_state(copy.deepcopy(rng))
-        order = rng.permutation(n).astype(np.int64, copy=False)
-    else:
-        order = np.arange(n, dtype=np.int64)
+    order = draw_order(rng, n, template.shuffle)
     scratch = est._shard_pass(
         shard.call, shard.y, order, fitted_names=shard.fitted_names,
         classes=facts["classes"], mean_sq_norm=facts["mean_sq_norm"],

@@ -27,7 +27,7 @@ from .._loops._common import (
     label_codes,
     row_sq_norms,
 )
-from ..utils._param_validation import Interval
+from ..utils._param_validation import Interval, StrOptions
 from ..utils.random import epoch_orders
 from ..utils.validation import as_loop_arrays
 
@@ -169,7 +169,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints = {
         "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "shuffle": ["boolean"],
+        "shuffle": ["boolean", StrOptions({"blocks"})],
         "random_state": ["random_state"],
     }
 

@@ -21,6 +21,8 @@ epoch) -> n_updates_of_full_pass`` closed over the problem's state.
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ..utils.random import draw_order
+
 __all__ = ["epochs_until_converged", "problem_seeds", "problem_signs"]
 
 
@@ -77,8 +79,9 @@ def epochs_until_converged(run_epoch, schedule, max_iter, n_samples, shuffle,
     max_iter : int
         Most epochs in all.
     n_samples : int
-    shuffle : bool
-        Present each epoch in a fresh permutation drawn from ``rng``.
+    shuffle : bool or "blocks"
+        Present each epoch in a fresh order drawn from ``rng``
+        (:func:`~perceptrons.utils.random.draw_order`).
     rng : RandomState
 
     Returns
@@ -93,8 +96,8 @@ def epochs_until_converged(run_epoch, schedule, max_iter, n_samples, shuffle,
         while True:
             if epochs >= max_iter:
                 return epochs, False
-            order = (rng.permutation(n_samples).astype(np.int64) if shuffle
-                     else identity)
+            order = draw_order(rng, n_samples, shuffle) if shuffle \
+                else identity
             n_full = run_epoch(order, param, epochs)
             epochs += 1
             if n_full == 0:

@@ -65,8 +65,10 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
         call (switching to "averaged" later is refused).
     max_iter : int, default=10
         Passes over the training data in ``fit``.
-    shuffle : bool, default=True
+    shuffle : bool or "blocks", default=True
         Present the rows in a fresh random order each pass.
+        "blocks": a windowed shuffle for data larger than the cache
+        (:func:`~perceptrons.utils.random.draw_order`).
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling; the same seed gives the same model bit for bit.
     kernel : {None, "linear", "poly", "rbf"}, default=None

@@ -73,10 +73,12 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
         result).
     max_iter : int, default=1
         Passes over the data (the paper's OCR runs make one).
-    shuffle : bool, default=True
+    shuffle : bool or "blocks", default=True
         Present each pass in a fresh random order (one order for all
         one-vs-rest problems). The paper's runs use the file order
         (``shuffle=False``).
+        "blocks": a windowed shuffle for data larger than the cache
+        (:func:`~perceptrons.utils.random.draw_order`).
     random_state : int, RandomState instance or None, default=None
         Seeds the orders.
 

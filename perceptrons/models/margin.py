@@ -544,8 +544,10 @@ class PDM(_MarginPerceptron):
         passes between them are not counted). On reaching it without
         convergence a :class:`~sklearn.exceptions.ConvergenceWarning` is
         issued and the last a is kept.
-    shuffle : bool, default=True
+    shuffle : bool or "blocks", default=True
         Present every full epoch in a fresh random permutation (Sec. 4).
+        "blocks": a windowed shuffle for data larger than the cache
+        (:func:`~perceptrons.utils.random.draw_order`).
     random_state : int, RandomState instance or None, default=None
         Seeds the permutations (one seed per one-vs-rest problem).
 
@@ -714,8 +716,10 @@ class PFM(_MarginPerceptron):
         model when kept), as scikit-learn's ``store_covariance``.
     max_iter : int, default=1000
         Most full epochs; see :class:`PDM`.
-    shuffle : bool, default=True
+    shuffle : bool or "blocks", default=True
         A fresh random permutation for every full epoch.
+        "blocks": a windowed shuffle for data larger than the cache
+        (:func:`~perceptrons.utils.random.draw_order`).
     random_state : int, RandomState instance or None, default=None
         Seeds the permutations (one seed per one-vs-rest problem).
 

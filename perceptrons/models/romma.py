@@ -58,8 +58,10 @@ class ROMMA(_MarginPerceptron):
         Keep ``support_`` and ``dual_coef_`` (sized by the training set).
     max_iter : int, default=1000
         Most full epochs; on reaching it a ConvergenceWarning is issued.
-    shuffle : bool, default=True
+    shuffle : bool or "blocks", default=True
         A fresh random permutation for every full epoch.
+        "blocks": a windowed shuffle for data larger than the cache
+        (:func:`~perceptrons.utils.random.draw_order`).
     random_state : int, RandomState instance or None, default=None
         Seeds the permutations (one seed per one-vs-rest problem).
 

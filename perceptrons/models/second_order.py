@@ -62,8 +62,10 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
         MB of kernel rows kept between passes (dual form).
     max_iter : int, default=1
         Passes over the data.
-    shuffle : bool, default=True
+    shuffle : bool or "blocks", default=True
         A fresh random order for each pass.
+        "blocks": a windowed shuffle for data larger than the cache
+        (:func:`~perceptrons.utils.random.draw_order`).
     random_state : int, RandomState instance or None, default=None
 
     Attributes
