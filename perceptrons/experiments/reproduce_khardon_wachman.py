@@ -540,8 +540,8 @@ def _within_2(ours, paper, points=2.0):
 
 def _miss(misses, table, where, ours, paper, ok):
     """Keep a disagreeing cell for the report's disagreement section."""
-    if ok is False:
-        misses.append((table, where, ours, paper))
+    if ok is not None and not ok:  # numpy's False is not `False`
+        misses.append((table, where, float(ours), paper))
 
 
 def _table3(config, cells, misses):

@@ -181,6 +181,14 @@ def test_table7_on_a_fixed_split_with_inner_cv(tmp_path, monkeypatch):
     assert poly.endswith("|  |  |  |")  # no λ columns
     assert "Table 7 (USPS, Adult, MNIST)" in md.split("## Findings")[0]
     table3 = md.split("## Table 3")[1].split("\n## ")[0]
+    # the disagreement section counts the cells the tables mark
+    where = md.split("## Where we disagree")[1].split("\n## ")[0]
+    for table, text in (("Table 3", table3), ("Table 7", table7)):
+        marked = sum(line.count("✗") for line in text.splitlines()
+                     if line.startswith("|"))
+        line = next(x for x in where.splitlines() if f"**{table}**" in x)
+        assert (f"{marked} of " in line) if marked else \
+            ("no cell disagrees" in line)
     usps3 = next(line for line in table3.splitlines()
                  if line.startswith("| usps | Last"))
     assert "/ 91.5" in usps3 and "/ 92.8" in usps3
