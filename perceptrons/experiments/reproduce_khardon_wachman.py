@@ -500,10 +500,14 @@ def _search(res):
 
 def _search_cells(config, results):
     """{(dataset, hyp): {column: ours %}} for Tables 3 and 4."""
-    cols = paper_columns("search")
     out = {}
     for name, res in results.items():
         sr = _search(res)
+        # The search columns over the parameters this study has (MNIST and
+        # Adult: no α), so that their cells match the study's.
+        params = tuple(p for p in INACTIVE if any(
+            p in cell for cell in sr.cv_results_["params"]))
+        cols = paper_columns("search", params) if params else []
         for h in sr.hypotheses:
             for c in cols:
                 if any(c.name == sc.name for sc in sr.columns) or \
