@@ -26,8 +26,13 @@ def draw_order(rng, n_samples, shuffle):
         a random row of a matrix larger than the cache costs a trip to
         memory, and a window's rows sit in 16 runs of consecutive memory
         (the hardware and the loops' prefetching keep up); on a9a stacked
-        150 times a shuffled epoch costs 1.6× an in-order one against 3.9×
-        with a full permutation (``benchmarks/bench_at_scale.py``).
+        150 times a shuffled epoch costs 1.7× an in-order one against 3.8×
+        with a full permutation (``benchmarks/bench_at_scale.py``). The
+        price is randomness at the scale of a window: the averaged
+        hypothesis loses nothing measurable (MNIST 89.48 → 89.44 %, a9a
+        85.02 → 85.01 %, 5 seeds), but on rows sorted by label the last
+        hypothesis sees the classes of the final windows only (MNIST sorted
+        by label, last hypothesis: 84.4 → 68.2 %).
 
     Returns
     -------
