@@ -28,7 +28,8 @@ TOY = rh.OcrSpec("USPS", "toy digits", gammas=(GAMMA,), degrees=(2,),
 TINY = dataclasses.replace(
     rh.QUICK, ocr=(TOY,), ho_c=(0.4,), n_folds=3, art_seeds=(0,),
     art_epochs=2, art_n_train=150, art_n_test=100, ps=(2, 4), cs=(0.0, 0.4),
-    lymphoma_splits=2, lymphoma_block=1, lymphoma_a=(1.0,))
+    lymphoma_splits=2, lymphoma_block=1, lymphoma_a=(1.0,),
+    readings=("shuffled", "unnormalised"), reading_seeds=(4,))
 
 
 def _lymphoma_available():
@@ -156,6 +157,75 @@ def test_report_shows_the_numbers(tiny):
     assert f"{100 * fo['test_best']['test_error']:.2f}" in md
     assert "| FO | γ=0.5, FO |" in md
     assert "1385" in md and "6.53" in md  # the paper's USPS Gaussian FO
+
+
+def test_other_readings_are_their_own_fits(tiny):
+    """Each reading row is the best over its grid of direct fits with that
+    reading's one change; the Table 3 reading's row equals Table 3's."""
+    _, res = tiny
+    rows = res["summary"]["table3"]["readings"]
+    by = {(r["reading"], r["kernel_name"]): r["cells"] for r in rows}
+    assert set(by) == {("table3", "rbf"), ("table3", "poly"),
+                       ("unit margins", "rbf"), ("unit margins", "poly"),
+                       ("shuffled", "rbf"), ("unnormalised", "poly")}
+    table3 = {(r["kernel_name"], r["algorithm"]): r["test_best"]
+              for r in res["summary"]["table3"]["rows"]}
+    for (kname, algo), best in table3.items():
+        assert by[("table3", kname)][algo]["error"] == best["test_error"]
+    Xtr, ytr, Xte, yte = _digits()
+    kernel = {"kernel": "rbf", "gamma": GAMMA}
+    est = rh.make_estimator({"algorithm": "FO"}, kernel, shuffle_seed=4)
+    est.fit(Xtr, ytr)
+    shuffled = by[("shuffled", "rbf")]["FO"]
+    assert shuffled["train"] == rh.corrections(est)
+    assert shuffled["error"] == pytest.approx(np.mean(est.predict(Xte)
+                                                      != yte))
+    in_order = rh.make_estimator({"algorithm": "FO"}, kernel).fit(Xtr, ytr)
+    assert rh.corrections(in_order) != rh.corrections(est)
+    poly = {**rh.POLY, "degree": 2}
+    raw = rh.make_estimator({"algorithm": "SO", "a": 1.0}, poly,
+                            normalize=False).fit(Xtr, ytr)
+    assert not raw.normalize
+    assert by[("unnormalised", "poly")]["SO"]["train"] == rh.corrections(raw)
+    md = res["markdown"]
+    assert "### Other readings of the paper" in md
+    assert "random order (seed 4)" in md and "kernel not normalised" in md
+
+
+def test_unit_margin_combination():
+    """‖w_j‖ in feature space from the dual coefficients equals the primal
+    norm for the linear kernel; equal norms leave the prediction alone."""
+    Xtr, ytr, Xte, yte = _digits()
+    dual = rh.make_estimator({"algorithm": "HO", "c": 0.4},
+                             {"kernel": "linear"}, normalize=False)
+    dual.fit(Xtr, ytr)
+    w = dual.dual_coef_ @ dual.support_vectors_
+    np.testing.assert_allclose(rh.weight_norms(dual),
+                               np.linalg.norm(w, axis=1), rtol=1e-10)
+    scores = (Xte @ w.T) / np.linalg.norm(w, axis=1)
+    expected = np.mean(dual.classes_[np.argmax(scores, axis=1)] != yte)
+    assert rh.unit_margin_error(dual, Xte, yte) == pytest.approx(expected)
+    same = rh.make_estimator({"algorithm": "FO"}, {"kernel": "linear"},
+                             normalize=False).fit(Xtr, ytr)
+    same.dual_coef_ = same.dual_coef_ / rh.weight_norms(same)[:, None]
+    assert rh.unit_margin_error(same, Xte, yte) == pytest.approx(
+        np.mean(same.predict(Xte) != yte))
+
+
+def test_smoothed_reading():
+    from scipy.ndimage import gaussian_filter
+
+    rng = np.random.RandomState(0)
+    X = rng.rand(5, 16)
+    out = rh._smoothed(X)
+    for i in range(5):
+        np.testing.assert_allclose(
+            out[i], gaussian_filter(X[i].reshape(4, 4), rh.SMOOTH_SIGMA,
+                                    mode="constant").ravel())
+    with pytest.raises(ValueError, match="not square images"):
+        rh._smoothed(rng.rand(3, 6))
+    with pytest.raises(ValueError, match="unknown reading 'sorted'"):
+        rh._reading_variants(dataclasses.replace(TINY, readings=("sorted",)))
 
 
 @pytest.mark.skipif(not _lymphoma_available(), reason="no Lymphoma file")
