@@ -157,6 +157,15 @@ def test_report_shows_the_numbers(tiny):
     assert f"{100 * fo['test_best']['test_error']:.2f}" in md
     assert "| FO | γ=0.5, FO |" in md
     assert "1385" in md and "6.53" in md  # the paper's USPS Gaussian FO
+    # The user guide includes the report between these headings, run or not.
+    headings = ["## Table 3: OCR, one epoch, one-vs-rest", "### USPS",
+                "### MNIST", "### Other readings of the paper (USPS, best "
+                "setting on the test set)", "### Test error (%) over the "
+                "whole grid", "## Figure 2: artificial sparse sets"]
+    at = [md.index(h) for h in headings]
+    assert at == sorted(at)
+    mnist = md[md.index("### MNIST"):md.index("### Other readings")]
+    assert "**Not run in this configuration.**" in mnist
 
 
 def test_other_readings_are_their_own_fits(tiny):
