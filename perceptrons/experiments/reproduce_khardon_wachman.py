@@ -437,6 +437,14 @@ def _studies(config):
     return studies
 
 
+def _span(stamps):
+    """(first, last) of ISO timestamps, to the minute; None if empty."""
+    if not stamps:
+        return None
+    return tuple(t[:16].replace("T", " ") for t in (min(stamps),
+                                                     max(stamps)))
+
+
 def _executor(options):
     scheduler = getattr(options, "scheduler", None)
     if scheduler:
@@ -487,6 +495,8 @@ def run(options, config=None):
     timing = {"wall": wall, "tasks": len(records), "backend": kind,
               "workers": n_workers, "reused": len(reused),
               "reused_seconds": sum(r["seconds"] for r in reused),
+              "reused_span": _span([r["meta"]["created_utc"]
+                                    for r in reused]),
               "task_seconds": sum(r["seconds"] for r in records)}
     markdown, files = _write(config, studies, results, records, timing, out)
     return {"markdown": markdown, "files": [store.path, *files],
@@ -823,8 +833,12 @@ _WHY = {
     "Table 7": "one test split and one run per cell: the noise of the "
                "shuffled order and of the cell the inner CV picks is not "
                "averaged out, and K&W do not say how they prepared USPS and "
-               "MNIST (the scale of the pixels does not matter here: θ_Init "
-               "and τ are in units of the average ⟨x, x⟩).",
+               "MNIST (the scale of the pixels does not matter to the "
+               "linear rows: θ_Init and τ are in units of the average "
+               "⟨x, x⟩; it does to the kernel rows, as (⟨x, z⟩ + 1)⁴ "
+               "weighs the 1 against ⟨x, z⟩: we use the files' values, "
+               "MNIST 0–255 and USPS in [0, 1], where the kernel is "
+               "nearly ⟨x, z⟩⁴ on MNIST).",
 }
 
 
@@ -957,7 +971,10 @@ def _write(config, studies, results, records, timing, out):
         f"{timing['task_seconds']:.1f} s of task time"
         + (f"; {timing['reused']} of the tasks ({timing['reused_seconds']:.1f}"
            " s of task time) were kept from an earlier run of the same "
-           "version (--resume), the wall time is this run's."
+           "version (--resume), the wall time is this run's"
+           + (f"; the kept records were written from {timing['reused_span'][0]}"
+              f" to {timing['reused_span'][1]} UTC"
+              if timing.get("reused_span") else "") + "."
            if timing.get("reused") else "."), "",
         "## Agreement with the paper", "",
         *report.table(["table", "criterion", "agree"], [
