@@ -216,8 +216,8 @@ class OcrSpec:
 
 USPS = OcrSpec("USPS", "usps", gammas=(0.01, 0.02, 0.04, 0.08, 0.16),
                degrees=(2, 3, 4, 5, 6))
-MNIST = OcrSpec("MNIST", "mnist", gammas=(0.01, 0.02, 0.04),
-                degrees=(3, 4, 5), so_a=(0.3, 1.0, 3.0), scale=255.0)
+MNIST = OcrSpec("MNIST", "mnist", gammas=(0.01, 0.02, 0.04, 0.08),
+                degrees=(3, 4, 5, 6), so_a=(0.3, 1.0, 3.0), scale=255.0)
 
 
 @dataclass(frozen=True)
