@@ -363,16 +363,16 @@ def weight_norms(est):
     return np.sqrt(np.maximum(sq, 0.0))
 
 
-def unit_margin_error(est, X, y):
+def unit_margin_error(est, scores, y):
     """Test error when one-vs-rest picks the largest margin *per unit of
     weight norm*, ``f_j(x) / ‖w_j‖``, instead of the largest raw margin (a
-    reading of "one-versus-rest" the paper leaves open)."""
-    scores = np.atleast_2d(est.decision_function(X).T).T
-    if scores.ndim == 1 or scores.shape[1] == 1:
-        return _error(est, X, y)
+    reading of "one-versus-rest" the paper leaves open).
+
+    ``scores`` is ``est.decision_function(X)``, computed once for both
+    readings; with two classes the positive scale leaves the sign alone."""
     norms = weight_norms(est)
-    scores = scores / np.where(norms > 0, norms, 1.0)
-    return float(np.mean(est.classes_[np.argmax(scores, axis=1)] != y))
+    return float(np.mean(est._labels(scores / np.where(norms > 0, norms, 1.0))
+                         != y))
 
 
 def _smoothed(X, sigma=SMOOTH_SIGMA):
@@ -524,9 +524,10 @@ def ocr_worker(task):
             warnings.simplefilter("ignore")
             est.fit(Xtr, ytr)
         fit_seconds = time.perf_counter() - start
-        err = _error(est, Xte, yte)
-        # The OvR-combination reading costs one more Gram block per fit.
-        unit = (unit_margin_error(est, Xte, yte)
+        scores = est.decision_function(Xte)
+        err = float(np.mean(est._labels(scores) != yte))  # = predict's
+        # The OvR-combination reading adds only the support's Gram matrix.
+        unit = (unit_margin_error(est, scores, yte)
                 if task.fold is None and reading is None else None)
     except Exception as exc:  # noqa: BLE001 - recorded
         return _failed(task, exc)
@@ -857,23 +858,23 @@ def _ocr_grid(records):
             "train_corrections": test.get("corrections"),
             "matrix_updates": test.get("matrix_updates"),
             "test_error": test.get("error"),
+            "unit_margin_error": test.get("unit_margin_error"),
             "fit_seconds": test.get("fit_seconds"),
             "errors": g["errors"]})
     return rows
 
 
 def _best_cells(rows, key):
-    """Per Table 3 column: the row with the lowest ``key`` (ties to fewer
-    corrections), as {"setting", "error", "train", "matrix_updates"}."""
+    """Per Table 3 column, the grid row :func:`_pick` chooses by ``key``,
+    as {"setting", "error", "train", "matrix_updates"}."""
     cells = {}
     for algo in TABLE3_ALGORITHMS:
-        mine = [r for r in rows if r["algorithm"] == algo
-                and r.get(key) is not None]
-        if mine:
-            best = min(mine, key=lambda r: (r[key], r["train"]))
+        best = _pick([r for r in rows if r["algorithm"] == algo], key)
+        if best is not None:
             cells[algo] = {"setting": f"{best['kernel_setting']}, "
                                       f"{best['setting']}",
-                           "error": best[key], "train": best["train"],
+                           "error": best[key],
+                           "train": best["train_corrections"],
                            "matrix_updates": best["matrix_updates"]}
     return cells
 
@@ -881,28 +882,17 @@ def _best_cells(rows, key):
 def _readings_table(records, grid):
     """USPS under each reading: the best test setting per column.
 
-    Rows: the reading of Table 3 (file order, raw margins), the unit-norm
-    OvR combination of the same fits, and each other-reading run."""
-    def row_of(ds, p, res):
-        return {"dataset": ds, "kernel_name": p["kernel_name"],
-                "kernel_setting": _kernel_label(p["kernel"]),
-                "setting": _spec_label(p["spec"]),
-                "algorithm": _column(p["spec"]),
-                "train": res["corrections"],
-                "matrix_updates": res["matrix_updates"],
-                "error": res["error"],
-                "unit_margin_error": res.get("unit_margin_error")}
-    base = [row_of(r["task"]["dataset"], r["task"]["params"], r["result"])
-            for r in _records(records, "ocr")
-            if r["status"] == "ok" and r["task"]["fold"] is None
-            and r["task"]["dataset"] == "USPS"]
+    Rows: the reading of Table 3 (file order, raw margins, from ``grid``),
+    the unit-norm OvR combination of the same fits, and each other-reading
+    run (its records as rows of the grid's fields)."""
     out = []
     for kname in ("rbf", "poly"):
-        rows = [r for r in base if r["kernel_name"] == kname]
+        rows = [r for r in grid if r["dataset"] == "USPS"
+                and r["kernel_name"] == kname]
         if rows:
             out.append({"reading": "table3", "label": "file order, largest "
                         "raw margin (Table 3)", "kernel_name": kname,
-                        "cells": _best_cells(rows, "error")})
+                        "cells": _best_cells(rows, "test_error")})
             if any(r["unit_margin_error"] is not None for r in rows):
                 out.append({"reading": "unit margins", "label": "file order, "
                             "largest margin / ‖w_j‖", "kernel_name": kname,
@@ -911,17 +901,21 @@ def _readings_table(records, grid):
     for r in _records(records, "reading"):
         if r["status"] != "ok":
             continue
-        p = r["task"]["params"]
-        seed = p.get("shuffle_seed")
-        key = (p["reading"], seed, p["kernel_name"])
-        groups.setdefault(key, []).append(
-            row_of(r["task"]["dataset"], p, r["result"]))
+        p, res = r["task"]["params"], r["result"]
+        key = (p["reading"], p.get("shuffle_seed"), p["kernel_name"])
+        groups.setdefault(key, []).append({
+            "kernel_setting": _kernel_label(p["kernel"]),
+            "setting": _spec_label(p["spec"]),
+            "algorithm": _column(p["spec"]),
+            "train_corrections": res["corrections"],
+            "matrix_updates": res["matrix_updates"],
+            "test_error": res["error"]})
     for (name, seed, kname), rows in groups.items():
         label = {"shuffled": f"random order (seed {seed})",
                  "smoothed": f"smoothed images (σ = {SMOOTH_SIGMA:g})",
                  "unnormalised": "kernel not normalised"}[name]
         out.append({"reading": name, "label": label, "kernel_name": kname,
-                    "cells": _best_cells(rows, "error")})
+                    "cells": _best_cells(rows, "test_error")})
     return out
 
 

@@ -213,11 +213,11 @@ def test_unit_margin_combination():
                                np.linalg.norm(w, axis=1), rtol=1e-10)
     scores = (Xte @ w.T) / np.linalg.norm(w, axis=1)
     expected = np.mean(dual.classes_[np.argmax(scores, axis=1)] != yte)
-    assert rh.unit_margin_error(dual, Xte, yte) == pytest.approx(expected)
+    assert rh.unit_margin_error(dual, dual.decision_function(Xte), yte) == pytest.approx(expected)
     same = rh.make_estimator({"algorithm": "FO"}, {"kernel": "linear"},
                              normalize=False).fit(Xtr, ytr)
     same.dual_coef_ = same.dual_coef_ / rh.weight_norms(same)[:, None]
-    assert rh.unit_margin_error(same, Xte, yte) == pytest.approx(
+    assert rh.unit_margin_error(same, same.decision_function(Xte), yte) == pytest.approx(
         np.mean(same.predict(Xte) != yte))
 
 
