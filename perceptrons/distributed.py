@@ -35,17 +35,10 @@ from sklearn.base import (BaseEstimator, ClassifierMixin, MetaEstimatorMixin,
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .persistence import model_state
 from .utils._param_validation import HasMethods, Interval, StrOptions
 from .utils.random import draw_order
 
 __all__ = ["ParameterMixing"]
-
-#: Attributes recomputed from the others at the end of every pass: never
-#: sent to the shards, and back from them only with one shard (whose state
-#: is the model as it stands).
-_DERIVED = ("coef_", "intercept_")
-
 
 class _Shard:
     """One shard's rows and a name for messages (a file path or a number)."""
@@ -85,11 +78,10 @@ def _prepare_shard(template, shard):
         raise ValueError(f"shard {shard.name}: {exc}") from None
     prepared = _Shard(X, y, shard.name)
     prepared.zero_based = getattr(shard, "zero_based", None)
+    # What validation read of the input: given to the estimator on the
+    # first epoch.
+    call.feature_names_in = getattr(est, "feature_names_in_", None)
     prepared.call = call
-    # What validation sets on the estimator: given to it on the first epoch.
-    prepared.fitted_names = {name: getattr(est, name) for name in
-                             ("n_features_in_", "feature_names_in_")
-                             if hasattr(est, name)}
     return prepared
 
 
@@ -102,7 +94,7 @@ def _shard_facts(shard):
             "labels": np.unique(shard.y), "zero_based": shard.zero_based}
 
 
-def _shard_epoch(template, start, shard, rng, scratch, facts, derived):
+def _shard_epoch(template, start, shard, rng, scratch, facts):
     """One epoch of one shard: the estimator's pass from the mixed state.
 
     A pure function: its inputs are copied before the loop mutates them,
@@ -110,16 +102,18 @@ def _shard_epoch(template, start, shard, rng, scratch, facts, derived):
 
     Returns
     -------
-    state : dict
-        The estimator's declared state after the pass; without the
-        attributes derived from the rest unless ``derived``.
+    state : State
+        The estimator's state after the pass
+        (:mod:`perceptrons.models._state`).
     rng : numpy.random.RandomState or None
         The shard's generator of row orders, advanced by one epoch.
     scratch : dict
         The per-example scratch for this shard's next epoch.
     """
     est = clone(template)
-    vars(est).update(copy.deepcopy(start))
+    if start is not None:
+        # The mixed state, validated where it was mixed.
+        est._adopt_state(copy.deepcopy(start))
     n = shard.X.shape[0]
     if template.shuffle:
         # As fit's epoch_orders: one generator per shard, one order per
@@ -127,13 +121,9 @@ def _shard_epoch(template, start, shard, rng, scratch, facts, derived):
         rng = check_random_state(copy.deepcopy(rng))
     order = draw_order(rng, n, template.shuffle)
     scratch = est._shard_pass(
-        shard.call, shard.y, order, fitted_names=shard.fitted_names,
-        classes=facts["classes"], mean_sq_norm=facts["mean_sq_norm"],
-        carry=copy.deepcopy(scratch))
-    state = model_state(est)
-    if not derived:
-        state = {k: v for k, v in state.items() if k not in _DERIVED}
-    return state, rng, scratch
+        shard.call, shard.y, order, classes=facts["classes"],
+        mean_sq_norm=facts["mean_sq_norm"], carry=copy.deepcopy(scratch))
+    return est.state_, rng, scratch
 
 
 def _shard_seeds(random_state, n_shards):
@@ -464,13 +454,12 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         n_shards = len(shards)
         rngs = _shard_seeds(template.random_state, n_shards)
         scratch = [{} for _ in range(n_shards)]
-        start = {}
+        start = None
         model = clone(template)
         updates, mistakes, weights = [], [], []
         for _ in range(max_iter):
             results = [runner.submit(_shard_epoch, template, start, shard,
-                                     rngs[i], scratch[i], facts,
-                                     n_shards == 1)
+                                     rngs[i], scratch[i], facts)
                        for i, shard in enumerate(shards)]
             # Only the model and the generators come back; the per-example
             # scratch stays with its shard.
@@ -479,17 +468,15 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             states, rngs = back[0::2], back[1::2]
             scratch = [runner.part(r, 2) for r in results]
             shard_updates = np.array(
-                [int(s["updates_per_epoch_"][-1]) for s in states])
-            mistakes.append([int(s["mistakes_per_epoch_"][-1])
-                             for s in states])
+                [int(s.updates_per_epoch[-1]) for s in states])
+            mistakes.append([int(s.mistakes_per_epoch[-1]) for s in states])
             mu = self._mixing_weights(shard_updates)
             if n_shards == 1:
                 # Σ μ w = w: the shard's state is the model, bit for bit.
-                vars(model).update(states[0])
+                model._set_state(states[0])
             else:
                 model._mix_states(start, states, mu)
-            start = {k: v for k, v in model_state(model).items()
-                     if k not in _DERIVED}
+            start = model.state_
             updates.append(shard_updates)
             weights.append(mu)
         self.estimator_ = model

@@ -29,6 +29,9 @@ perceptron's shuffled epochs) call :func:`prefetch_rows` (or
 a few steps on, which changes no result (see its docstring).
 """
 
+import functools
+import inspect
+
 import numpy as np
 from llvmlite import ir
 from numba import config, njit, types
@@ -36,6 +39,35 @@ from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
 FASTMATH = {"reassoc", "contract"}
+
+
+def specialised(choose):
+    """Decorator: a helper whose implementation is picked by the types of its
+    arguments, once, when the loop calling it is compiled.
+
+    ``choose(*args)`` returns the implementation (a plain Python function
+    with the helper's parameter names) for the helper's arguments. numba
+    calls it with the arguments' types while it compiles a loop and inlines
+    what it returns (``@overload`` with ``inline="always"``), so each loop
+    is compiled once per layout or storage from one source, with no run-time
+    branch; under ``NUMBA_DISABLE_JIT=1`` the helper calls it with the
+    values themselves and runs what it returns. ``choose`` must therefore
+    answer for both (``X_data.ndim`` is 2 for a dense matrix and for its
+    numba type alike). The decorated function supplies the name, the
+    parameters and the docstring.
+    """
+    def decorate(generic):
+        args = ", ".join(inspect.signature(generic).parameters)
+        namespace = {"choose": choose}
+        # The overload's typing function must have the helper's own
+        # parameter names, hence the generated source.
+        exec(f"def helper({args}):\n    return choose({args})({args})\n"
+             f"def typer({args}):\n    return choose({args})\n", namespace)
+        helper = functools.update_wrapper(namespace["helper"], generic)
+        overload(helper, inline="always")(namespace["typer"])
+        return helper
+
+    return decorate
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -59,6 +91,8 @@ def _csr_row_dot(w, X_data, X_indices, X_indptr, i):
     return s
 
 
+@specialised(lambda w, X_data, X_indices, X_indptr, i:
+             _dense_row_dot if X_data.ndim == 2 else _csr_row_dot)
 def row_dot(w, X_data, X_indices, X_indptr, i):
     """Inner product ``<w, x_i>``.
 
@@ -75,14 +109,6 @@ def row_dot(w, X_data, X_indices, X_indptr, i):
     -------
     float
     """
-    if X_data.ndim == 2:
-        return _dense_row_dot(w, X_data, X_indices, X_indptr, i)
-    return _csr_row_dot(w, X_data, X_indices, X_indptr, i)
-
-
-@overload(row_dot, inline="always")
-def _row_dot_overload(w, X_data, X_indices, X_indptr, i):
-    return _dense_row_dot if X_data.ndim == 2 else _csr_row_dot
 
 
 # ------------------------------------------------------------------ row axpy
@@ -97,17 +123,10 @@ def _csr_row_axpy(w, a, X_data, X_indices, X_indptr, i):
         w[X_indices[p]] += a * X_data[p]
 
 
+@specialised(lambda w, a, X_data, X_indices, X_indptr, i:
+             _dense_row_axpy if X_data.ndim == 2 else _csr_row_axpy)
 def row_axpy(w, a, X_data, X_indices, X_indptr, i):
     """In place ``w += a * x_i``, in O(nnz(x_i)) for CSR rows."""
-    if X_data.ndim == 2:
-        _dense_row_axpy(w, a, X_data, X_indices, X_indptr, i)
-    else:
-        _csr_row_axpy(w, a, X_data, X_indices, X_indptr, i)
-
-
-@overload(row_axpy, inline="always")
-def _row_axpy_overload(w, a, X_data, X_indices, X_indptr, i):
-    return _dense_row_axpy if X_data.ndim == 2 else _csr_row_axpy
 
 
 # ------------------------------------------------------------------ row norms
@@ -143,6 +162,8 @@ def _sum_lanes(lanes):
             + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7])))
 
 
+@specialised(lambda X_data, X_indices, X_indptr, i, lanes:
+             _dense_row_sq_norm if X_data.ndim == 2 else _csr_row_sq_norm)
 def row_sq_norm(X_data, X_indices, X_indptr, i, lanes):
     """``<x_i, x_i>``, the same bits for a dense row and its CSR twin.
 
@@ -164,14 +185,6 @@ def row_sq_norm(X_data, X_indices, X_indptr, i, lanes):
     -------
     float
     """
-    if X_data.ndim == 2:
-        return _dense_row_sq_norm(X_data, X_indices, X_indptr, i, lanes)
-    return _csr_row_sq_norm(X_data, X_indices, X_indptr, i, lanes)
-
-
-@overload(row_sq_norm, inline="always")
-def _row_sq_norm_overload(X_data, X_indices, X_indptr, i, lanes):
-    return _dense_row_sq_norm if X_data.ndim == 2 else _csr_row_sq_norm
 
 
 @njit(cache=True)

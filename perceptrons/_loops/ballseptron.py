@@ -1,6 +1,9 @@
 r"""The Ballseptron of Shalev-Shwartz & Singer (2005), one pass per call.
 
-Two loops, one per update rule (STYLE habit 1):
+Two loops, one per update rule (STYLE habit 1), each for either storage of
+the weights (:mod:`perceptrons._loops.storage`: weight vectors, or
+coefficients over a support set with a Mercer kernel, the remark after
+Figure 2 of the paper):
 
 * :func:`ballseptron_epoch`: the binary algorithm of Figure 2. A mistake
   (``y w·x <= 0``) adds ``y x``; a margin error
@@ -12,59 +15,67 @@ Two loops, one per update rule (STYLE habit 1):
 
 Binary cost. ``w`` is stored as ``scale · v`` (scikit-learn's
 ``WeightVector.wscale``), so the margin-error shrink ``w ← c w`` is the O(1)
-``scale ← c · scale`` and the whole step is O(nnz(x)); ``‖w‖²`` is kept up to
-date in O(1) from ``‖c w + y x‖² = c²‖w‖² + 2 c y (w·x) + ‖x‖²``, with
-``w·x`` already known from the prediction. ``v`` is multiplied out (O(d))
-when ``|scale|`` leaves ``[1e-9, 1e9]`` or becomes 0 (``‖w‖ = r`` exactly),
-and at the end of every pass, so the caller always sees ``scale = 1``.
-``‖w‖²`` is recomputed from ``v`` (O(d)) at the start of every pass and
-whenever the incremental formula cancels (the result below 1% of its
-positive terms), so its relative error stays near machine precision.
-With ``r = 0`` no margin error can happen, ``scale`` stays exactly 1 and the
-arithmetic is the Perceptron's, bit for bit.
+``scale ← c · scale`` and the whole step costs what adding ``y x`` costs:
+O(nnz(x)) in the primal form, O(1) beyond the step's kernel row in the dual.
+``‖w‖²`` is kept up to date in O(1) from
+``‖c w + y x‖² = c²‖w‖² + 2 c y (w·x) + ‖x‖²`` (``k(x, x)`` in the dual
+form), with ``w·x`` already known from the prediction. ``v`` is multiplied
+out (O(d), or O(m) coefficients) when ``|scale|`` leaves ``[1e-9, 1e9]`` or
+becomes 0 (``‖w‖ = r`` exactly), and at the end of every pass, so the caller
+always sees ``scale = 1``. ``‖w‖²`` is recomputed exactly at the start of a
+pass (``exact_start``) and whenever the incremental formula cancels (the
+result below 1% of its positive terms), so its relative error stays near
+machine precision. With ``r = 0`` no margin error can happen, ``scale`` stays
+exactly 1 and the arithmetic is the Perceptron's, bit for bit.
 
-Multiclass cost. Scores are O(K nnz(x)) and a mistake's update O(nnz(x)).
-The margin test needs ``‖w^ỹ - w^y‖``: the loop keeps the Gram matrix
-``G = W Wᵀ`` (recomputed exactly, O(K² d), at the start of each pass and
-updated in O(K) per update from the scores), and reads
-``‖w^ỹ - w^y‖² = G_ỹỹ + G_yy - 2 G_yỹ`` as a *filter only*: a step is
-certainly not a margin error when ``gap² > r² (that + 1e-8 (G_yy + G_ỹỹ))``.
-Otherwise the norm is computed exactly from the two prototypes, O(d), and
-the margin-error update, which moves both prototypes along
-``w^ỹ - w^y`` (dense whatever x is), is O(d) as well. So steps are
-O(K nnz(x)), except margin errors (and the rare candidates within the filter's
-slack), which are O(d + K nnz(x)); for dense input that is no extra cost.
+Multiclass cost. Scores are O(K nnz(x)) (one kernel row in the dual form)
+and a mistake's update O(nnz(x)). The margin test needs ``‖w^ỹ - w^y‖``: the
+loop keeps the Gram matrix ``G = W Wᵀ`` (recomputed exactly at the start of a
+pass and updated in O(K) per update from the scores), and reads
+``‖w^ỹ - w^y‖² = G_ỹỹ + G_yy - 2 G_yỹ`` as a filter: a step is certainly not a
+margin error when ``gap² > r² (that + 1e-8 (G_yy + G_ỹỹ))``. Otherwise the
+norm is computed exactly (:func:`difference_sq`: from the two prototypes,
+O(d), in the primal form; from G, recomputed when the difference falls below
+1% of ``G_yy + G_ỹỹ``, in the dual form), and the margin-error update, which
+moves both prototypes along ``w^ỹ - w^y``, costs O(d) (O(m) coefficients).
 Measured on random CSR data (20 000 rows, d = 10⁵, 50 nonzeros per row,
 5 passes; best of 3 on a loaded 2-core machine): 5 classes take 0.10 s at
 r = 0 and 1.8-3.8 s at r = 0.5-0.1, where 25-55% of the steps are margin
 errors; the binary loop takes 0.02 s at r = 0 and 0.04-0.08 s at r > 0.
 
+In the dual form the exact ``‖w‖²`` (or G) costs one kernel row per support
+vector: ``‖w‖² = Σ_p coef[p] (w·φ(x_support[p]))``, O(m²) kernel values
+(:func:`support_gram`); the estimator skips it for a ``partial_fit`` call
+shorter than the support (a stream of single rows would otherwise cost
+O(m²) per row) and passes in the value the previous call left in ``G``.
+
 Averaged hypothesis (``averaged=True``). The loops also keep the sum of
-the weight vectors after every step, ``Σ_t w_t``, in ``w_sum`` (``W_sum``),
-without an O(d) step. Binary: within a pass the sum is ``w_sum + β v``
+the weight vectors after every step, ``Σ_t w_t``, in the store's ``summed``,
+without an O(d) step. Binary: within a pass the sum is ``summed + β v``
 with ``v`` the unscaled vector (``w = scale · v``); every step adds
 ``scale`` to β, and an update ``v += a x`` first takes ``β a x`` off
-``w_sum`` (O(nnz(x))). ``β v`` is folded into ``w_sum`` (O(d)) at the end of
+``summed`` (O(nnz(x))). ``β v`` is folded into ``summed`` (O(d)) at the end of
 the pass, before ``v`` is multiplied out or zeroed, and whenever ``|scale|``
 has moved by a factor ``_FOLD = 1e4`` since the last fold: between folds the
 terms ``β a x`` grow like ``1/scale`` while the sum does not, so the fold
 bounds the rounding of the sum to about ``1e4 eps`` relative. Folds never
 touch ``v`` or ``scale``, so the online run is bit for bit that of
-``averaged=False``. Multiclass: the sum is ``W_sum + step · W`` before a
+``averaged=False``. Multiclass: the sum is ``summed + step · W`` before a
 step (step counted within the pass, as the Perceptron's ``(t-1)·Δw``
 accumulator), so an update Δ of a prototype, sparse or dense, takes
-``step · Δ`` off ``W_sum`` at the cost of the update itself, and
+``step · Δ`` off ``summed`` at the cost of the update itself, and
 ``n_steps · W`` is folded in at the end of the pass.
 
-Why not a lazy form. The margin error maps the pair (w^y, w^ỹ) linearly,
-``w^y ← (1-c) w^y + c w^ỹ + x``, ``w^ỹ ← c w^y + (1-c) w^ỹ - x`` with
-``c = r/‖w^ỹ - w^y‖``, so ``W = A V`` with a K×K mixing matrix A (and its
-inverse, to add ±x to V in O(K nnz(x))) would make it O(K nnz(x) + K²).
-But each step multiplies A by a matrix of condition number ``1/|1 - 2c|``,
-singular at ``‖w^ỹ - w^y‖ = 2r``; scores ``A (V x)`` then lose digits, and
-A must be folded back into V (O(K² d)) whenever it degrades, which for r
-comparable to the prototype distances is every few margin errors: worse
-than the dense O(d) update, and the exact ‖w^ỹ - w^y‖ would cost O(K d).
+Why not a lazy form for prototypes. The margin error maps the pair
+(w^y, w^ỹ) linearly, ``w^y ← (1-c) w^y + c w^ỹ + x``,
+``w^ỹ ← c w^y + (1-c) w^ỹ - x`` with ``c = r/‖w^ỹ - w^y‖``, so ``W = A V``
+with a K×K mixing matrix A (and its inverse, to add ±x to V in
+O(K nnz(x))) would make it O(K nnz(x) + K²). But each step multiplies A by
+a matrix of condition number ``1/|1 - 2c|``, singular at
+``‖w^ỹ - w^y‖ = 2r``; scores ``A (V x)`` then lose digits, and A must be
+folded back into V (O(K² d)) whenever it degrades, which for r comparable to
+the prototype distances is every few margin errors: worse than the dense
+O(d) update, and the exact ‖w^ỹ - w^y‖ would cost O(K d).
 
 References
 ----------
@@ -75,141 +86,66 @@ algorithm. COLT 2005, LNCS 3559, pp. 264-278.
 import numpy as np
 from numba import njit
 
-from ._common import best_other, row_axpy, row_dot
+from ._common import FASTMATH, best_other, specialised
+from .storage import (
+    add_example,
+    add_example_sum,
+    add_pair,
+    add_pair_sum,
+    begin_pass,
+    by_storage,
+    n_columns,
+    raw_scores,
+    self_sq_norm,
+    storage_loop,
+)
+from .support import clear_kernel_block, support_scores
 
 __all__ = ["ballseptron_epoch", "ballseptron_prototype_epoch",
-           "prototype_gram_update"]
+           "prototype_gram_update", "support_gram"]
 
 # |scale| outside [_SCALE_MIN, _SCALE_MAX] is multiplied into v.
 _SCALE_MIN = 1e-9
 _SCALE_MAX = 1e9
-# ‖w‖² is recomputed when the incremental value falls below this fraction of
-# its positive terms (the relative error is then at most ~eps / fraction).
+# ‖w‖² (or a prototype distance) is recomputed when the incremental value
+# falls below this fraction of its positive terms (the relative error is
+# then at most ~eps / fraction).
 _CANCEL = 1e-2
 # Relative slack of the Gram-matrix filter of the multiclass margin test.
 _FILTER_SLACK = 1e-8
-# Averaged binary loop: the lazy sum is folded into w_sum when the scale has
-# moved by this factor since the last fold (bounds the rounding of the sum
-# to about eps · _FOLD, relative).
+# Averaged binary loop: the lazy sum is folded into summed when the scale
+# has moved by this factor since the last fold (bounds the rounding of the
+# sum to about eps · _FOLD, relative).
 _FOLD = 1e4
-# Placeholder for the running sums of the "last" hypothesis (never read).
-_NO_SUM = np.zeros(0)
-_NO_SUM_2D = np.zeros((0, 0))
 
 
-@njit(cache=True)
-def _fold(w_sum, beta, v):
-    """``w_sum += beta · v`` (the lazy sum made explicit), O(d)."""
-    for j in range(v.shape[0]):
-        w_sum[j] += beta * v[j]
+@njit(cache=True, inline="always")
+def _fold(store, beta):
+    """``summed += beta · current`` over the columns in use (the lazy sum
+    made explicit)."""
+    n = n_columns(store)
+    for r in range(store.current.shape[0]):
+        for p in range(n):
+            store.summed[r, p] += beta * store.current[r, p]
 
 
-@njit(cache=True)
-def _sq_norm(v):
-    s = 0.0
-    for j in range(v.shape[0]):
-        s += v[j] * v[j]
-    return s
+@njit(cache=True, inline="always")
+def _scale_current(store, s):
+    n = n_columns(store)
+    for r in range(store.current.shape[0]):
+        for p in range(n):
+            store.current[r, p] *= s
 
 
-@njit(cache=True)
-def ballseptron_epoch(X_data, X_indices, X_indptr, targets, order, sq_norms,
-                      w, radius, averaged=False, w_sum=_NO_SUM):
-    """One pass of Figure 2 over ``order``.
-
-    Parameters
-    ----------
-    X_data, X_indices, X_indptr
-        The data matrix (see :mod:`perceptrons._loops._common`).
-    targets : ndarray of shape (n_samples,), int64
-        1 for the positive class (y = +1), 0 for the negative (y = -1).
-    order : ndarray of shape (n_steps,), int64
-        Rows to present, in order.
-    sq_norms : ndarray of shape (n_samples,), float64
-        ``<x_i, x_i>``.
-    w : ndarray of shape (n_features,), float64
-        The weight vector, updated in place (scale 1 on entry and on exit).
-    radius : float
-        r >= 0 of Figure 2.
-    averaged : bool, default=False
-        Also add the weight vector after every step to ``w_sum``.
-    w_sum : ndarray of shape (n_features,), float64
-        ``Σ_t w_t`` over the steps presented so far, updated in place
-        (averaged only; lazily, see the module notes). Not read otherwise.
-
-    Returns
-    -------
-    n_mistakes : int
-        Steps with ``y w·x <= 0`` (ε of the paper).
-    n_margin_errors : int
-        Steps with ``0 < y w·x <= r ‖w‖`` (ε̃).
-    """
-    n_mistakes = 0
-    n_margin_errors = 0
-    track_norm = radius > 0.0
-    wsq = _sq_norm(w) if track_norm else 0.0
-    scale = 1.0
-    positive = 0.0
-    # Averaged: Σ_t w_t = w_sum + beta · v (v the unscaled w); see the
-    # module notes. fold_scale is the scale at the last fold.
-    beta = 0.0
-    fold_scale = 1.0
-    for step in range(order.shape[0]):
-        i = order[step]
-        y = 1.0 if targets[i] == 1 else -1.0
-        score = scale * row_dot(w, X_data, X_indices, X_indptr, i)
-        m = y * score
-        if m <= 0.0:
-            n_mistakes += 1
-            c = 1.0
-        elif track_norm and m <= radius * np.sqrt(wsq):
-            n_margin_errors += 1
-            # w + y x̂ = w + y x - r w/‖w‖ (y² = 1).
-            c = 1.0 - radius / np.sqrt(wsq)
-        else:
-            if averaged:
-                beta += scale
-            continue
-        if track_norm:
-            positive = c * c * wsq + sq_norms[i]
-            wsq = positive + 2.0 * c * m
-        if c != 1.0:
-            scale *= c
-            if averaged and (abs(scale) * _FOLD < abs(fold_scale)
-                             or abs(scale) > _FOLD * abs(fold_scale)):
-                if beta != 0.0:
-                    _fold(w_sum, beta, w)
-                    beta = 0.0
-                fold_scale = scale
-            if scale == 0.0:
-                w[:] = 0.0
-                scale = 1.0
-                fold_scale = 1.0
-            elif abs(scale) < _SCALE_MIN or abs(scale) > _SCALE_MAX:
-                if averaged and beta != 0.0:
-                    _fold(w_sum, beta, w)
-                    beta = 0.0
-                for j in range(w.shape[0]):
-                    w[j] *= scale
-                scale = 1.0
-                fold_scale = 1.0
-        a = y / scale
-        row_axpy(w, a, X_data, X_indices, X_indptr, i)
-        if averaged:
-            # v += a x leaves Σ_t w_t unchanged: w_sum -= beta a x; then
-            # w_t = scale · v joins the sum.
-            row_axpy(w_sum, -beta * a, X_data, X_indices, X_indptr, i)
-            beta += scale
-        if track_norm and wsq < _CANCEL * positive:
-            wsq = scale * scale * _sq_norm(w)
-    if averaged and beta != 0.0:
-        _fold(w_sum, beta, w)
-    if scale != 1.0:
-        for j in range(w.shape[0]):
-            w[j] *= scale
-    return n_mistakes, n_margin_errors
+@njit(cache=True, inline="always")
+def _zero_current(store):
+    n = n_columns(store)
+    for r in range(store.current.shape[0]):
+        for p in range(n):
+            store.current[r, p] = 0.0
 
 
+# ------------------------------------------------------------ exact norms
 @njit(cache=True)
 def _gram(W, G):
     K = W.shape[0]
@@ -222,6 +158,214 @@ def _gram(W, G):
             G[b, a] = s
 
 
+@njit(cache=True, fastmath=FASTMATH)
+def support_gram(data, kernel, support, cache, coef, scores, G, block):
+    """``G = V Vᵀ`` exactly, ``V^k = Σ_p coef[k, p] φ(x_support[p])``.
+
+    One kernel row per support vector (through the cache, and blocks of
+    support rows for dense input:
+    :func:`perceptrons._loops.support.support_scores`), then
+    ``G[a, b] = Σ_p coef[a, p] (V^b · φ(x_support[p]))``, symmetrised.
+
+    Parameters
+    ----------
+    data, kernel, support, cache : tuple
+        See :mod:`perceptrons._loops.support`.
+    coef : ndarray of shape (n_classes, n_samples), float64
+    scores : ndarray of shape (n_classes,), work space
+    G : ndarray of shape (n_classes, n_classes), output
+    block : tuple
+        Kernel block state; emptied on entry and on return.
+
+    Returns
+    -------
+    block : tuple
+    """
+    K = coef.shape[0]
+    for a in range(K):
+        for b in range(K):
+            G[a, b] = 0.0
+    slots, m = support[0], support[2][0]
+    # Blocks of support rows only (a row of the caller's block would mix in
+    # row-by-row values); the caller starts a new block afterwards.
+    clear_kernel_block(block)
+    for p in range(m):
+        block = support_scores(data, kernel, support, cache, slots[:m], p,
+                               coef, scores, block)
+        for a in range(K):
+            c = coef[a, p]
+            if c != 0.0:
+                for b in range(K):
+                    G[a, b] += c * scores[b]
+    for a in range(K):
+        for b in range(a + 1, K):
+            t = 0.5 * (G[a, b] + G[b, a])
+            G[a, b] = t
+            G[b, a] = t
+    clear_kernel_block(block)
+    return block
+
+
+def _primal_exact_gram(store, ctx, work, G):
+    _gram(store.current, G)
+    return ctx
+
+
+def _dual_exact_gram(store, ctx, work, G):
+    return support_gram(store.data, store.kernel, store.support,
+                        store.cache, store.current, work, G, ctx)
+
+
+@specialised(by_storage(_primal_exact_gram, _dual_exact_gram))
+def exact_gram(store, ctx, work, G):
+    """``G = W Wᵀ`` computed exactly: from the weights (primal), from one
+    kernel row per support vector (dual, :func:`support_gram`).
+
+    Returns
+    -------
+    ctx : object
+        The pass context (the dual form's kernel block is emptied).
+    """
+
+
+def _primal_difference_sq(store, ctx, work, G, y, o, approx):
+    W = store.current
+    dsq = 0.0
+    for j in range(W.shape[1]):
+        t = W[o, j] - W[y, j]
+        dsq += t * t
+    return ctx, dsq
+
+
+def _dual_difference_sq(store, ctx, work, G, y, o, approx):
+    if approx < _CANCEL * (G[y, y] + G[o, o]):
+        ctx = support_gram(store.data, store.kernel, store.support,
+                           store.cache, store.current, work, G, ctx)
+        approx = G[y, y] + G[o, o] - 2.0 * G[y, o]
+    return ctx, approx
+
+
+@specialised(by_storage(_primal_difference_sq, _dual_difference_sq))
+def difference_sq(store, ctx, work, G, y, o, approx):
+    """``‖w^o - w^y‖²`` for the margin test, given G's ``approx`` of it.
+
+    Primal: computed from the two prototypes, O(d). Dual: ``approx``
+    itself, unless it is below 1% of ``G_yy + G_oo`` (where its rounding
+    would matter): G is then recomputed exactly and read again.
+
+    Returns
+    -------
+    ctx : object
+    dsq : float
+    """
+
+
+# ------------------------------------------------------------------ binary
+@storage_loop
+def ballseptron_epoch(store, targets, order, radius, scores, G, exact_start,
+                      averaged):
+    """One pass of Figure 2 over ``order``.
+
+    Parameters
+    ----------
+    store : PrimalStore or DualStore
+        One weight row (:mod:`perceptrons._loops.storage`), updated in place
+        (scale 1 on entry and on exit); ``summed`` holds ``Σ_t w_t`` over
+        the steps presented so far (averaged only; lazily, see the module
+        notes).
+    targets : ndarray of shape (n_samples,), int64
+        1 for the positive class (y = +1), 0 for the negative (y = -1).
+    order : ndarray of shape (n_steps,), int64
+        Rows to present, in order.
+    radius : float
+        r >= 0 of Figure 2.
+    scores : ndarray of shape (1,), float64
+        Work space.
+    G : ndarray of shape (1, 1), float64
+        ``‖w‖²``, written on exit; read on entry unless ``exact_start``.
+    exact_start : bool
+        Compute ``‖w‖²`` exactly first; otherwise trust ``G``, as left by
+        the previous pass over the same weights.
+    averaged : bool
+        Also add the weight vector after every step to ``summed``.
+
+    Returns
+    -------
+    n_mistakes : int
+        Steps with ``y w·x <= 0`` (ε of the paper).
+    n_margin_errors : int
+        Steps with ``0 < y w·x <= r ‖w‖`` (ε̃).
+    """
+    n_mistakes = 0
+    n_margin_errors = 0
+    track_norm = radius > 0.0
+    ctx = begin_pass(store)
+    if track_norm and exact_start:
+        ctx = exact_gram(store, ctx, scores, G)
+    wsq = G[0, 0]
+    scale = 1.0
+    positive = 0.0
+    # Averaged: Σ_t w_t = summed + beta · v (v the unscaled w); see the
+    # module notes. fold_scale is the scale at the last fold.
+    beta = 0.0
+    fold_scale = 1.0
+    for step in range(order.shape[0]):
+        i = order[step]
+        y = 1.0 if targets[i] == 1 else -1.0
+        ctx = raw_scores(store, ctx, order, step, scores)
+        m = y * (scale * scores[0])
+        if m <= 0.0:
+            n_mistakes += 1
+            c = 1.0
+        elif track_norm and m <= radius * np.sqrt(wsq):
+            n_margin_errors += 1
+            # w + y x̂ = w + y x - r w/‖w‖ (y² = 1).
+            c = 1.0 - radius / np.sqrt(wsq)
+        else:
+            if averaged:
+                beta += scale
+            continue
+        if track_norm:
+            positive = c * c * wsq + self_sq_norm(store, i)
+            wsq = positive + 2.0 * c * m
+        if c != 1.0:
+            scale *= c
+            if averaged and (abs(scale) * _FOLD < abs(fold_scale)
+                             or abs(scale) > _FOLD * abs(fold_scale)):
+                if beta != 0.0:
+                    _fold(store, beta)
+                    beta = 0.0
+                fold_scale = scale
+            if scale == 0.0:
+                _zero_current(store)
+                scale = 1.0
+                fold_scale = 1.0
+            elif abs(scale) < _SCALE_MIN or abs(scale) > _SCALE_MAX:
+                if averaged and beta != 0.0:
+                    _fold(store, beta)
+                    beta = 0.0
+                _scale_current(store, scale)
+                scale = 1.0
+                fold_scale = 1.0
+        a = y / scale
+        add_example(store, 0, a, i)
+        if averaged:
+            # v += a x leaves Σ_t w_t unchanged: summed -= beta a x; then
+            # w_t = scale · v joins the sum.
+            add_example_sum(store, 0, -beta * a, i)
+            beta += scale
+        if track_norm and wsq < _CANCEL * positive:
+            ctx = exact_gram(store, ctx, scores, G)
+            wsq = scale * scale * G[0, 0]
+    if averaged and beta != 0.0:
+        _fold(store, beta)
+    if scale != 1.0:
+        _scale_current(store, scale)
+    G[0, 0] = wsq
+    return n_mistakes, n_margin_errors
+
+
+# ------------------------------------------------------------ multiclass
 @njit(cache=True)
 def prototype_gram_update(G, y, o, wx, q):
     """G after ``w^y += x̂``, ``w^o -= x̂``; ``wx[k] = w^k·x̂``, ``q = ‖x̂‖²``."""
@@ -240,35 +384,41 @@ def prototype_gram_update(G, y, o, wx, q):
     G[o, y] = g_yo
 
 
-@njit(cache=True)
-def ballseptron_prototype_epoch(X_data, X_indices, X_indptr, targets, order,
-                                sq_norms, W, radius, G, scores, wx,
-                                averaged=False, W_sum=_NO_SUM_2D):
+@njit(cache=True, inline="always")
+def _move_pair(store, y, o, i, averaged, beta):
+    """Eq. (18): ``w^y += φ(x_i)``, ``w^o -= φ(x_i)``; averaged, the sum
+    loses ``beta`` times that (``beta`` steps of the pass not yet folded)."""
+    add_pair(store, y, o, 1.0, i)
+    if averaged:
+        add_pair_sum(store, y, o, -beta, i)
+
+
+@storage_loop
+def ballseptron_prototype_epoch(store, targets, order, radius, scores, G,
+                                exact_start, wx, averaged):
     """One pass of the multiclass Ballseptron (Sec. 4) over ``order``.
 
     Parameters
     ----------
-    X_data, X_indices, X_indptr
-        The data matrix (see :mod:`perceptrons._loops._common`).
+    store : PrimalStore or DualStore
+        Prototypes ``w^r``, one weight row per class, updated in place;
+        ``summed`` holds ``Σ_t W_t`` over the steps presented so far
+        (averaged only).
     targets : ndarray of shape (n_samples,), int64
         Class index y of each row.
     order : ndarray of shape (n_steps,), int64
         Rows to present, in order.
-    sq_norms : ndarray of shape (n_samples,), float64
-        ``<x_i, x_i>``.
-    W : ndarray of shape (n_classes, n_features), float64
-        Prototypes ``w^r``, updated in place.
     radius : float
         r >= 0.
-    G : ndarray of shape (n_classes, n_classes), float64
-        Work space: the Gram matrix ``W Wᵀ`` (module notes).
     scores, wx : ndarray of shape (n_classes,), float64
         Work space.
-    averaged : bool, default=False
-        Also add the prototypes after every step to ``W_sum``.
-    W_sum : ndarray of shape (n_classes, n_features), float64
-        ``Σ_t W_t`` over the steps presented so far, updated in place
-        (averaged only). Not read otherwise.
+    G : ndarray of shape (n_classes, n_classes), float64
+        The Gram matrix ``W Wᵀ`` of the prototypes (module notes), kept up
+        to date; read on entry unless ``exact_start``.
+    exact_start : bool
+        Compute G exactly first.
+    averaged : bool
+        Also add the prototypes after every step to ``summed``.
 
     Returns
     -------
@@ -280,21 +430,20 @@ def ballseptron_prototype_epoch(X_data, X_indices, X_indptr, targets, order,
         Other steps with ``w^y·x̂ <= w^ỹ·x̂``, i.e.
         ``(w^y - w^ỹ)·x <= r ‖w^ỹ - w^y‖``.
     """
-    K = W.shape[0]
-    d = W.shape[1]
+    K = store.current.shape[0]
     n_mistakes = 0
     n_margin_errors = 0
     track_norm = radius > 0.0
-    if track_norm:
-        _gram(W, G)
+    ctx = begin_pass(store)
+    if track_norm and exact_start:
+        ctx = exact_gram(store, ctx, wx, G)
     for step in range(order.shape[0]):
         i = order[step]
         y = targets[i]
-        # Averaged: Σ_t W_t = W_sum + step · W before this step (module
-        # notes), so an update Δ of W takes step · Δ off W_sum.
+        # Averaged: Σ_t W_t = summed + step · W before this step (module
+        # notes), so an update Δ of W takes step · Δ off summed.
         beta = float(step)
-        for r in range(K):
-            scores[r] = row_dot(W[r], X_data, X_indices, X_indptr, i)
+        ctx = raw_scores(store, ctx, order, step, scores)
         o = best_other(scores, y)
         gap = scores[y] - scores[o]
         if gap <= 0.0:
@@ -302,12 +451,8 @@ def ballseptron_prototype_epoch(X_data, X_indices, X_indptr, targets, order,
             if track_norm:
                 for k in range(K):
                     wx[k] = scores[k]
-                prototype_gram_update(G, y, o, wx, sq_norms[i])
-            row_axpy(W[y], 1.0, X_data, X_indices, X_indptr, i)
-            row_axpy(W[o], -1.0, X_data, X_indices, X_indptr, i)
-            if averaged:
-                row_axpy(W_sum[y], -beta, X_data, X_indices, X_indptr, i)
-                row_axpy(W_sum[o], beta, X_data, X_indices, X_indptr, i)
+                prototype_gram_update(G, y, o, wx, self_sq_norm(store, i))
+            _move_pair(store, y, o, i, averaged, beta)
             continue
         if not track_norm:
             continue
@@ -315,40 +460,37 @@ def ballseptron_prototype_epoch(X_data, X_indices, X_indptr, targets, order,
         upper = approx + _FILTER_SLACK * (G[y, y] + G[o, o])
         if gap * gap > radius * radius * upper:
             continue
-        dsq = 0.0
-        for j in range(d):
-            t = W[o, j] - W[y, j]
-            dsq += t * t
+        ctx, dsq = difference_sq(store, ctx, wx, G, y, o, approx)
+        # gap > 0, so w^y ≠ w^ỹ and dsq > 0 up to rounding.
+        if dsq <= 0.0:
+            continue
         norm = np.sqrt(dsq)
-        # w^y·x̂ - w^ỹ·x̂ = gap - r ‖w^ỹ - w^y‖ (gap > 0, so norm > 0).
+        # w^y·x̂ - w^ỹ·x̂ = gap - r ‖w^ỹ - w^y‖.
         if gap > radius * norm:
             continue
         n_margin_errors += 1
         c = radius / norm
         for k in range(K):
             wx[k] = scores[k] + c * (G[k, o] - G[k, y])
-        # ‖x̂‖² = ‖x‖² + r² + 2 (r/‖δ‖) δ·x, δ·x = -gap.
-        q = sq_norms[i] + radius * radius - 2.0 * c * gap
+        # ‖x̂‖² = ‖φ(x)‖² + r² + 2 (r/‖δ‖) δ·φ(x), δ·φ(x) = -gap.
+        q = self_sq_norm(store, i) + radius * radius - 2.0 * c * gap
         prototype_gram_update(G, y, o, wx, q)
+        V = store.current
         if averaged:
-            # One pass over both (W's arithmetic is that of the loop below).
-            for j in range(d):
-                t = c * (W[o, j] - W[y, j])
-                W_sum[y, j] -= beta * t
-                W_sum[o, j] += beta * t
-                W[y, j] += t
-                W[o, j] -= t
-            row_axpy(W_sum[y], -beta, X_data, X_indices, X_indptr, i)
-            row_axpy(W_sum[o], beta, X_data, X_indices, X_indptr, i)
+            # One pass over both (V's arithmetic is that of the loop below).
+            S = store.summed
+            for p in range(n_columns(store)):
+                t = c * (V[o, p] - V[y, p])
+                S[y, p] -= beta * t
+                S[o, p] += beta * t
+                V[y, p] += t
+                V[o, p] -= t
         else:
-            for j in range(d):
-                t = c * (W[o, j] - W[y, j])
-                W[y, j] += t
-                W[o, j] -= t
-        row_axpy(W[y], 1.0, X_data, X_indices, X_indptr, i)
-        row_axpy(W[o], -1.0, X_data, X_indices, X_indptr, i)
+            for p in range(n_columns(store)):
+                t = c * (V[o, p] - V[y, p])
+                V[y, p] += t
+                V[o, p] -= t
+        _move_pair(store, y, o, i, averaged, beta)
     if averaged:
-        n = float(order.shape[0])
-        for k in range(K):
-            _fold(W_sum[k], n, W[k])
+        _fold(store, float(order.shape[0]))
     return n_mistakes, n_margin_errors

@@ -1,7 +1,7 @@
-"""Brotto, Gentile & Vitale's Higher-order Perceptron HO_p(c), one pass per call.
+"""Brotto, Gentile & Vitale's Higher-order Perceptron HO_p(c): its update.
 
 Figure 1 of the paper, for one or more binary problems presented the same
-rows (one-vs-rest shares each row, and in the dual form its kernel row).
+rows (the pass is :func:`perceptrons._loops.matrix_perceptron.matrix_epoch`).
 On the k-th mistake of a problem, with ``x`` the (normalised) instance and
 ``ρ_k = c/k``,
 
@@ -11,50 +11,86 @@ and a trial predicts ``sign(wᵀx)`` with ``w = B_kᵀ g(B_k v_k)``,
 ``g = ∇‖·‖²_p / 2``; ``y wᵀx <= 0`` is a mistake (ties are mistakes).
 The sparse variant (Sec. 4) sets ``ρ_k = 0`` when ``y v_{k-1}ᵀx < 0``:
 the mistake then updates v only. ``k`` counts a problem's mistakes over
-all its passes; ``counts[k]`` carries it between calls.
+all its passes; the pass's ``counts[k]`` carries it between calls.
 
-Three forms of the same algorithm (Sec. 2):
+Three forms of the same algorithm (Sec. 2), three stores:
 
-* :func:`ho_primal_epoch` (p = 2) keeps ``A = BᵀB`` (n × n) and ``w = A v``:
+* :data:`HOPrimalStore` (p = 2) keeps ``A = BᵀB`` (n × n) and ``w = A v``:
   O(n²) per mistake, O(nnz(x)) per trial;
-* :func:`ho_implicit_epoch` (any p) keeps the factors ``(ρ_i, x_i, g(x_i))``
+* :data:`HOImplicitStore` (any p) keeps the factors ``(ρ_i, x_i, g(x_i))``
   of the matrix updates and recomputes ``w`` from them on a mistake, in
   O(Σ nnz(x_i)) (O(nk)); a trial is O(nnz(x));
-* :func:`ho_dual_epoch` (p = 2, any kernel) keeps the paper's ``D, H, g``
+* :data:`HODualStore` (p = 2, any kernel) keeps the paper's ``D, H, g``
   over the support set of :mod:`perceptrons._loops.support` (one kernel
   row per trial for every problem), O(q²) per mistake with q the matrix
   updates so far, O(support) per trial.
 
 The instances arrive normalised: the primal forms read rows already divided
 by their p-norm, the dual form the normalised kernel of the support layer.
-The primal loops are compiled without ``fastmath`` flags: the symmetric
-rank-two update of A then gives ``A[r, j]`` and ``A[j, r]`` the same bits.
-The dual loop takes the flags of the other dual loops
+The primal forms compile without fast-math flags: the symmetric rank-two
+update of A then gives ``A[r, j]`` and ``A[j, r]`` the same bits. The dual
+form takes the flags of the other dual loops
 (:data:`perceptrons._loops._common.FASTMATH`): its O(q²) products with D
 vectorise (the same bits on every run of a machine).
+
+Stores (named tuples; arrays updated in place):
+
+``HOPrimalStore(X_data, X_indices, X_indptr, x, nz, w, c, sparse, A, v, a)``
+    The rows (unit 2-norm, as
+    :func:`perceptrons.utils.validation.as_loop_arrays` gives them), the
+    zeroed work row ``x`` and index list ``nz`` (n_features,), the weights
+    ``w`` and ``v`` (n_problems, n_features), c and the sparse switch,
+    ``A`` (n_problems, n_features, n_features) and a work row ``a``.
+``HOImplicitStore(X_data, X_indices, X_indptr, x, nz, w, c, sparse, p, v,
+factors, work)``
+    As above with rows of unit p-norm, the norm p, and ``factors =
+    (fx, fg, fi, fptr, frho, n_factors)``: problem k's matrix updates
+    ``f < n_factors[k]`` have ``ρ = frho[k, f]`` and the non-zeros
+    ``fx[k, e]`` of x, ``fg[k, e]`` of g(x) at columns ``fi[k, e]`` for
+    ``fptr[k, f] <= e < fptr[k, f + 1]`` (grown when full); ``work`` holds
+    three work rows (3, n_features).
+``HODualStore(data, kernel, support, cache, coef, c, sparse, v_coef,
+matrix, work)``
+    The support layer's tuples (``data[6][i]`` is ``k(x_i, x_i)`` of the
+    kernel in use, 1 when normalised), ``coef`` (w) and ``v_coef`` (v) by
+    support slot (n_problems, n_rows), ``matrix = (D, slots, h, n_matrix)``:
+    problem k's ``D[k, :q, :q]``, the slots of ``X_q`` in ``slots[k, :q]``,
+    ``h[k, :q]``, ``q = n_matrix[k]`` (grown when full), and a work vector.
 """
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
 
 from ._common import FASTMATH
-from .hypotheses import problem_sign
+from .matrix_perceptron import register_on_mistake
 from .matrix_rows import (
+    add_and_reweigh,
     gather_slots,
     grow_cols,
     grow_square,
-    scatter_row_nz,
     sparse_dot,
     square_times,
     symmetric_times_row,
-    unscatter_row_nz,
     work_for,
 )
 from .mercer import dot_n
-from .support import append_support, new_kernel_block, trial_kernel_row
+from .storage import kernel_store
+from .support import append_support
 
-__all__ = ["ho_dual_epoch", "ho_implicit_epoch", "ho_primal_epoch",
+__all__ = ["HODualStore", "HOImplicitStore", "HOPrimalStore",
            "p_norm_gradient"]
+
+HOPrimalStore = namedtuple("HOPrimalStore", [
+    "X_data", "X_indices", "X_indptr", "x", "nz", "w", "c", "sparse", "A",
+    "v", "a"])
+HOImplicitStore = namedtuple("HOImplicitStore", [
+    "X_data", "X_indices", "X_indptr", "x", "nz", "w", "c", "sparse", "p",
+    "v", "factors", "work"])
+HODualStore = kernel_store(namedtuple("HODualStore", [
+    "data", "kernel", "support", "cache", "coef", "c", "sparse", "v_coef",
+    "matrix", "work"]))
 
 
 @njit(cache=True)
@@ -96,7 +132,7 @@ def p_norm_gradient(theta, p, out):
         out[j] = val if theta[j] >= 0.0 else -val
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _rho(c, k, sparse, y, v_dot_x):
     """ρ_k of Figure 1: c/k, or 0 in the sparse variant when ``y vᵀx < 0``."""
     if sparse and y * v_dot_x < 0.0:
@@ -105,66 +141,29 @@ def _rho(c, k, sparse, y, v_dot_x):
 
 
 # ----------------------------------------------------------------- primal
-@njit(cache=True)
-def ho_primal_epoch(X_data, X_indices, X_indptr, targets, order, c, sparse,
-                    A, v, w, counts, stats, x, nz):
-    """One pass of HO₂(c) in primal form over ``order``.
+def _primal_mistake(store, trial, i, k, y, count, stats):
+    nnz = trial
+    x, nz, A, v, a = store.x, store.nz, store.A, store.v, store.a
+    n = v.shape[1]
+    rho = _rho(store.c, count, store.sparse, y, sparse_dot(v[k], x, nz, nnz))
+    Ak = A[k]
+    if rho > 0.0:
+        stats[1] += 1
+        # a = A x, s = xᵀ A x; then
+        # A ← A - ρ a xᵀ - ρ x aᵀ + ρ² s x xᵀ (Sec. 2, 1)).
+        symmetric_times_row(Ak, x, nz, nnz, a)
+        s = sparse_dot(a, x, nz, nnz)
+        rr = rho * rho * s
+        for r in range(n):
+            ar, xr = a[r], x[r]
+            for j in range(n):
+                Ak[r, j] += (rr * (xr * x[j])
+                             - rho * (ar * x[j] + xr * a[j]))
+    add_and_reweigh(Ak, v[k], store.w[k], y, x, nz, nnz)
+    return store, False
 
-    Parameters
-    ----------
-    X_data, X_indices, X_indptr
-        Rows of unit Euclidean norm, as
-        :func:`perceptrons.utils.validation.as_loop_arrays` gives them.
-    targets : ndarray of shape (n_samples,), int64
-        Class indices (see :func:`perceptrons._loops.hypotheses.problem_sign`).
-    order : ndarray of shape (n_steps,), int64
-    c : float
-        ``ρ_k = c / k``.
-    sparse : bool
-        The sparse variant of Sec. 4.
-    A : ndarray of shape (n_problems, n_features, n_features), float64
-        ``B_kᵀ B_k`` per problem, updated in place.
-    v, w : ndarray of shape (n_problems, n_features), float64
-        ``v_k`` and ``w = A v``, updated in place.
-    counts : ndarray of shape (n_problems,), int64
-        Mistakes so far per problem (k), updated in place.
-    stats : ndarray of shape (2,), int64
-        Adds the pass's mistakes (summed over problems) and matrix updates.
-    x : ndarray of shape (n_features,), float64
-        Zeroed work row.
-    nz : ndarray of shape (n_features,), int64
-        Work indices.
-    """
-    n_problems, n = v.shape
-    a = np.empty(n)
-    for step in range(order.shape[0]):
-        i = order[step]
-        nnz = scatter_row_nz(X_data, X_indices, X_indptr, i, x, nz)
-        for k in range(n_problems):
-            y = problem_sign(targets[i], k, n_problems)
-            if y * sparse_dot(w[k], x, nz, nnz) > 0.0:
-                continue
-            stats[0] += 1
-            counts[k] += 1
-            rho = _rho(c, counts[k], sparse, y, sparse_dot(v[k], x, nz, nnz))
-            Ak = A[k]
-            if rho > 0.0:
-                stats[1] += 1
-                # a = A x, s = xᵀ A x; then
-                # A ← A - ρ a xᵀ - ρ x aᵀ + ρ² s x xᵀ (Sec. 2, 1)).
-                symmetric_times_row(Ak, x, nz, nnz, a)
-                s = sparse_dot(a, x, nz, nnz)
-                rr = rho * rho * s
-                for r in range(n):
-                    ar, xr = a[r], x[r]
-                    for j in range(n):
-                        Ak[r, j] += (rr * (xr * x[j])
-                                     - rho * (ar * x[j] + xr * a[j]))
-            for e in range(nnz):
-                j = nz[e]
-                v[k, j] += y * x[j]
-            square_times(Ak, v[k], n, w[k])
-        unscatter_row_nz(x, nz, nnz)
+
+register_on_mistake(HOPrimalStore, _primal_mistake)
 
 
 # --------------------------------------------------------------- implicit
@@ -180,181 +179,68 @@ def _implicit_weights(factors, k, p, v, w, z):
     for j in range(n):
         z[j] = v[j]
     for f in range(n_factors[k] - 1, -1, -1):
-        lo, hi = fptr[k, f], fptr[k, f + 1]
-        d = 0.0
-        for e in range(lo, hi):
-            d += fg[k, e] * z[fi[k, e]]
-        d *= frho[k, f]
-        for e in range(lo, hi):
-            z[fi[k, e]] -= d * fx[k, e]
+        _apply_factor(fg[k], fx[k], fi[k], fptr[k, f], fptr[k, f + 1],
+                      frho[k, f], z)
     p_norm_gradient(z, p, w)
     for f in range(n_factors[k]):
-        lo, hi = fptr[k, f], fptr[k, f + 1]
-        d = 0.0
-        for e in range(lo, hi):
-            d += fx[k, e] * w[fi[k, e]]
-        d *= frho[k, f]
-        for e in range(lo, hi):
-            w[fi[k, e]] -= d * fg[k, e]
+        _apply_factor(fx[k], fg[k], fi[k], fptr[k, f], fptr[k, f + 1],
+                      frho[k, f], w)
 
 
-@njit(cache=True)
-def ho_implicit_epoch(X_data, X_indices, X_indptr, targets, order, c, p,
-                      sparse, factors, v, w, counts, stats, x, nz):
-    """One pass of HO_p(c) in implicit primal form over ``order``.
+@njit(cache=True, inline="always")
+def _apply_factor(a, b, columns, lo, hi, rho, u):
+    """``u ← (I - ρ b aᵀ) u`` for the factor stored at ``[lo, hi)``: ``a``,
+    ``b`` and ``columns`` hold its non-zeros (B applies ``I - ρ x g(x)ᵀ``,
+    Bᵀ its transpose)."""
+    d = 0.0
+    for e in range(lo, hi):
+        d += a[e] * u[columns[e]]
+    d *= rho
+    for e in range(lo, hi):
+        u[columns[e]] -= d * b[e]
 
-    Parameters
-    ----------
-    X_data, X_indices, X_indptr, targets, order, c, sparse, counts, stats, x, nz
-        As in :func:`ho_primal_epoch`, with rows of unit p-norm.
-    p : float
-        The norm, p >= 2.
-    factors : tuple
-        ``(fx, fg, fi, fptr, frho, n_factors)``: problem k's matrix updates
-        ``f < n_factors[k]`` have ``ρ = frho[k, f]`` and the non-zeros
-        ``fx[k, e]`` of x, ``fg[k, e]`` of g(x) at columns ``fi[k, e]`` for
-        ``fptr[k, f] <= e < fptr[k, f + 1]``. Grown when full.
-    v, w : ndarray of shape (n_problems, n_features), float64
-        ``v_k`` and ``w = B_kᵀ g(B_k v_k)``, updated in place.
 
-    Returns
-    -------
-    factors : tuple
-        The factors, reallocated if they had to grow.
-    """
-    n_problems, n = v.shape
-    z = np.empty(n)
-    theta = np.empty(n)
-    gx = np.empty(n)
-    for step in range(order.shape[0]):
-        i = order[step]
-        nnz = scatter_row_nz(X_data, X_indices, X_indptr, i, x, nz)
-        for k in range(n_problems):
-            y = problem_sign(targets[i], k, n_problems)
-            if y * sparse_dot(w[k], x, nz, nnz) > 0.0:
-                continue
-            stats[0] += 1
-            counts[k] += 1
-            rho = _rho(c, counts[k], sparse, y, sparse_dot(v[k], x, nz, nnz))
-            if rho > 0.0:
-                stats[1] += 1
-                fx, fg, fi, fptr, frho, n_factors = factors
-                f = n_factors[k]
-                lo = fptr[k, f]
-                fx = grow_cols(fx, lo + nnz)
-                fg = grow_cols(fg, lo + nnz)
-                fi = grow_cols(fi, lo + nnz)
-                fptr = grow_cols(fptr, f + 2)
-                frho = grow_cols(frho, f + 1)
-                # g(x) on the row's support (g keeps zeros at zero).
-                for e in range(nnz):
-                    theta[e] = x[nz[e]]
-                p_norm_gradient(theta[:nnz], p, gx[:nnz])
-                for e in range(nnz):
-                    fx[k, lo + e] = theta[e]
-                    fg[k, lo + e] = gx[e]
-                    fi[k, lo + e] = nz[e]
-                fptr[k, f + 1] = lo + nnz
-                frho[k, f] = rho
-                n_factors[k] = f + 1
-                factors = (fx, fg, fi, fptr, frho, n_factors)
-            for e in range(nnz):
-                j = nz[e]
-                v[k, j] += y * x[j]
-            _implicit_weights(factors, k, p, v[k], w[k], z)
-        unscatter_row_nz(x, nz, nnz)
-    return factors
+def _implicit_mistake(store, trial, i, k, y, count, stats):
+    nnz = trial
+    x, nz, v, p = store.x, store.nz, store.v, store.p
+    z, theta, gx = store.work[0], store.work[1], store.work[2]
+    factors = store.factors
+    rho = _rho(store.c, count, store.sparse, y, sparse_dot(v[k], x, nz, nnz))
+    if rho > 0.0:
+        stats[1] += 1
+        fx, fg, fi, fptr, frho, n_factors = factors
+        f = n_factors[k]
+        lo = fptr[k, f]
+        fx = grow_cols(fx, lo + nnz)
+        fg = grow_cols(fg, lo + nnz)
+        fi = grow_cols(fi, lo + nnz)
+        fptr = grow_cols(fptr, f + 2)
+        frho = grow_cols(frho, f + 1)
+        # g(x) on the row's support (g keeps zeros at zero).
+        for e in range(nnz):
+            theta[e] = x[nz[e]]
+        p_norm_gradient(theta[:nnz], p, gx[:nnz])
+        for e in range(nnz):
+            fx[k, lo + e] = theta[e]
+            fg[k, lo + e] = gx[e]
+            fi[k, lo + e] = nz[e]
+        fptr[k, f + 1] = lo + nnz
+        frho[k, f] = rho
+        n_factors[k] = f + 1
+        factors = (fx, fg, fi, fptr, frho, n_factors)
+    for e in range(nnz):
+        j = nz[e]
+        v[k, j] += y * x[j]
+    _implicit_weights(factors, k, p, v[k], store.w[k], z)
+    return HOImplicitStore(store.X_data, store.X_indices, store.X_indptr, x,
+                           nz, store.w, store.c, store.sparse, p, v, factors,
+                           store.work), False
+
+
+register_on_mistake(HOImplicitStore, _implicit_mistake)
 
 
 # ------------------------------------------------------------------- dual
-@njit(cache=True, fastmath=FASTMATH)
-def ho_dual_epoch(data, kernel, support, cache, targets, order, c, sparse,
-                  coef, v_coef, matrix, counts, stats):
-    """One pass of HO₂(c) in dual form over ``order`` (Sec. 2, 2)).
-
-    With ``X_q`` the q instances whose mistake updated the matrix, in order,
-    ``A = I + X_q D X_qᵀ``, ``h = X_qᵀ v`` and ``w = A v = v + X_q D h``.
-    On the k-th mistake, x with kernel values ``κ = X_qᵀ x``:
-
-    * if ρ_k > 0: ``b = D κ``, D grows by the row ``-ρ_k bᵀ`` and the
-      corner ``ρ_k² (κᵀb + k(x, x)) - 2ρ_k`` (the paper's
-      ``d_kk = ρ² xᵀX b - 2ρ + ρ²`` for ``k(x, x) = 1``), h by
-      ``vᵀx + y k(x, x)``;
-    * always: ``h += y κ``, ``v += y x``, and the weights are rebuilt,
-      ``coef = v_coef + (D h at the slots of X_q)``.
-
-    A mistake that leaves the matrix alone still costs O(q²) (D h changes
-    with h); the paper's point is that q, not the mistakes, sets the cost.
-
-    Parameters
-    ----------
-    data, kernel, support, cache : tuple
-        As in :mod:`perceptrons._loops.support`; ``data[6][i]`` is
-        ``k(x_i, x_i)`` of the kernel in use (1 when normalised).
-    targets, order, c, sparse, counts, stats
-        As in :func:`ho_primal_epoch`.
-    coef : ndarray of shape (n_problems, n_rows), float64
-        ``w`` by support slot, updated in place.
-    v_coef : ndarray of shape (n_problems, n_rows), float64
-        ``v`` by support slot (sums of labels), updated in place.
-    matrix : tuple
-        ``(D, slots, h, n_matrix)``: problem k's ``D[k, :q, :q]``, the
-        slots of ``X_q`` in ``slots[k, :q]``, ``h[k, :q]``, with
-        ``q = n_matrix[k]``. Grown when full.
-
-    Returns
-    -------
-    matrix : tuple
-        Reallocated if it had to grow.
-    """
-    n_problems = coef.shape[0]
-    diag = data[6]
-    block = new_kernel_block(data)
-    work = np.empty(16)
-    for step in range(order.shape[0]):
-        i = order[step]
-        block, values, m = trial_kernel_row(data, kernel, support, cache,
-                                            order, step, block)
-        for k in range(n_problems):
-            y = problem_sign(targets[i], k, n_problems)
-            if y * dot_n(coef[k], values, m) > 0.0:
-                continue
-            stats[0] += 1
-            counts[k] += 1
-            D, slots, h, n_matrix = matrix
-            q = n_matrix[k]
-            work = work_for(work, 2 * (q + 1))
-            kappa = work[:q + 1]
-            b = work[q + 1:2 * (q + 1)]
-            gather_slots(values, slots[k], q, kappa)
-            # Slots from m on were added in this trial: no value, no v part.
-            v_dot_x = dot_n(v_coef[k], values, m)
-            rho = _rho(c, counts[k], sparse, y, v_dot_x)
-            pos = append_support(support, i)
-            if rho > 0.0:
-                stats[1] += 1
-                D = grow_square(D, q + 1)
-                slots = grow_cols(slots, q + 1)
-                h = grow_cols(h, q + 1)
-                square_times(D[k], kappa, q, b)
-                kb = dot_n(kappa, b, q)
-                for r in range(q):
-                    D[k, q, r] = -rho * b[r]
-                    D[k, r, q] = -rho * b[r]
-                D[k, q, q] = rho * rho * (kb + diag[i]) - 2.0 * rho
-                slots[k, q] = pos
-                h[k, q] = v_dot_x + y * diag[i]
-                n_matrix[k] = q + 1
-                matrix = (D, slots, h, n_matrix)
-            for r in range(q):
-                h[k, r] += y * kappa[r]
-            v_coef[k, pos] += y
-            coef[k, pos] = v_coef[k, pos]
-            _add_matrix_part(D[k], slots[k], h[k], n_matrix[k], v_coef[k],
-                             coef[k], b)
-    return matrix
-
-
 @njit(cache=True, fastmath=FASTMATH)
 def _add_matrix_part(D, slots, h, q, v_coef, coef, work):
     """``coef[slots[r]] = v_coef[slots[r]] + Σ (D h)_r`` over r < q.
@@ -366,3 +252,54 @@ def _add_matrix_part(D, slots, h, q, v_coef, coef, work):
         coef[slots[r]] = v_coef[slots[r]]
     for r in range(q):
         coef[slots[r]] += work[r]
+
+
+def _dual_mistake(store, trial, i, k, y, count, stats):
+    """Sec. 2, 2): with ``X_q`` the q instances whose mistake updated the
+    matrix, in order, ``A = I + X_q D X_qᵀ``, ``h = X_qᵀ v`` and
+    ``w = A v = v + X_q D h``. On the k-th mistake, x with kernel values
+    ``κ = X_qᵀ x``: if ρ_k > 0, ``b = D κ``, D grows by the row ``-ρ_k bᵀ``
+    and the corner ``ρ_k² (κᵀb + k(x, x)) - 2ρ_k`` (the paper's
+    ``d_kk = ρ² xᵀX b - 2ρ + ρ²`` for ``k(x, x) = 1``), h by
+    ``vᵀx + y k(x, x)``; always ``h += y κ``, ``v += y x``, and the weights
+    are rebuilt, ``coef = v_coef + (D h at the slots of X_q)``. A mistake
+    that leaves the matrix alone still costs O(q²) (D h changes with h);
+    the paper's point is that q, not the mistakes, sets the cost."""
+    values, m = trial
+    diag = store.data[6]
+    coef, v_coef = store.coef, store.v_coef
+    D, slots, h, n_matrix = store.matrix
+    q = n_matrix[k]
+    work = work_for(store.work, 2 * (q + 1))
+    kappa = work[:q + 1]
+    b = work[q + 1:2 * (q + 1)]
+    gather_slots(values, slots[k], q, kappa)
+    # Slots from m on were added in this trial: no value, no v part.
+    v_dot_x = dot_n(v_coef[k], values, m)
+    rho = _rho(store.c, count, store.sparse, y, v_dot_x)
+    pos = append_support(store.support, i)
+    if rho > 0.0:
+        stats[1] += 1
+        D = grow_square(D, q + 1)
+        slots = grow_cols(slots, q + 1)
+        h = grow_cols(h, q + 1)
+        square_times(D[k], kappa, q, b)
+        kb = dot_n(kappa, b, q)
+        for r in range(q):
+            D[k, q, r] = -rho * b[r]
+            D[k, r, q] = -rho * b[r]
+        D[k, q, q] = rho * rho * (kb + diag[i]) - 2.0 * rho
+        slots[k, q] = pos
+        h[k, q] = v_dot_x + y * diag[i]
+        n_matrix[k] = q + 1
+    for r in range(q):
+        h[k, r] += y * kappa[r]
+    v_coef[k, pos] += y
+    coef[k, pos] = v_coef[k, pos]
+    _add_matrix_part(D[k], slots[k], h[k], n_matrix[k], v_coef[k], coef[k], b)
+    return HODualStore(store.data, store.kernel, store.support, store.cache,
+                       coef, store.c, store.sparse, v_coef,
+                       (D, slots, h, n_matrix), work), False
+
+
+register_on_mistake(HODualStore, _dual_mistake)

@@ -1,74 +1,95 @@
-"""Figure 2's per-step bookkeeping, shared by the primal and dual loops.
+"""Figure 2's update rules and per-step bookkeeping.
 
 Khardon & Wachman (2007), Figure 2, keeps beside the weights: the update
 counts α_i, the votes of the hypotheses (voted perceptron), the run of
 correct predictions (longest survivor) and, in our averaged variant, the
-running sums. These helpers hold that logic once; each loop only says how it
-scores an example and how it applies an update to its representation
-(weights in the primal, dual coefficients in the dual).
+running sums. These helpers hold that logic once; the one loop of
+:mod:`perceptrons._loops.perceptron` says how a step goes, and the store of
+:mod:`perceptrons._loops.storage` how the weights are kept.
 
-The four Figure 2 loops (:mod:`perceptrons._loops.perceptron`,
-:mod:`perceptrons._loops.multiclass`, :mod:`perceptrons._loops.perceptron_dual`)
-take, after their data and weights, the same three tuples, built once by
-:meth:`perceptrons.models._family.ThresholdFamilyBase._family_loop_args`.
-Below, ``n_problems`` is the number of counters: the problems of the
-one-vs-rest loops, 1 for the prototype loops; ``n_rows`` is the number of
-weight vectors (one per class for the prototype loops), and ``n_weights``
-is ``n_features`` in the primal and ``n_samples`` (support slots) in the dual.
+Two update rules share that loop, told apart by the class of ``rule`` when it
+is compiled (:func:`~perceptrons._loops._common.specialised`):
 
-``rule = (eta, threshold_step, margin, lam, alpha_bound)``, Figure 2's update rule:
-    ``eta, threshold_step, margin, lam`` : float
-        η, C, τ (absolute) and λ of Figure 2 (λ-trick, Eq. 1).
-    ``alpha_bound`` : int
-        Updates allowed per example and problem; negative means unbounded.
+``ThresholdRule(eta, threshold_step, margin, lam, alpha_bound)``
+    One or more binary problems (K&W Sec. 2.7: one-vs-rest trains one per
+    class in the same pass): problem k's label is ±1 and an update moves
+    weight row k by ``η y x`` and θ_k by ``-η y C``.
+``PrototypeRule(eta, threshold_step, margin, lam, alpha_bound)``
+    One prototype per class (Shalev-Shwartz & Singer 2005, Eq. 18): the
+    true class must score strictly above every other; an update moves the
+    true class's row by ``+η x`` and the best other class's (lowest index
+    among equals) by ``-η x``, and their thresholds against them.
 
-``final = (hypothesis, t_start, W_avg_acc, theta_avg_acc, W_ls, theta_ls,
-tally, best_tally, ls_current, current_vote)``, the final-hypothesis
-bookkeeping, kept across calls; arrays updated in place:
+The fields are η, C, τ (absolute) and λ of Figure 2 (λ-trick, Eq. 1), and
+the α-bound (updates allowed per example and problem; negative: unbounded).
+
+Below, ``n_counters`` is the number of counters: the problems of the
+threshold rule, 1 for the prototype rule; ``n_rows`` is the number of weight
+vectors (one per class for prototypes).
+
+``final = (hypothesis, t_start, theta_avg_acc, theta_ls, tally, best_tally,
+ls_current, current_vote)``, the final-hypothesis bookkeeping, kept across
+calls; arrays updated in place (the weights' own running sum and snapshot
+are the store's ``summed`` and ``snapshot``):
     ``hypothesis`` : int
         One of the ``HYPOTHESIS_*`` constants: which bookkeeping to keep.
     ``t_start`` : int
         Examples presented before this pass (for the running average).
-    ``W_avg_acc`` : ndarray of shape (n_rows, n_weights) or (n_rows, 0), float64
-        Σ (s-1)·Δw_s over updates at global step s (averaged only; dual:
-        Σ (s-1)·Δc_s by slot); the average after T steps is
-        ``W - W_avg_acc / T``.
     ``theta_avg_acc`` : ndarray of shape (n_rows,), float64
-        Σ (s-1)·Δθ_s likewise.
-    ``W_ls``, ``theta_ls`` : ndarray of shape (n_rows, n_weights) or (n_rows, 0), and (n_rows,), float64
-        Longest-survivor hypothesis (longest only).
-    ``tally``, ``best_tally`` : ndarray of shape (n_problems,), int64
+        Σ (s-1)·Δθ_s over updates at global step s (averaged only); the
+        store's ``summed`` holds Σ (s-1)·Δw_s likewise, so the average after
+        T steps is ``w - summed / T``.
+    ``theta_ls`` : ndarray of shape (n_rows,), float64
+        θ of the longest survivor (longest only).
+    ``tally``, ``best_tally`` : ndarray of shape (n_counters,), int64
         Current and best run of correct predictions (longest only).
-    ``ls_current`` : ndarray of shape (n_problems,), int64
-        1 when ``W_ls`` already holds the current w (spares repeated copies).
-    ``current_vote`` : ndarray of shape (n_problems,), int64
+    ``ls_current`` : ndarray of shape (n_counters,), int64
+        1 when the snapshot already holds the current w (spares repeated
+        copies).
+    ``current_vote`` : ndarray of shape (n_counters,), int64
         Vote of the current hypothesis (voted only).
 
 ``logs = (alpha_counts, vote_log, update_log, other_log, n_logged,
 n_updates, scores)``, the counters and logs of one call; arrays updated in
 place:
-    ``alpha_counts`` : ndarray of shape (n_problems, n_samples), int64
+    ``alpha_counts`` : ndarray of shape (n_counters, n_samples), int64
         α_i of Figure 2 (updates made on example i).
-    ``vote_log``, ``update_log`` : ndarray of shape (n_problems, n_samples) or (n_problems, 0), int64
+    ``vote_log``, ``update_log`` : ndarray of shape (n_counters, n_samples) or (n_counters, 0), int64
         For each update made in this pass: the vote of the hypothesis it
         retired and the row that caused it (voted only).
     ``other_log`` : ndarray of shape (n_samples,) or (0,), int64
-        Prototype loops, voted only: the class whose prototype each update
-        decreased; empty and unused for the one-vs-rest loops.
-    ``n_logged`` : ndarray of shape (n_problems,), int64
+        Prototype rule, voted only: the class whose prototype each update
+        decreased.
+    ``n_logged`` : ndarray of shape (n_counters,), int64
         Entries written to the logs in this pass.
-    ``n_updates`` : ndarray of shape (n_problems,), int64
+    ``n_updates`` : ndarray of shape (n_counters,), int64
         Updates made, incremented.
     ``scores`` : ndarray of shape (n_rows,), float64
         Work space.
 """
 
-from numba import njit
+from collections import namedtuple
+
+from numba import njit, types
+
+from ._common import best_other, specialised
+from .storage import add_example, add_example_sum, add_pair, add_pair_sum
 
 HYPOTHESIS_LAST = 0
 HYPOTHESIS_LONGEST = 1
 HYPOTHESIS_VOTED = 2
 HYPOTHESIS_AVERAGED = 3
+
+ThresholdRule = namedtuple(
+    "ThresholdRule", ["eta", "threshold_step", "margin", "lam", "alpha_bound"])
+PrototypeRule = namedtuple(
+    "PrototypeRule", ["eta", "threshold_step", "margin", "lam", "alpha_bound"])
+
+
+def _is_prototype(rule):
+    if isinstance(rule, types.BaseNamedTuple):
+        return rule.instance_class is PrototypeRule
+    return isinstance(rule, PrototypeRule)
 
 
 @njit(cache=True, inline="always")
@@ -97,6 +118,123 @@ def is_online_mistake(scores, target, n_problems):
     return False
 
 
+# ------------------------------------------------------------ the rules
+def by_rule(threshold, prototype):
+    """The ``choose`` of :func:`~perceptrons._loops._common.specialised` for
+    a helper of the rules: by the class of ``rule``, its first argument."""
+    return lambda rule, *args: prototype if _is_prototype(rule) else threshold
+
+
+def _threshold_rival(rule, scores, target):
+    return -1
+
+
+def _prototype_rival(rule, scores, target):
+    return best_other(scores, target)
+
+
+@specialised(by_rule(_threshold_rival, _prototype_rival))
+def rival(rule, scores, target):
+    """The class an update would decrease: none (-1) under the threshold
+    rule, the best other class under the prototype rule."""
+
+
+def _threshold_mistake(rule, scores, target, other):
+    return is_online_mistake(scores, target, scores.shape[0])
+
+
+def _prototype_mistake(rule, scores, target, other):
+    return scores[target] - scores[other] <= 0.0
+
+
+@specialised(by_rule(_threshold_mistake, _prototype_mistake))
+def is_mistake(rule, scores, target, other):
+    """Whether the current hypothesis mispredicts (ties are mistakes)."""
+
+
+def _threshold_margin(rule, scores, target, k, n_counters, other):
+    return problem_sign(target, k, n_counters) * scores[k]
+
+
+def _prototype_margin(rule, scores, target, k, n_counters, other):
+    return scores[target] - scores[other]
+
+
+@specialised(by_rule(_threshold_margin, _prototype_margin))
+def signed_score(rule, scores, target, k, n_counters, other):
+    """Counter k's ``y(SUM - θ)`` of Figure 2 before the λ term: the
+    problem's label times its score, or the true class's score minus the
+    best other's."""
+
+
+def _threshold_update(rule, store, target, k, n_counters, other, i, theta,
+                      theta_avg_acc, averaged, t_global):
+    a = rule.eta * problem_sign(target, k, n_counters)
+    add_example(store, k, a, i)
+    # θ moves against w (Cristianini & Shawe-Taylor).
+    theta[k] -= a * rule.threshold_step
+    if averaged:
+        # c defined here, not before the branch: the dual form's
+        # reassociation orders a product's factors by where they are
+        # defined, and the loops have always computed c here.
+        c = float(t_global - 1)
+        add_example_sum(store, k, c * a, i)
+        theta_avg_acc[k] -= c * a * rule.threshold_step
+
+
+def _prototype_update(rule, store, target, k, n_counters, other, i, theta,
+                      theta_avg_acc, averaged, t_global):
+    # The true class and the best other one move in opposite directions,
+    # each product written once for both (under the dual form's
+    # reassociation a product spelled twice may be rounded two ways).
+    eta, threshold_step = rule.eta, rule.threshold_step
+    add_pair(store, target, other, eta, i)
+    theta[target] -= eta * threshold_step
+    theta[other] += eta * threshold_step
+    if averaged:
+        c = float(t_global - 1)
+        add_pair_sum(store, target, other, c * eta, i)
+        theta_avg_acc[target] -= c * eta * threshold_step
+        theta_avg_acc[other] += c * eta * threshold_step
+
+
+@specialised(by_rule(_threshold_update, _prototype_update))
+def update(rule, store, target, k, n_counters, other, i, theta,
+           theta_avg_acc, averaged, t_global):
+    """Figure 2's update of counter k on example i: problem k's row gains
+    ``η y x`` and its θ ``-η y C``; or the true class's row ``+η x`` and
+    the best other's ``-η x``, their θ against them. ``averaged``: the
+    accumulators gain ``s - 1`` times the same, s = ``t_global`` the
+    global step."""
+
+
+def _threshold_rows(rule, k, n_rows):
+    return k, k + 1
+
+
+def _prototype_rows(rule, k, n_rows):
+    return 0, n_rows
+
+
+@specialised(by_rule(_threshold_rows, _prototype_rows))
+def rows_of(rule, k, n_rows):
+    """The weight rows counter k's hypothesis holds: ``[lo, hi)``."""
+
+
+def _threshold_log(rule, other_log, n, other):
+    pass
+
+
+def _prototype_log(rule, other_log, n, other):
+    other_log[n] = other
+
+
+@specialised(by_rule(_threshold_log, _prototype_log))
+def log_rival(rule, other_log, n, other):
+    """Voted prototypes: record the class update ``n`` decreased."""
+
+
+# ------------------------------------------------------------ bookkeeping
 @njit(cache=True, inline="always")
 def may_update(alpha_counts, k, i, alpha_bound):
     """Figure 2's α-bound: example i may update while ``α_i < α-bound``."""
@@ -156,7 +294,7 @@ def extend_run(k, tally, best_tally, ls_current):
 
 @njit(cache=True, inline="always")
 def survive(k, final):
-    """ŷ = y: the current hypothesis of problem k survives one more example.
+    """ŷ = y: the current hypothesis of counter k survives one more example.
 
     Adds a vote and, for the longest survivor, extends its run.
     ``final`` is the loops' bookkeeping tuple (see the module docstring).
@@ -168,7 +306,7 @@ def survive(k, final):
         is ``HYPOTHESIS_LONGEST``.
     """
     hypothesis, tally, best_tally, ls_current, current_vote = (
-        final[0], final[6], final[7], final[8], final[9])
+        final[0], final[4], final[5], final[6], final[7])
     current_vote[k] += 1
     snapshot = 0
     if hypothesis == HYPOTHESIS_LONGEST:

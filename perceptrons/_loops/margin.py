@@ -17,15 +17,18 @@ and :math:`\|a\|^2` is kept incrementally,
 :math:`\|a + \lambda y_k\|^2 = \|a\|^2 + 2\lambda\, a\cdot y_k + \lambda^2
 \|y_k\|^2`. An update costs O(nnz(x_k)).
 
-Two misclassification conditions share the loops (they differ in one scalar
-threshold and in the λ of a multiple update, so one loop serves both rather
-than duplicating the active-set driver): PDM, Eq. (8),
-:math:`a_t \cdot y_k \le (1-\epsilon)\|a_t\|^2/t` (threshold 0 at t = 0),
-and PFM, Eq. (7), :math:`a_t \cdot y_k \le \beta \|a_t\|`.
+Two misclassification conditions share the rule :data:`MarginRule` (they
+differ in one scalar threshold and in the λ of a multiple update): PDM,
+Eq. (8), :math:`a_t \cdot y_k \le (1-\epsilon)\|a_t\|^2/t` (threshold 0
+at t = 0), and PFM, Eq. (7), :math:`a_t \cdot y_k \le \beta \|a_t\|`.
 
-The active-set schedule of Sec. 4 (:func:`active_set_epoch`) is written once
-for any pass with the signature of :func:`margin_pass`'s first four
-arguments; ROMMA (:mod:`perceptrons._loops.romma`) uses it too.
+One pass serves every algorithm of this family (:func:`pattern_pass`): it
+presents the patterns, counts the online mistakes, collects the next active
+set and updates where the rule's condition holds; what a rule does is its
+own, registered for its named-tuple class (:func:`register_rule`) and
+inlined when the pass is compiled for that class. ROMMA
+(:mod:`perceptrons._loops.romma`) is the other rule. The active-set schedule
+of Sec. 4 (:func:`active_set_epoch`) drives the pass for any rule.
 
 References
 ----------
@@ -33,14 +36,18 @@ C. Panagiotakopoulos and P. Tsampouka. The perceptron with dynamic margin.
 ALT 2011, LNCS 6925, pp. 204-218.
 """
 
+from collections import namedtuple
+from types import SimpleNamespace
+
 import numpy as np
 from numba import njit
 
-from ._common import prefetch_ahead, row_axpy, row_dot
+from ._common import prefetch_ahead, row_axpy, row_dot, specialised
+from .storage import store_class
 
-__all__ = ["RULE_PDM", "RULE_PFM", "active_set_epoch",
-           "condition_threshold", "margin_epoch", "margin_pass",
-           "n_multiple_updates"]
+__all__ = ["MarginRule", "RULE_PDM", "RULE_PFM", "active_set_epoch",
+           "condition_threshold", "n_multiple_updates", "pattern_pass",
+           "register_rule"]
 
 #: Condition (8) of the paper, parameter ε.
 RULE_PDM = 0
@@ -50,6 +57,85 @@ RULE_PFM = 1
 # A multiple update never adds more than this many updates at once (guards
 # the int64 counters against a degenerate quadratic).
 _MAX_LAMBDA = 1 << 40
+
+#: PDM/PFM: the condition (``RULE_PDM`` or ``RULE_PFM``), its parameter (ε
+#: or β), whether to make multiple updates (1/0), and the state, updated in
+#: place: ``w`` (n_features,), the non-augmented part of a;
+#: ``ab = [b, ‖a‖²]``, the augmented coordinate of a and the squared norm
+#: of the whole (extended) a; ``t`` (1,), the updates made so far; and
+#: ``counts`` (n_samples,), c_k, the updates made on each row.
+MarginRule = namedtuple("MarginRule", [
+    "kind", "param", "multiple", "w", "ab", "t", "counts"])
+
+
+# ------------------------------------------------------------ the rules
+# rule class -> its implementations (register_rule)
+_RULES = {}
+
+
+def register_rule(rule_class, **impls):
+    """Register the pieces of a rule for :func:`pattern_pass`.
+
+    Parameters
+    ----------
+    rule_class : named-tuple class
+    **impls : function
+        ``load(rule) -> state``: the pass's scalars (a tuple whose first two
+        entries are b and ‖a‖²), read from the rule's arrays;
+        ``save(rule, state)``: written back; ``stopped(rule)``: whether the
+        pass must not run; ``per_row(rule)``: the per-row array the pass
+        reads (for prefetching); ``margin(rule, state, label_margin, i,
+        delta_sq) -> a·y_k``; ``threshold(rule, state)``: the right-hand
+        side of the condition; ``violated(rule, ay, threshold)``;
+        ``update(rule, state, ay, i, X_data, X_indices, X_indptr, signs,
+        y_sq_norms, rho) -> (state, n_updates, stop)``.
+    """
+    _RULES[rule_class] = SimpleNamespace(**impls)
+
+
+def _by_rule(name):
+    return lambda rule, *args: getattr(_RULES[store_class(rule)], name)
+
+
+@specialised(_by_rule("load"))
+def _load(rule):
+    """The pass's scalars, read from the rule's arrays."""
+
+
+@specialised(_by_rule("save"))
+def _save(rule, state):
+    """Write the pass's scalars back."""
+
+
+@specialised(_by_rule("stopped"))
+def _stopped(rule):
+    """Whether the pass must return at once."""
+
+
+@specialised(_by_rule("per_row"))
+def _per_row(rule):
+    """The per-row array the pass reads at each row."""
+
+
+@specialised(_by_rule("margin"))
+def _margin(rule, state, label_margin, i, delta_sq):
+    """``a·y_k`` from the pattern's label margin ``l_k (w·x_k + bρ)``."""
+
+
+@specialised(_by_rule("threshold"))
+def _threshold(rule, state):
+    """The right-hand side of the update condition."""
+
+
+@specialised(_by_rule("violated"))
+def _violated(rule, ay, threshold):
+    """Whether ``a·y_k`` meets the update condition."""
+
+
+@specialised(_by_rule("update"))
+def _update(rule, state, ay, i, X_data, X_indices, X_indptr, signs,
+            y_sq_norms, rho):
+    """The update on pattern k = i: ``(state, n_updates, stop)``."""
 
 
 @njit(cache=True)
@@ -138,14 +224,66 @@ def n_multiple_updates(rule, param, ay, yy, sq_norm_a, t):
     return int(mu) + 1
 
 
-@njit(cache=True)
-def margin_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
-                X_indptr, signs, y_sq_norms, rho, delta_sq, rule, param,
-                multiple, w, ab, t, counts):
-    """Present ``rows[:n_rows]`` once, updating whenever the condition holds.
+# --------------------------------------------------------------- PDM/PFM
+def _margin_load(rule):
+    return rule.ab[0], rule.ab[1], rule.t[0]
 
-    The first four arguments are those that :func:`active_set_epoch`
-    varies from pass to pass; the rest are passed through.
+
+def _margin_save(rule, state):
+    rule.ab[0] = state[0]
+    rule.ab[1] = state[1]
+    rule.t[0] = state[2]
+
+
+def _never_stopped(rule):
+    return False
+
+
+def _margin_per_row(rule):
+    return rule.counts
+
+
+def _margin_margin(rule, state, label_margin, i, delta_sq):
+    return label_margin + delta_sq * rule.counts[i]
+
+
+def _margin_threshold(rule, state):
+    return condition_threshold(rule.kind, rule.param, state[1], state[2])
+
+
+def _at_most(rule, ay, threshold):
+    return ay <= threshold
+
+
+def _margin_update(rule, state, ay, i, X_data, X_indices, X_indptr, signs,
+                   y_sq_norms, rho):
+    b, sq_norm_a, tt = state
+    yy = y_sq_norms[i]
+    lam = 1
+    if rule.multiple:
+        lam = n_multiple_updates(rule.kind, rule.param, ay, yy, sq_norm_a,
+                                 tt)
+    step_size = signs[i] * lam
+    row_axpy(rule.w, step_size, X_data, X_indices, X_indptr, i)
+    b += step_size * rho
+    rule.counts[i] += lam
+    sq_norm_a += lam * (2.0 * ay + lam * yy)
+    if sq_norm_a < 0.0:
+        sq_norm_a = 0.0
+    return (b, sq_norm_a, tt + lam), lam, False
+
+
+register_rule(MarginRule, load=_margin_load, save=_margin_save,
+              stopped=_never_stopped, per_row=_margin_per_row,
+              margin=_margin_margin, threshold=_margin_threshold,
+              violated=_at_most, update=_margin_update)
+
+
+# ------------------------------------------------------------------ pass
+@njit(cache=True)
+def pattern_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
+                 X_indptr, signs, y_sq_norms, rho, delta_sq, rule):
+    """Present ``rows[:n_rows]`` once, updating whenever the condition holds.
 
     Parameters
     ----------
@@ -166,21 +304,9 @@ def margin_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
         :math:`\\|y_k\\|^2 = \\|x_k\\|^2 + \\rho^2 + \\Delta^2`.
     rho, delta_sq : float
         Augmentation ρ and squared extension Δ².
-    rule : int
-        ``RULE_PDM`` (Eq. 8) or ``RULE_PFM`` (Eq. 7).
-    param : float
-        ε or β.
-    multiple : int
-        1: make λ = [μ₊] + 1 updates at once (Sec. 4); 0: one update.
-    w : ndarray of shape (n_features,), float64
-        Non-augmented part of a, updated in place.
-    ab : ndarray of shape (2,), float64
-        ``[b, ‖a‖²]``: the augmented coordinate of a and the squared norm
-        of the whole (extended) a, updated in place.
-    t : ndarray of shape (1,), int64
-        Updates made so far, updated in place.
-    counts : ndarray of shape (n_samples,), int64
-        :math:`c_k`, updates made on each row, updated in place.
+    rule : named tuple
+        The rule and its state (:data:`MarginRule`,
+        :data:`perceptrons._loops.romma.RommaRule`), updated in place.
 
     Returns
     -------
@@ -195,56 +321,55 @@ def margin_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
     n_updates = 0
     n_collected = 0
     n_mistakes = 0
-    b = ab[0]
-    sq_norm_a = ab[1]
-    tt = t[0]
+    if _stopped(rule):
+        return n_updates, n_collected, n_mistakes
+    state = _load(rule)
+    per_row = _per_row(rule)
+    w = rule.w
     for step in range(n_rows):
         prefetch_ahead(rows, step, n_rows, X_data, X_indices, X_indptr,
-                       signs, y_sq_norms, counts)
+                       signs, y_sq_norms, per_row)
         i = rows[step]
-        s = signs[i]
         # The prediction on x_k itself: its extension coordinate is not
         # part of a test point.
-        label_margin = s * (row_dot(w, X_data, X_indices, X_indptr, i)
-                            + b * rho)
+        label_margin = signs[i] * (row_dot(w, X_data, X_indices, X_indptr, i)
+                                   + state[0] * rho)
         n_mistakes += label_margin <= 0.0
-        ay = label_margin + delta_sq * counts[i]
-        threshold = condition_threshold(rule, param, sq_norm_a, tt)
+        ay = _margin(rule, state, label_margin, i, delta_sq)
+        threshold = _threshold(rule, state)
         if collect_factor > 0.0 and ay <= collect_factor * threshold:
             collected[n_collected] = i
             n_collected += 1
-        if ay <= threshold:
-            yy = y_sq_norms[i]
-            lam = 1
-            if multiple:
-                lam = n_multiple_updates(rule, param, ay, yy, sq_norm_a, tt)
-            step_size = s * lam
-            row_axpy(w, step_size, X_data, X_indices, X_indptr, i)
-            b += step_size * rho
-            counts[i] += lam
-            sq_norm_a += lam * (2.0 * ay + lam * yy)
-            if sq_norm_a < 0.0:
-                sq_norm_a = 0.0
-            tt += lam
-            n_updates += lam
-    ab[0] = b
-    ab[1] = sq_norm_a
-    t[0] = tt
+        if _violated(rule, ay, threshold):
+            state, n, stop = _update(rule, state, ay, i, X_data, X_indices,
+                                     X_indptr, signs, y_sq_norms, rho)
+            n_updates += n
+            if stop:
+                break
+    _save(rule, state)
     return n_updates, n_collected, n_mistakes
 
 
-@njit(inline="always")
-def active_set_epoch(pass_fn, full_args, active_args, order, active_sets,
+# ------------------------------------------------------------ active sets
+@njit(cache=True, inline="always")
+def _counted_pass(rows, n_rows, collect_factor, collected, data, rule,
+                  stats):
+    """One active pass, added to ``stats`` (see :func:`active_set_epoch`)."""
+    n_updates, n_collected, n_mistakes = pattern_pass(
+        rows, n_rows, collect_factor, collected, *data, rule)
+    stats[0] += n_updates
+    stats[1] += 1
+    stats[2] += n_rows
+    stats[3] += n_mistakes
+    return n_updates, n_collected
+
+
+@njit(cache=True)
+def active_set_epoch(X_data, X_indices, X_indptr, signs, y_sq_norms, order,
+                     rho, delta_sq, full_rule, active_rule, active_sets,
                      c1, c2, n_ep1, n_ep2, n_ep3, level1, level2, level3,
                      stats):
     """One full pass, then (optionally) the nested active-set rounds of Sec. 4.
-
-    The driver shared by PDM/PFM (:func:`margin_epoch`) and ROMMA
-    (:func:`perceptrons._loops.romma.romma_epoch`). It is inlined into
-    them at numba's IR level, so ``pass_fn`` resolves to a direct call of a
-    module-level loop and each caller is compiled and cached as a plain
-    loop of arrays and scalars (a jitted function passed as a run-time
-    argument would make the caller uncacheable).
 
     The full pass presents ``order`` and collects the first-level active set
     (``a·y <= c1 * threshold``). Up to ``n_ep1`` times, the first-level set
@@ -257,15 +382,13 @@ def active_set_epoch(pass_fn, full_args, active_args, order, active_sets,
 
     Parameters
     ----------
-    pass_fn : jitted function
-        ``pass_fn(rows, n_rows, collect_factor, collected, *args) ->
-        (n_updates, n_collected, n_mistakes)``: one pass over ``rows[:n_rows]``,
-        writing the rows with ``a·y_k <= collect_factor * threshold`` to
-        ``collected`` (nothing when ``collect_factor == 0``).
-    full_args, active_args : tuple
-        ``args`` of the full pass and of the active passes.
+    X_data, X_indices, X_indptr, signs, y_sq_norms, rho, delta_sq
+        As in :func:`pattern_pass`.
     order : ndarray of shape (n_samples,), int64
         Presentation order of the full pass.
+    full_rule, active_rule : named tuple
+        The rule of the full pass and of the active passes (of the same
+        class and state; PDM's differ in their multiple updates).
     active_sets : int
         0: the full pass only (the plain algorithm).
     c1, c2 : float
@@ -284,70 +407,27 @@ def active_set_epoch(pass_fn, full_args, active_args, order, active_sets,
     int
         Updates made in the full pass (0 means converged).
     """
+    data = (X_data, X_indices, X_indptr, signs, y_sq_norms, rho, delta_sq)
     n = order.shape[0]
     collect = c1 if active_sets else 0.0
-    full_updates, n1, m = pass_fn(order, n, collect, level1, *full_args)
+    full_updates, n1, m = pattern_pass(order, n, collect, level1, *data,
+                                       full_rule)
     stats[3] += m
     if not active_sets or full_updates == 0:
         return full_updates
     for _r1 in range(n_ep1):
-        u1, n2, m = pass_fn(level1, n1, c2, level2, *active_args)
-        stats[3] += m
-        stats[0] += u1
-        stats[1] += 1
-        stats[2] += n1
+        u1, n2 = _counted_pass(level1, n1, c2, level2, data, active_rule,
+                               stats)
         if u1 == 0:
             break
         for _r2 in range(n_ep2):
-            u2, n3, m = pass_fn(level2, n2, 1.0, level3, *active_args)
-            stats[3] += m
-            stats[0] += u2
-            stats[1] += 1
-            stats[2] += n2
+            u2, n3 = _counted_pass(level2, n2, 1.0, level3, data,
+                                   active_rule, stats)
             if u2 == 0:
                 break
             for _r3 in range(n_ep3):
-                u3, _, m = pass_fn(level3, n3, 0.0, level3, *active_args)
-                stats[3] += m
-                stats[0] += u3
-                stats[1] += 1
-                stats[2] += n3
+                u3, _ = _counted_pass(level3, n3, 0.0, level3, data,
+                                      active_rule, stats)
                 if u3 == 0:
                     break
     return full_updates
-
-
-@njit(cache=True)
-def margin_epoch(X_data, X_indices, X_indptr, signs, y_sq_norms, order,
-                 rho, delta_sq, rule, param, multiple_full, multiple_active,
-                 active_sets, c1, c2, n_ep1, n_ep2, n_ep3,
-                 w, ab, t, counts, level1, level2, level3, stats):
-    """One full epoch of PDM/PFM with the active sets of Sec. 4.
-
-    :func:`active_set_epoch` over :func:`margin_pass`.
-
-    Parameters
-    ----------
-    X_data, X_indices, X_indptr, signs, y_sq_norms, rho, delta_sq, rule, param
-        As in :func:`margin_pass`.
-    order : ndarray of shape (n_samples,), int64
-        Presentation order of the full epoch.
-    multiple_full, multiple_active : int
-        Multiple updates (0/1) in the full pass and in the active passes.
-    active_sets, c1, c2, n_ep1, n_ep2, n_ep3, level1, level2, level3, stats
-        As in :func:`active_set_epoch`.
-    w, ab, t, counts
-        The state, as in :func:`margin_pass`.
-
-    Returns
-    -------
-    int
-        Updates made in the full pass (0 means converged).
-    """
-    data = (X_data, X_indices, X_indptr, signs, y_sq_norms, rho, delta_sq,
-            rule, param)
-    state = (w, ab, t, counts)
-    return active_set_epoch(
-        margin_pass, (*data, multiple_full, *state),
-        (*data, multiple_active, *state), order, active_sets, c1, c2, n_ep1,
-        n_ep2, n_ep3, level1, level2, level3, stats)

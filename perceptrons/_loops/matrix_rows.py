@@ -9,9 +9,9 @@ non-zeros, and keep per-problem storage whose size grows with the mistakes.
 import numpy as np
 from numba import njit
 
-__all__ = ["gather_slots", "grow_cols", "grow_square", "scatter_row_nz",
-           "sparse_dot", "square_times", "symmetric_times_row",
-           "unscatter_row_nz", "work_for"]
+__all__ = ["add_and_reweigh", "gather_slots", "grow_cols", "grow_square",
+           "scatter_row_nz", "sparse_dot", "square_times",
+           "symmetric_times_row", "unscatter_row_nz", "work_for"]
 
 
 @njit(cache=True)
@@ -113,3 +113,16 @@ def work_for(work, size):
     if work.shape[0] < size:
         return np.empty(2 * size)
     return work
+
+
+@njit(cache=True, inline="always")
+def add_and_reweigh(A, v, w, y, x, nz, nnz):
+    """After a mistake: ``v += y x``, then ``w = A v`` (A symmetric, n × n).
+
+    The end of every primal matrix update (the Higher-order Perceptron's
+    ``w = A v``, the Second-order's ``w = A⁻¹ v``).
+    """
+    for e in range(nnz):
+        j = nz[e]
+        v[j] += y * x[j]
+    square_times(A, v, v.shape[0], w)

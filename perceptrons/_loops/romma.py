@@ -61,22 +61,38 @@ still kept (they are ``dual_coef_``), but never multiplied by Δ² = 0: on
 inseparable data a = Σ g_k y_k cancels ever larger g_k, which may overflow
 while a stays finite, and 0 · inf would turn a·y_k into NaN.
 
+The pass and the active sets are those of the PDM family
+(:func:`perceptrons._loops.margin.pattern_pass`,
+:func:`~perceptrons._loops.margin.active_set_epoch`); this module registers
+ROMMA's rule, :data:`RommaRule`, with them.
+
 References
 ----------
 Y. Li and P. M. Long. The relaxed online maximum margin algorithm. Machine
 Learning 46(1-3):361-387, 2002.
 """
 
+from collections import namedtuple
+
 from numba import njit
 
-from ._common import prefetch_ahead, row_axpy, row_dot
-from .margin import active_set_epoch
+from ._common import row_axpy
+from .margin import register_rule
 
-__all__ = ["NORM_LIMIT", "romma_epoch", "romma_pass", "fold_scale"]
+__all__ = ["NORM_LIMIT", "RommaRule", "fold_scale"]
 
 _SCALE_LOW, _SCALE_HIGH = 1e-150, 1e150
 #: Largest ‖a'‖²‖y_k‖² an update may produce (module notes: divergence).
 NORM_LIMIT = 1e200
+
+#: ROMMA's rule for :func:`perceptrons._loops.margin.pattern_pass`: the
+#: threshold 1 - ε, and the state, updated in place: ``w`` (n_features,),
+#: u_w; ``st = [u_b, ‖a‖², s, Δ² Σ g² of retired rows (in u units)]``;
+#: ``g`` (n_samples,), the extension coefficients g_k of the current rows
+#: (in u units); ``status`` (1,), set to 1 when an update would take
+#: ‖a‖²‖y_k‖² past :data:`NORM_LIMIT` (the update is not made and the pass
+#: stops; a pass called with it set returns at once: module notes).
+RommaRule = namedtuple("RommaRule", ["threshold", "w", "st", "g", "status"])
 
 
 @njit(cache=True)
@@ -104,138 +120,80 @@ def fold_scale(w, st, g):
     st[2] = 1.0
 
 
-@njit(cache=True)
-def romma_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
-               X_indptr, signs, y_sq_norms, rho, delta_sq, threshold, w, st,
-               g, status):
-    """Present ``rows[:n_rows]`` once, updating whenever ``a·y_k < threshold``.
+def _load(rule):
+    return rule.st[0], rule.st[1], rule.st[2]
 
-    The argument order is :func:`perceptrons._loops.margin.margin_pass`'s,
-    so that :func:`~perceptrons._loops.margin.active_set_epoch` drives both.
 
-    Parameters
-    ----------
-    rows : ndarray of shape (>= n_rows,), int64
-    n_rows : int
-    collect_factor : float
-        c > 0: write to ``collected`` each row with ``a·y_k <= c·threshold``
-        (before its update); 0: collect nothing.
-    collected : ndarray of shape (>= n_rows,), int64
-    X_data, X_indices, X_indptr
-        The data matrix (see :mod:`perceptrons._loops._common`).
-    signs : ndarray of shape (n_samples,), float64
-        Labels l_k ∈ {-1, +1}.
-    y_sq_norms : ndarray of shape (n_samples,), float64
-        ‖y_k‖² = ‖x_k‖² + ρ² + Δ².
-    rho, delta_sq : float
-    threshold : float
-        1 - ε.
-    w : ndarray of shape (n_features,), float64
-        u_w, updated in place.
-    st : ndarray of shape (4,), float64
-        ``[u_b, ‖a‖², s, retired]`` (see :func:`fold_scale`), in place.
-    g : ndarray of shape (n_samples,), float64
-        Extension coefficients of the current rows (in u units), in place.
-    status : ndarray of shape (1,), int64
-        Set to 1 when an update would take ‖a‖²‖y_k‖² past
-        :data:`NORM_LIMIT` (the update is not made and the pass stops); a
-        pass called with it set returns at once (module notes: divergence).
+def _save(rule, state):
+    rule.st[0] = state[0]
+    rule.st[1] = state[1]
+    rule.st[2] = state[2]
 
-    Returns
-    -------
-    n_updates : int
-    n_collected : int
-    n_mistakes : int
-        Rows presented on the wrong side of the hyperplane before their
-        update, ``l_k (w·x_k + bρ) <= 0`` (ties are mistakes).
-    """
-    n_updates = 0
-    n_collected = 0
-    n_mistakes = 0
-    if status[0] != 0:
-        return n_updates, n_collected, n_mistakes
-    b = st[0]
-    sq_norm_a = st[1]
-    s = st[2]
-    for step in range(n_rows):
-        prefetch_ahead(rows, step, n_rows, X_data, X_indices, X_indptr,
-                       signs, y_sq_norms, g)
-        i = rows[step]
-        li = signs[i]
-        label_margin = li * (row_dot(w, X_data, X_indices, X_indptr, i)
-                             + b * rho)
-        n_mistakes += label_margin <= 0.0
-        ay = label_margin
-        if delta_sq != 0.0:
-            # Never 0 · g_k: without extension g_k may overflow (notes).
-            ay += delta_sq * g[i]
-        ay *= s
-        if collect_factor > 0.0 and ay <= collect_factor * threshold:
-            collected[n_collected] = i
-            n_collected += 1
-        if not ay < threshold:
-            continue
-        yy = y_sq_norms[i]
-        if yy <= 0.0:
-            continue  # y_k = 0: no vector satisfies a·y_k >= 1
-        A = sq_norm_a
-        num_c = A * yy - ay
-        det = A * yy - ay * ay
-        if A > 0.0 and num_c > 0.0 and det > 0.0:
-            c = num_c / det
-            d = A * (1.0 - ay) / det
-            if not (c * A + d) * yy <= NORM_LIMIT:  # also NaN
-                status[0] = 1
-                break
-            n_updates += 1
-            s = s * c
-            step_size = li * d / s
-            row_axpy(w, step_size, X_data, X_indices, X_indptr, i)
-            b += step_size * rho
-            g[i] += d / s
-            sq_norm_a = c * A + d
-            if not (_SCALE_LOW < s < _SCALE_HIGH):
-                st[0] = b
-                st[2] = s
-                fold_scale(w, st, g)
-                b = st[0]
-                s = 1.0
-        else:
-            # Restart at y_k / ‖y_k‖²: the old half-space is slack there.
-            n_updates += 1
-            w[:] = 0.0
-            g[:] = 0.0
-            st[3] = 0.0
+
+def _stopped(rule):
+    return rule.status[0] != 0
+
+
+def _per_row(rule):
+    return rule.g
+
+
+def _margin(rule, state, label_margin, i, delta_sq):
+    ay = label_margin
+    if delta_sq != 0.0:
+        # Never 0 · g_k: without extension g_k may overflow (notes).
+        ay += delta_sq * rule.g[i]
+    return ay * state[2]
+
+
+def _threshold(rule, state):
+    return rule.threshold
+
+
+def _below(rule, ay, threshold):
+    return ay < threshold
+
+
+def _update(rule, state, ay, i, X_data, X_indices, X_indptr, signs,
+            y_sq_norms, rho):
+    b, sq_norm_a, s = state
+    w, st, g = rule.w, rule.st, rule.g
+    li = signs[i]
+    yy = y_sq_norms[i]
+    if yy <= 0.0:
+        return state, 0, False  # y_k = 0: no vector satisfies a·y_k >= 1
+    A = sq_norm_a
+    num_c = A * yy - ay
+    det = A * yy - ay * ay
+    if A > 0.0 and num_c > 0.0 and det > 0.0:
+        c = num_c / det
+        d = A * (1.0 - ay) / det
+        if not (c * A + d) * yy <= NORM_LIMIT:  # also NaN
+            rule.status[0] = 1
+            return state, 0, True
+        s = s * c
+        step_size = li * d / s
+        row_axpy(w, step_size, X_data, X_indices, X_indptr, i)
+        b += step_size * rho
+        g[i] += d / s
+        sq_norm_a = c * A + d
+        if not (_SCALE_LOW < s < _SCALE_HIGH):
+            st[0] = b
+            st[2] = s
+            fold_scale(w, st, g)
+            b = st[0]
             s = 1.0
-            step_size = li / yy
-            row_axpy(w, step_size, X_data, X_indices, X_indptr, i)
-            b = step_size * rho
-            g[i] = 1.0 / yy
-            sq_norm_a = 1.0 / yy
-    st[0] = b
-    st[1] = sq_norm_a
-    st[2] = s
-    return n_updates, n_collected, n_mistakes
+        return (b, sq_norm_a, s), 1, False
+    # Restart at y_k / ‖y_k‖²: the old half-space is slack there.
+    w[:] = 0.0
+    g[:] = 0.0
+    st[3] = 0.0
+    step_size = li / yy
+    row_axpy(w, step_size, X_data, X_indices, X_indptr, i)
+    g[i] = 1.0 / yy
+    return (step_size * rho, 1.0 / yy, 1.0), 1, False
 
 
-@njit(cache=True)
-def romma_epoch(X_data, X_indices, X_indptr, signs, y_sq_norms, order,
-                rho, delta_sq, threshold, active_sets, c1, c2,
-                n_ep1, n_ep2, n_ep3, w, st, g, status, level1, level2, level3,
-                stats):
-    """One full epoch, then the nested active-set rounds of PDM's Sec. 4.
-
-    :func:`perceptrons._loops.margin.active_set_epoch` over
-    :func:`romma_pass`: level sets collect ``a·y_k <= c1 (1-ε)``,
-    ``<= c2 (1-ε)`` and ``<= 1-ε``. Arguments as in those two.
-
-    Returns
-    -------
-    int
-        Updates made in the full pass (0 means converged).
-    """
-    args = (X_data, X_indices, X_indptr, signs, y_sq_norms, rho, delta_sq,
-            threshold, w, st, g, status)
-    return active_set_epoch(romma_pass, args, args, order, active_sets, c1,
-                            c2, n_ep1, n_ep2, n_ep3, level1, level2, level3,
-                            stats)
+register_rule(RommaRule, load=_load, save=_save, stopped=_stopped,
+              per_row=_per_row, margin=_margin, threshold=_threshold,
+              violated=_below, update=_update)

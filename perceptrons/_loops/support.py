@@ -163,13 +163,14 @@ def append_support(support, i):
         Its slot p: ``support[p] == i``.
     """
     slots, position, n_support = support
-    pos = position[i]
-    if pos < 0:
-        pos = n_support[0]
-        slots[pos] = i
-        position[i] = pos
-        n_support[0] = pos + 1
-    return pos
+    # No variable reassigned in the branch: inlined twice over (through
+    # the storage helpers) such a variable trips numba's SSA checks.
+    if position[i] < 0:
+        m = n_support[0]
+        slots[m] = i
+        position[i] = m
+        n_support[0] = m + 1
+    return position[i]
 
 
 # ------------------------------------------------------------ kernel values
@@ -305,25 +306,9 @@ def support_scores(data, kernel, support, cache, order, step, coef, scores,
                    block):
     """``scores[k] = Σ_{p < m} coef[k, p] k(x_i, x_support[p])``, ``i = order[step]``.
 
-    With dense input, a block of rows ``order[step:step + BLOCK_ROWS]``
-    starts here if row i is not in the current one.
-
-    Parameters
-    ----------
-    data, kernel, support, cache, block : tuple
-        See the module notes.
-    order : ndarray of shape (n_steps,), int64
-        Rows in the order they are presented (the next block's rows).
-    step : int
-    coef : ndarray of shape (n_problems, >= m), float64
-        Coefficients by support slot.
-    scores : ndarray of shape (n_problems,), float64
-        Output.
-
-    Returns
-    -------
-    block : tuple
-        The block state (see :func:`fill_kernel_block`).
+    The kernel row of :func:`trial_kernel_row` (whose arguments and block
+    these are) against the coefficients by support slot ``coef``
+    (n_problems, >= m), into ``scores`` (n_problems,); returns the block.
     """
     block, values, m = trial_kernel_row(data, kernel, support, cache, order,
                                         step, block)

@@ -3,12 +3,15 @@
 :class:`BaseOnlinePerceptron` validates input, encodes labels, runs the epoch
 loop in Python (one compiled call per pass over the data, STYLE habit 3),
 checks the weights stay finite, and handles ``fit``/``partial_fit``/
-``predict``. A model class supplies its docstring, ``_parameter_constraints``,
-``_model_state``, ``__init__`` and its hooks: ``_allocate``, ``_begin_call``,
-``_run_epoch``, ``_end_call`` and ``_decision``. Every training hook gets
-the call's :class:`TrainingCall`: scratch sized by the call's rows lives
-there and is gone when the call ends, so a fitted estimator is its declared
-state (``_model_state``) and nothing else.
+``predict``. A fitted estimator is its state, ``state_``: one typed,
+versioned, validated object (:mod:`perceptrons.models._state`) and nothing
+else; its public attributes (``coef_``, ``classes_``, ``t_``, ...) are views
+of it, set again from it after every call and every load. A model class
+supplies its docstring, ``_parameter_constraints``, its state type
+``_state_type``, ``__init__`` and its hooks: ``_new_state``, ``_begin_call``,
+``_run_epoch``, ``_end_call``, ``_public_model`` and ``_decision``. Every
+training hook gets the call's :class:`TrainingCall`: scratch sized by the
+call's rows lives there and is gone when the call ends.
 """
 
 from abc import abstractmethod
@@ -29,7 +32,7 @@ from .._loops._common import (
 )
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.random import epoch_orders
-from ..utils.validation import as_loop_arrays
+from ..utils.validation import as_loop_arrays, check_csr_structure
 
 
 def checked_column_sq_sums(loop_arrays, n_features):
@@ -173,17 +176,22 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    #: The fitted state: what prediction and ``partial_fit`` need, and all a
-    #: model file holds (:func:`perceptrons.persistence.model_state`). A
-    #: subclass extends it; nothing else stays on a fitted estimator.
-    _model_state = ("classes_", "n_features_in_", "feature_names_in_", "t_",
-                    "n_iter_", "n_mistakes_", "n_updates_",
-                    "mistakes_per_epoch_", "updates_per_epoch_")
+    #: The fitted state's type (:mod:`perceptrons.models._state`): what
+    #: prediction and ``partial_fit`` need, and all a model file holds.
+    _state_type = None
 
     # ----------------------------------------------------------- hooks
     @abstractmethod
-    def _allocate(self, call, n_classes):
-        """Create the fitted state for a fresh start on ``call.X``."""
+    def _new_state(self, call, fitted):
+        """The state of a fresh start on ``call.X``.
+
+        Parameters
+        ----------
+        call : TrainingCall
+        fitted : dict
+            The :class:`~perceptrons.models._state.FittedState` fields
+            (classes, input width, zero counters).
+        """
 
     @abstractmethod
     def _run_epoch(self, call, targets, order):
@@ -193,11 +201,78 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         """Add the model's per-call scratch to ``call`` (before the passes)."""
 
     def _end_call(self, call, targets):
-        """Derive public attributes once a fit/partial_fit call is done."""
+        """The state after a fit/partial_fit call (``state_`` has the call's
+        counters already)."""
+        return self.state_
+
+    def _public_model(self):
+        """The model's public attributes, views of ``state_`` (a dict)."""
+        return {}
 
     @abstractmethod
     def _decision(self, X):
         """Raw scores, shape (n_samples, n_problems)."""
+
+    # ----------------------------------------------------------- state
+    def _set_state(self, state, where=None):
+        """Make ``state`` the fitted model, after validating it.
+
+        Parameters
+        ----------
+        state : State
+            Of this class's ``_state_type``.
+        where : str, optional
+            Where it comes from, for messages.
+
+        Raises
+        ------
+        ValueError
+            If the state is of another type or fails validation (the
+            message names the field).
+        """
+        if type(state) is not self._state_type:
+            raise ValueError(
+                f"{type(self).__name__} holds a {self._state_type.__name__}"
+                f", not a {type(state).__name__}")
+        state.validate(where=where)
+        self._check_state(state)
+        self.state_ = state
+        self._publish()
+
+    def _check_state(self, state):
+        """Relations between the state and the parameters (ValueError)."""
+
+    def _adopt_state(self, state):
+        """Make ``state`` the fitted model without validating it: for a
+        state this package made (a parameter-mixing shard continuing the
+        mixed state, validated when it was mixed)."""
+        self.state_ = state
+        self._publish()
+
+    def _publish(self):
+        """Set the public attributes from ``state_`` (views of it)."""
+        for name in [n for n in vars(self) if n.endswith("_")
+                     and not n.startswith("_") and n != "state_"]:
+            del self.__dict__[name]
+        s = self.state_
+        public = {
+            "classes_": s.classes, "n_features_in_": s.n_features_in,
+            "t_": s.t, "n_iter_": s.n_iter, "n_mistakes_": s.n_mistakes,
+            "n_updates_": s.n_updates,
+            "mistakes_per_epoch_": s.mistakes_per_epoch,
+            "updates_per_epoch_": s.updates_per_epoch}
+        if s.feature_names_in is not None:
+            public["feature_names_in_"] = s.feature_names_in
+        public.update(self._public_model())
+        vars(self).update(public)
+
+    def _fitted_fields(self, classes):
+        """The FittedState fields of a fresh start (after validate_data)."""
+        return {"classes": classes, "n_features_in": int(self.n_features_in_),
+                "feature_names_in": getattr(self, "feature_names_in_", None),
+                "t": 0, "n_iter": 0, "n_mistakes": 0, "n_updates": 0,
+                "mistakes_per_epoch": np.zeros(0, dtype=np.int64),
+                "updates_per_epoch": np.zeros(0, dtype=np.int64)}
 
     # ----------------------------------------------------------- input
     def _validate_input(self, X, y, reset):
@@ -221,6 +296,10 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         labels = _few_label_encoding(y)
         if labels is None and not _plain_class_labels(y):
             check_classification_targets(y)
+        if sp.issparse(X):
+            # scipy does not check a matrix built from its arrays: a column
+            # index out of range would reach the loops.
+            check_csr_structure(X, "X")
         if sp.issparse(X) and not X.has_canonical_format:
             # The loops and the row norms want sorted, unique indices; never
             # reorder the caller's matrix in place.
@@ -245,28 +324,28 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         return True
 
     def _call_targets(self, call, y):
-        """The call's labels as indices into ``classes_``: from the labels'
-        one-pass encoding when there is one (:func:`_few_label_encoding`),
-        else :meth:`_encode`."""
+        """The call's labels as indices into ``call.classes``: from the
+        labels' one-pass encoding when there is one
+        (:func:`_few_label_encoding`), else :meth:`_encode`."""
+        classes = call.classes
         if call.labels is None:
-            return self._encode(y)
+            return self._encode(y, classes)
         values, codes = call.labels
-        classes = self.classes_
         if values.shape[0] == classes.shape[0] and np.array_equal(
                 values, classes):
             return codes
         if classes.dtype.kind not in "iuf":
-            return self._encode(y)
+            return self._encode(y, classes)
         # partial_fit with a subset of classes_: map the call's few values.
         position = np.searchsorted(classes, values)
         position = np.clip(position, 0, len(classes) - 1)
         if np.any(classes[position] != values):
-            return self._encode(y)  # raises on the unseen labels
+            return self._encode(y, classes)  # raises on the unseen labels
         return position.astype(np.int64)[codes]
 
-    def _encode(self, y):
-        """Map labels to indices into ``classes_``; reject unseen labels."""
-        classes = self.classes_
+    @staticmethod
+    def _encode(y, classes):
+        """Map labels to indices into ``classes``; reject unseen labels."""
         if classes.shape[0] <= 16:
             # A pass per class beats searchsorted's binary search for few
             # classes (0.05 vs 0.2 ms on a9a).
@@ -281,14 +360,14 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         if np.any(unseen):
             raise ValueError(
                 f"labels {np.unique(y[unseen]).tolist()!r} are not in "
-                f"classes_ {self.classes_.tolist()!r}; pass every class to "
+                f"classes_ {classes.tolist()!r}; pass every class to "
                 "the first partial_fit call with classes="
             )
         return targets.astype(np.int64, copy=False)
 
     # ----------------------------------------------------------- training
     def _start_fit(self, X, y):
-        """Validate parameters and training data and set ``classes_``.
+        """Validate parameters and training data; ``call.classes`` set.
 
         Returns
         -------
@@ -304,7 +383,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
                 f"the training data has only one class ({classes[0]!r}); "
                 "a classifier needs at least two"
             )
-        self.classes_ = classes
+        call.classes = classes
         return X, y, call
 
     def fit(self, X, y, coef_init=None, intercept_init=None):
@@ -361,7 +440,8 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
 
     def _n_problems(self):
         """Rows of ``coef_``: one for two classes, else one per class."""
-        return 1 if len(self.classes_) == 2 else len(self.classes_)
+        n_classes = self.state_.classes.shape[0]
+        return 1 if n_classes == 2 else n_classes
 
     def _initial_arrays(self, coef_init, intercept_init):
         """Validate ``coef_init`` and ``intercept_init`` against the data.
@@ -377,27 +457,33 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
             On a wrong shape or a non-finite value.
         """
         n_problems = self._n_problems()
+        n_classes = self.state_.classes.shape[0]
+        n_features = self.state_.n_features_in
         out = []
         for name, value, shape in (
-                ("coef_init", coef_init, (n_problems, self.n_features_in_)),
+                ("coef_init", coef_init, (n_problems, n_features)),
                 ("intercept_init", intercept_init, (n_problems,))):
             if value is None:
                 out.append(None)
                 continue
-            arr = np.array(value, dtype=np.float64)
+            try:
+                arr = np.array(value, dtype=np.float64)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{name} is not an array of numbers "
+                                 f"({exc})") from None
             if arr.ndim == len(shape) - 1 and n_problems == 1:
                 arr = arr[None]
             if arr.shape != shape:
                 raise ValueError(f"{name} has shape {arr.shape}; expected "
-                                 f"{shape} for {len(self.classes_)} classes "
-                                 f"and {self.n_features_in_} features")
+                                 f"{shape} for {n_classes} classes "
+                                 f"and {n_features} features")
             if not np.isfinite(arr).all():
                 raise ValueError(f"{name} contains NaN or infinity")
             out.append(arr)
         return tuple(out)
 
     def _start_partial_fit(self, X, y, classes):
-        """Validate a partial_fit call; on the first, set ``classes_``.
+        """Validate a partial_fit call; ``call.classes`` set.
 
         Returns
         -------
@@ -405,9 +491,9 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
             The validated data.
         call : TrainingCall
         first : bool
-            Whether this is the first call (the caller allocates the state).
+            Whether this is the first call (the caller starts the state).
         """
-        first = not hasattr(self, "classes_")
+        first = not hasattr(self, "state_")
         if first:
             self._validate_params()
             if classes is None:
@@ -418,17 +504,17 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
             if classes.shape[0] < 2:
                 raise ValueError("classes must contain at least two labels")
         elif classes is not None and not np.array_equal(
-            np.unique(np.asarray(classes)), self.classes_
+            np.unique(np.asarray(classes)), self.state_.classes
         ):
             raise ValueError(
                 f"classes={np.unique(classes).tolist()!r} differs from the "
-                f"classes of the first partial_fit call {self.classes_.tolist()!r}"
+                "classes of the first partial_fit call "
+                f"{self.state_.classes.tolist()!r}"
             )
         X, y, call = self._validate_input(X, y, reset=first)
         if X.shape[0] == 0:
             raise ValueError("cannot fit on zero samples")
-        if first:
-            self.classes_ = classes
+        call.classes = classes if first else self.state_.classes
         return X, y, call, first
 
     def partial_fit(self, X, y, classes=None):
@@ -457,43 +543,44 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         self._train(call, targets, [order], 1)
 
     def _start(self, call):
+        """A fresh state for ``call.classes`` (published once trained)."""
         if call.X.shape[0] == 0:
             raise ValueError("cannot fit on zero samples")
-        self._allocate(call, len(self.classes_))
-        self.t_ = 0
-        self.n_iter_ = 0
-        self.n_mistakes_ = 0
-        self.n_updates_ = 0
-        self.mistakes_per_epoch_ = np.zeros(0, dtype=np.int64)
-        self.updates_per_epoch_ = np.zeros(0, dtype=np.int64)
+        self.state_ = self._new_state(call, self._fitted_fields(call.classes))
 
     def _train(self, call, targets, orders, n_passes, carry=None):
         call.n_passes = n_passes
+        call.t = self.state_.t
         self._begin_call(call)
         # Per-example scratch of an earlier pass over the same rows
         # (parameter mixing runs one call per epoch and shard).
         for name, value in (carry or {}).items():
             setattr(call, name, value)
         mistakes, updates = [], []
+        call.n_iter = self.state_.n_iter
         for order in orders:
             n_mistakes, n_updates = self._run_epoch(call, targets, order)
-            self.t_ += order.shape[0]
-            self.n_iter_ += 1
+            call.t += order.shape[0]
+            call.n_iter += 1
             mistakes.append(n_mistakes)
             updates.append(n_updates)
             if not self._state_is_finite(call):
                 raise ValueError(
-                    f"floating-point overflow at epoch {self.n_iter_}: the "
+                    f"floating-point overflow at epoch {call.n_iter}: the "
                     "weights are no longer finite; scale the input (e.g. "
                     "StandardScaler) or lower eta"
                 )
-        self.n_mistakes_ += int(np.sum(mistakes))
-        self.n_updates_ += int(np.sum(updates))
-        self.mistakes_per_epoch_ = np.concatenate(
-            [self.mistakes_per_epoch_, np.asarray(mistakes, dtype=np.int64)])
-        self.updates_per_epoch_ = np.concatenate(
-            [self.updates_per_epoch_, np.asarray(updates, dtype=np.int64)])
-        self._end_call(call, targets)
+        s = self.state_
+        self.state_ = s.replace(
+            t=call.t, n_iter=call.n_iter,
+            n_mistakes=s.n_mistakes + int(np.sum(mistakes)),
+            n_updates=s.n_updates + int(np.sum(updates)),
+            mistakes_per_epoch=np.concatenate(
+                [s.mistakes_per_epoch, np.asarray(mistakes, dtype=np.int64)]),
+            updates_per_epoch=np.concatenate(
+                [s.updates_per_epoch, np.asarray(updates, dtype=np.int64)]))
+        self.state_ = self._end_call(call, targets)
+        self._publish()
 
     def _state_is_finite(self, call):
         return True
@@ -504,10 +591,10 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
     #: mixing hands it from a shard's epoch to the same shard's next one.
     _carried_scratch = ()
 
-    #: Counters a mixed epoch adds up over the shards: running totals, and
-    #: per-epoch arrays that gain one entry (the shards' sum) per epoch.
-    _mixed_totals = ("n_mistakes_", "n_updates_")
-    _mixed_per_epoch = ("mistakes_per_epoch_", "updates_per_epoch_")
+    #: State counters a mixed epoch adds up over the shards: running totals,
+    #: and per-epoch arrays that gain one entry (the shards' sum) per epoch.
+    _mixed_totals = ("n_mistakes", "n_updates")
+    _mixed_per_epoch = ("mistakes_per_epoch", "updates_per_epoch")
 
     def _mixing_refusal(self):
         """Why iterative parameter mixing cannot average this model's state
@@ -516,8 +603,8 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
                 "weighted average of several runs' states is not a state of "
                 "the algorithm")
 
-    def _shard_pass(self, call, y, order, *, fitted_names, classes,
-                    mean_sq_norm, carry=None):
+    def _shard_pass(self, call, y, order, *, classes, mean_sq_norm,
+                    carry=None):
         """One epoch of iterative parameter mixing on one shard.
 
         Continues the fitted state when there is one; else starts afresh as
@@ -535,8 +622,6 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
             The shard's validated labels.
         order : ndarray of int64
             The rows to present.
-        fitted_names : dict
-            What validation set on the estimator (``n_features_in_``, ...).
         classes : ndarray
             Every class of the union of the shards.
         mean_sq_norm : float
@@ -552,10 +637,13 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         if call.X.shape[0] == 0:
             raise ValueError("cannot fit on zero samples")
         call.mean_sq_norm = float(mean_sq_norm)
-        if not hasattr(self, "classes_"):
+        call.classes = np.asarray(classes)
+        if not hasattr(self, "state_"):
             self._validate_params()
-            vars(self).update(fitted_names)
-            self.classes_ = np.asarray(classes)
+            self.n_features_in_ = call.X.shape[1]
+            names = getattr(call, "feature_names_in", None)
+            if names is not None:
+                self.feature_names_in_ = names
             self._start(call)
         self._train(call, self._call_targets(call, y), [order], 1, carry)
         return {name: getattr(call, name) for name in self._carried_scratch}
@@ -566,11 +654,11 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        start : dict
-            The declared state every shard started the epoch from (empty
-            for the first epoch).
-        states : list of dict
-            Each shard's declared state after its epoch.
+        start : State or None
+            The state every shard started the epoch from (None for the
+            first epoch).
+        states : list of State
+            Each shard's state after its epoch.
         mu : ndarray of shape (n_shards,)
             The mixing weights, summing to one.
 
@@ -578,23 +666,26 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         each shard did in the epoch; the model's own arrays are mixed by
         :meth:`_mix_arrays`.
         """
-        # What is not mixed (classes, parameters resolved from the data) is
-        # the same in every shard.
-        vars(self).update(states[0])
-        t0 = start.get("t_", 0)
-        self.t_ = t0 + sum(s["t_"] - t0 for s in states)
-        self.n_iter_ = start.get("n_iter_", 0) + 1
+        first = states[0]
+        t0 = start.t if start is not None else 0
+        changes = {"t": t0 + sum(s.t - t0 for s in states),
+                   "n_iter": (start.n_iter if start is not None else 0) + 1}
         for name in self._mixed_totals:
-            setattr(self, name, start.get(name, 0)
-                    + sum(s[name] - start.get(name, 0) for s in states))
+            before = getattr(start, name) if start is not None else 0
+            changes[name] = before + sum(getattr(s, name) - before
+                                         for s in states)
         for name in self._mixed_per_epoch:
-            before = start.get(name, np.zeros(0, dtype=np.int64))
-            epoch = sum(int(s[name][-1]) for s in states)
-            setattr(self, name, np.append(before, epoch).astype(np.int64))
-        self._mix_arrays(start, states, mu)
+            before = (getattr(start, name) if start is not None
+                      else np.zeros(0, dtype=np.int64))
+            epoch = sum(int(getattr(s, name)[-1]) for s in states)
+            changes[name] = np.append(before, epoch).astype(np.int64)
+        mixed = self._mix_arrays(start, states, mu, first.replace(**changes))
+        self._set_state(mixed)
 
-    def _mix_arrays(self, start, states, mu):
-        """Mix the model's own arrays; see :meth:`_mix_states`."""
+    def _mix_arrays(self, start, states, mu, counted):
+        """The mixed state: ``counted`` (the first shard's state with the
+        counters added up) with the model's arrays mixed; see
+        :meth:`_mix_states`."""
         raise ValueError(self._mixing_refusal())
 
     # ----------------------------------------------------------- prediction
@@ -610,11 +701,18 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,) for two classes (positive favours
         ``classes_[1]``), else (n_samples, n_classes).
         """
+        X = self._validate_for_prediction(X)
+        scores = self._decision(X)
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def _validate_for_prediction(self, X):
+        """X as the model reads it, checked against the fitted input."""
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64,
                           order="C", reset=False)
-        scores = self._decision(X)
-        return scores[:, 0] if scores.shape[1] == 1 else scores
+        if sp.issparse(X):
+            check_csr_structure(X, "X")
+        return X
 
     def predict(self, X):
         """Predicted labels.
@@ -635,9 +733,10 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
     def _labels(self, scores):
         """The labels :meth:`predict` gives for ``decision_function``'s
         scores."""
+        classes = self.state_.classes
         if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
+            return classes[(scores > 0).astype(np.intp)]
+        return classes[np.argmax(scores, axis=1)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

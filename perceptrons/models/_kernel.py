@@ -1,63 +1,31 @@
-"""Kernel plumbing shared by the dual estimators (not public).
+"""Kernels of the dual estimators (not public).
 
-:class:`~perceptrons.KernelPerceptron` and the kernel form of
-:class:`~perceptrons.Ballseptron` share, through :class:`KernelMixin`: the
-kernel parameters (``kernel, degree, gamma, coef0, cache_size``) and their
-constraints, ``gamma_``, ``k(x, x)`` with its overflow check, the Gram
-blocks of prediction, the linear kernel's ``coef_``, and the per-call state
-of the dual loops (:class:`KernelCall`): the support set, the kernel-row
-cache and work space, and the tuples ``data, kernel, support, cache`` the
-loops of :mod:`perceptrons._loops.support` read, built once per call.
-
-A ``KernelCall`` is created when a ``fit``/``partial_fit`` call starts and
-dropped when it ends: nothing sized by the training set that is not part of
-the model stays on a fitted estimator.
+:class:`KernelSpec` is the resolved Mercer kernel a dual model was trained
+with (its ``gamma`` resolved from None), part of the model's state, so that
+training and prediction always use one kernel whatever ``set_params`` does
+later. It computes ``k(x, x)`` with its overflow check, the Gram blocks of
+prediction and the scores of coefficients over support vectors.
+:class:`KernelMixin` gives an estimator the kernel parameters (``kernel,
+degree, gamma, coef0, cache_size``) and their constraints, resolves them
+into a spec and starts a call's :class:`~perceptrons.models._support.KernelCall`.
 """
 
+import dataclasses
 from numbers import Integral, Real
-from types import SimpleNamespace
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._loops.mercer import KERNELS, gram_block, kernel_diag
 from ..utils._param_validation import Interval
-from ..utils.validation import as_flat_loop_arrays
-from ._voted import _BLOCK_ROWS
+from ._state import State, scalar
+from ._support import KernelCall
 
-__all__ = ["KernelCall", "KernelMixin", "kernel_cache", "linear_coef"]
+__all__ = ["KernelMixin", "KernelSpec", "linear_coef"]
 
-_MB = 2 ** 20
-
-
-def kernel_cache(n, cache_size, n_passes):
-    """The kernel-row cache of one call: ``(cache, cache_filled)``.
-
-    Up to ``cache_size`` MB, at most n values per row. A call of one pass
-    presents each row once, so it gets no cache: filling one would cost
-    time and memory for little (5-13% of a pass on USPS and MNIST; only
-    the Ballseptron's rare exact recomputation of its norms reads support
-    rows again). The cache never changes a result.
-
-    Parameters
-    ----------
-    n : int
-        Rows the loops index (the call's rows and any pool before them).
-    cache_size : float
-        MB.
-    n_passes : int
-        Passes the call makes.
-
-    Returns
-    -------
-    cache : ndarray of shape (n, capacity), float64, not initialised
-    cache_filled : ndarray of shape (n,), int64, zeros
-    """
-    capacity = 0
-    if n_passes > 1:
-        capacity = min(n, int(float(cache_size) * _MB // (8 * n)))
-    # np.empty: the pages are touched lazily, as the cache fills.
-    return np.empty((n, capacity)), np.zeros(n, dtype=np.int64)
+#: Rows of test data per Gram block, at most: bounds a block's memory to
+#: ``BLOCK_ROWS × n_support`` doubles.
+BLOCK_ROWS = 512
 
 
 def linear_coef(dual_coef, support_vectors):
@@ -77,81 +45,92 @@ def linear_coef(dual_coef, support_vectors):
     return dual_coef @ support_vectors
 
 
-class KernelCall(SimpleNamespace):
-    """Per-call state of the dual loops, never kept on the model.
-
-    Parameters
-    ----------
-    X : {ndarray, CSR matrix} of shape (n, n_features)
-        The rows the loops index (dense or sorted CSR, float64).
-    sq_norms : ndarray of shape (n,), float64
-        ``<x_i, x_i>``.
-    diag : ndarray of shape (n,), float64
-        ``k(x_i, x_i)`` of the kernel (before any normalisation).
-    kernel : tuple
-        ``(code, degree, gamma, coef0)``.
-    cache_size : float
-        MB for the kernel-row cache (see :func:`kernel_cache`).
-    n_passes : int
-        Passes the call makes.
-    n_pool : int, default=0
-        Leading rows of X that are support vectors already, in slots
-        ``0 .. n_pool - 1``.
-    normalized : bool, default=False
-        Use the normalised kernel ``k(x, z) / sqrt(k(x, x) k(z, z))``
-        (0 where ``k(x, x) = 0``).
+@dataclasses.dataclass(frozen=True)
+class KernelSpec(State):
+    """A resolved Mercer kernel.
 
     Attributes
     ----------
-    X, sq_norms
-        As given.
-    diag : ndarray of shape (n,), float64
-        ``k(x_i, x_i)`` of the kernel in use (normalised: 1, or 0).
-    support, position, n_support : ndarray of int64
-        The support set (:mod:`perceptrons._loops.support`).
-    cache, cache_filled, kernel_work, dense_work : ndarray
-        The kernel-row cache and work space.
-    loop_args : tuple
-        ``(data, kernel, support, cache)``, the tuples every dual loop
-        takes first. A model adds its own per-call arrays (coefficients,
-        ...) as further attributes.
+    code : int
+        ``KERNELS[name]`` (:mod:`perceptrons._loops.mercer`).
+    degree : int
+        Degree of the polynomial kernel.
+    gamma : float
+        γ of the polynomial and Gaussian kernels.
+    coef0 : float
+        Additive constant of the polynomial kernel.
     """
 
-    def __init__(self, X, sq_norms, diag, kernel, cache_size, n_passes,
-                 n_pool=0, normalized=False):
-        n = X.shape[0]
-        support = np.zeros(n, dtype=np.int64)
-        support[:n_pool] = np.arange(n_pool)
-        position = np.full(n, -1, dtype=np.int64)
-        position[:n_pool] = np.arange(n_pool)
-        n_support = np.array([n_pool], dtype=np.int64)
-        cache, cache_filled = kernel_cache(n, cache_size, n_passes)
-        kernel_work = np.empty(n)
-        dense_work = np.zeros(X.shape[1] if sp.issparse(X) else 0)
-        norms = np.zeros(0)
-        if normalized:
-            norms = np.sqrt(diag)
-            diag = (diag > 0.0).astype(np.float64)
-        super().__init__(
-            X=X, sq_norms=sq_norms, diag=diag, support=support,
-            position=position, n_support=n_support, cache=cache,
-            cache_filled=cache_filled, kernel_work=kernel_work,
-            dense_work=dense_work)
-        self.loop_args = (
-            (*as_flat_loop_arrays(X), sq_norms, diag),
-            (*kernel, norms),
-            (support, position, n_support),
-            (cache, cache_filled, kernel_work, dense_work),
-        )
+    code: int = scalar("int", choices=tuple(KERNELS.values()))
+    degree: int = scalar("int", low=1, high=1 << 16)
+    gamma: float = scalar("float", low=0.0)
+    coef0: float = scalar("float", low=0.0)
 
     @property
-    def support_size(self):
-        """Slots in use, ``n_support[0]``."""
-        return int(self.n_support[0])
+    def name(self):
+        """The kernel's name (``"linear"``, ``"poly"``, ``"rbf"``)."""
+        return next(k for k, v in KERNELS.items() if v == self.code)
+
+    def args(self):
+        """``(code, degree, gamma, coef0)`` as the loops take them."""
+        return (self.code, self.degree, self.gamma, self.coef0)
+
+    def diag(self, sq_norms):
+        """``k(x_i, x_i)`` from the squared norms ``<x_i, x_i>``."""
+        return kernel_diag(sq_norms, *self.args())
+
+    def gram(self, A, B, sq_b=None):
+        """Gram block ``k(a_s, b_t)``
+        (:func:`~perceptrons._loops.mercer.gram_block`)."""
+        return gram_block(A, B, *self.args(), sq_b=sq_b)
+
+    def scores(self, X, support_vectors, coef, support_sq=None):
+        """``Σ_j coef[k, j] k(x, s_j)`` for every row x of X.
+
+        Computed in Gram blocks of :data:`BLOCK_ROWS` rows, so memory stays
+        ``BLOCK_ROWS × n_support`` values.
+
+        Parameters
+        ----------
+        X : {ndarray, CSR matrix} of shape (n_samples, n_features)
+        support_vectors : {ndarray, CSR matrix} of shape (n_support, n_features)
+        coef : ndarray of shape (n_rows, n_support)
+        support_sq : ndarray of shape (n_support,), optional
+            ``<s_j, s_j>`` (computed if needed and not given).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_rows)
+        """
+        out = np.zeros((X.shape[0], coef.shape[0]))
+        if coef.shape[1] == 0:
+            return out
+        for lo in range(0, X.shape[0], BLOCK_ROWS):
+            hi = min(lo + BLOCK_ROWS, X.shape[0])
+            G = self.gram(X[lo:hi], support_vectors, support_sq)
+            out[lo:hi] = G @ coef.T
+        return out
+
+    def checked_diag(self, sq_norms):
+        """``k(x_i, x_i)``, refused when it overflows.
+
+        Raises
+        ------
+        ValueError
+            If ``k(x, x)`` overflows for some row.
+        """
+        diag = self.diag(sq_norms)
+        if not np.isfinite(diag).all():
+            # |k(x, z)| <= sqrt(k(x, x) k(z, z)) for a Mercer kernel, so
+            # finite diagonal values keep every kernel value finite.
+            raise ValueError(
+                "k(x, x) overflows float64 for some rows; scale the input "
+                "or lower degree/gamma")
+        return diag
 
 
 class KernelMixin:
-    """Kernel parameters, ``gamma_`` and the dual loops' per-call state.
+    """Kernel parameters and the dual loops' per-call state.
 
     A class using it has the parameters ``kernel, degree, gamma, coef0,
     cache_size`` and adds :data:`KERNEL_CONSTRAINTS` (with its own
@@ -166,79 +145,32 @@ class KernelMixin:
         "cache_size": [Interval(Real, 0, None, closed="left")],
     }
 
-    def _resolve_kernel(self, n_features):
-        """Set ``_kernel_code`` and ``gamma_`` (None: ``1 / n_features``)."""
-        self._kernel_code = KERNELS[self.kernel]
-        self.gamma_ = (1.0 / n_features if self.gamma is None
-                       else float(self.gamma))
+    def _kernel_spec(self, n_features):
+        """The kernel of the parameters, ``gamma=None`` resolved to
+        ``1 / n_features``."""
+        return KernelSpec(code=KERNELS[self.kernel], degree=int(self.degree),
+                          gamma=(1.0 / n_features if self.gamma is None
+                                 else float(self.gamma)),
+                          coef0=float(self.coef0))
 
-    def _kernel_args(self):
-        """``(code, degree, gamma, coef0)`` of the resolved kernel."""
-        return (self._kernel_code, int(self.degree), float(self.gamma_),
-                float(self.coef0))
-
-    def _gram_block(self, A, B, sq_b=None):
-        """Gram block ``k(a_s, b_t)`` (:func:`~perceptrons._loops.mercer.gram_block`)."""
-        return gram_block(A, B, *self._kernel_args(), sq_b=sq_b)
-
-    def _support_scores(self, X, support_vectors, support_sq, coef):
-        """``Σ_j coef[k, j] k(x, s_j)`` for every row x of X.
-
-        Computed in Gram blocks of ``_BLOCK_ROWS`` rows, so memory stays
-        ``_BLOCK_ROWS × n_support`` values.
-
-        Parameters
-        ----------
-        X : {ndarray, CSR matrix} of shape (n_samples, n_features)
-        support_vectors : {ndarray, CSR matrix} of shape (n_support, n_features)
-        support_sq : ndarray of shape (n_support,)
-            ``<s_j, s_j>``.
-        coef : ndarray of shape (n_rows, n_support)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_rows)
-        """
-        out = np.zeros((X.shape[0], coef.shape[0]))
-        if coef.shape[1] == 0:
-            return out
-        for lo in range(0, X.shape[0], _BLOCK_ROWS):
-            hi = min(lo + _BLOCK_ROWS, X.shape[0])
-            G = self._gram_block(X[lo:hi], support_vectors, support_sq)
-            out[lo:hi] = G @ coef.T
-        return out
-
-    def _kernel_diag(self, sq_norms):
-        """``k(x_i, x_i)`` from the squared norms ``<x_i, x_i>``."""
-        return kernel_diag(sq_norms, *self._kernel_args())
-
-    def _new_kernel_call(self, X, sq_norms, n_passes, n_pool=0,
+    def _new_kernel_call(self, spec, X, sq_norms, n_passes, n_pool=0,
                          normalized=False):
-        """The :class:`KernelCall` of this call, ``k(x, x)`` checked.
+        """The :class:`~perceptrons.models._support.KernelCall` of this
+        call, ``k(x, x)`` checked.
 
         Parameters
         ----------
+        spec : KernelSpec
         X : {ndarray, CSR matrix} of shape (n, n_features)
-            The rows the loops index.
+            The rows the loops index (a pool's rows first).
         sq_norms : ndarray of shape (n,), float64
         n_passes : int
-            Passes the call makes (see :func:`kernel_cache`).
+            Passes the call makes (see
+            :func:`~perceptrons.models._support.kernel_cache`).
         n_pool : int, default=0
-            See :class:`KernelCall`.
         normalized : bool, default=False
-            See :class:`KernelCall`.
-
-        Raises
-        ------
-        ValueError
-            If ``k(x, x)`` overflows for some row.
+            See :class:`~perceptrons.models._support.KernelCall`.
         """
-        diag = self._kernel_diag(sq_norms)
-        if not np.isfinite(diag).all():
-            # |k(x, z)| <= sqrt(k(x, x) k(z, z)) for a Mercer kernel, so
-            # finite diagonal values keep every kernel value finite.
-            raise ValueError(
-                "k(x, x) overflows float64 for some rows; scale the input "
-                "or lower degree/gamma")
-        return KernelCall(X, sq_norms, diag, self._kernel_args(),
-                          self.cache_size, n_passes, n_pool, normalized)
+        return KernelCall(X, sq_norms, spec.checked_diag(sq_norms),
+                          spec.args(), self.cache_size, n_passes, n_pool,
+                          normalized)

@@ -1,19 +1,25 @@
 """What the higher- and second-order perceptrons share (not public).
 
-Both keep a matrix beside the Perceptron's sum vector v and are mistake
-driven, one-vs-rest, one pass per epoch (:class:`MatrixPerceptronBase`):
+Both keep a matrix beside the Perceptron's sum vector v, are mistake
+driven, one-vs-rest, one pass per epoch, and run the one pass of
+:func:`perceptrons._loops.matrix_perceptron.matrix_epoch`
+(:class:`MatrixPerceptronBase`). Their state holds the model of the form in
+use, one state type per algorithm and form, picked once when the state is
+made; each form's model builds its loop store, its state after a call and
+its scores:
 
-* **primal forms** (``kernel=None``) read the rows, normalised first when
-  ``normalize=True`` (a copy of X divided by its row norms, so the loops
-  see exactly the instances the papers assume); ``coef_`` is the weight
-  vector w of each problem and the model has no intercept (the papers'
-  hyperplanes pass through the origin: append a constant feature for one);
-* **dual forms** (any kernel) run on the support layer of
-  :mod:`perceptrons._loops.support`, whose normalised kernel
-  ``k(x, z) / sqrt(k(x, x) k(z, z))`` is the feature-space normalisation.
-  A ``partial_fit`` call puts the support vectors of the earlier calls in
-  front of its rows, in their slots, so that every slot-indexed array of
-  the model (coefficients, matrices) carries over unchanged.
+* **primal forms** (``kernel=None``, :class:`PrimalForm`) read the rows,
+  normalised first when ``normalize=True`` (a copy of X divided by its row
+  norms, so the loops see exactly the instances the papers assume);
+  ``coef_`` is the weight vector w of each problem and the model has no
+  intercept (the papers' hyperplanes pass through the origin: append a
+  constant feature for one);
+* **dual forms** (any kernel, :class:`DualForm`) keep a
+  :class:`~perceptrons.models._support.SupportPool` whose rows a call puts
+  in front of its own, in their slots, so that every slot-indexed array of
+  the model (coefficients, matrices) carries over unchanged; the support
+  layer's normalised kernel ``k(x, z) / sqrt(k(x, x) k(z, z))`` is the
+  feature-space normalisation.
 
 All problems of a one-vs-rest fit see the same row at the same step: a
 trial computes one kernel row (dual) or scatters one row (primal) for all
@@ -21,19 +27,22 @@ of them. ``n_mistakes_`` sums the problems' mistakes (the papers' "Train"
 column).
 """
 
+import dataclasses
 from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._loops.mercer import row_sq_norms_of
+from .._loops.matrix_perceptron import matrix_epoch
+from .._loops.mercer import KERNEL_LINEAR, row_sq_norms_of
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import as_loop_arrays
 from ._base import BaseOnlinePerceptron
-from ._kernel import KernelMixin, linear_coef
-from ._voted import _BLOCK_ROWS
+from ._kernel import BLOCK_ROWS, KernelMixin, linear_coef
+from ._state import FittedState, array, scalar
 
-__all__ = ["MatrixPerceptronBase", "divide_rows", "row_p_norms"]
+__all__ = ["DualForm", "MatrixPerceptronBase", "MatrixState", "PrimalForm",
+           "divide_rows", "grown", "row_p_norms"]
 
 
 def row_p_norms(X, p):
@@ -72,6 +81,173 @@ def divide_rows(X, norms):
     return X / norms[:, None]
 
 
+def grown(array, n, axis_from=1):
+    """``array`` zero-padded to ``n`` entries along its last axis (slots)."""
+    out = np.zeros(array.shape[:axis_from] + (n,), dtype=array.dtype)
+    out[..., :array.shape[-1]] = array
+    return out
+
+
+def _check_filled(where, count, width, what):
+    if count.size and count.max() > width:
+        raise ValueError(f"{where}: a problem counts {int(count.max())} "
+                         f"{what}, its arrays hold {width}")
+
+
+@dataclasses.dataclass(frozen=True)
+class MatrixState(FittedState):
+    """What the fitted states of the matrix perceptrons share.
+
+    Binds ``n_problems``.
+
+    Attributes
+    ----------
+    form : str
+        The form in use.
+    n_matrix_updates : int
+        Mistakes that updated the matrix, summed over problems.
+    n_mistakes_per_problem : ndarray of shape (n_problems,)
+        Each problem's mistakes (the k of HO's ``ρ_k = c/k``).
+    """
+
+    form: str = scalar("str", choices=("primal", "implicit", "dual"))
+    n_matrix_updates: int = scalar("int", low=0)
+    n_mistakes_per_problem: np.ndarray = array("int", ("n_problems",),
+                                               low=0)
+
+    def check(self, sizes, where):
+        super().check(sizes, where)
+        n_classes = sizes["n_classes"]
+        if sizes["n_problems"] != (1 if n_classes == 2 else n_classes):
+            raise ValueError(f"{where}: {sizes['n_problems']} problems for "
+                             f"{n_classes} classes")
+
+
+class PrimalForm:
+    """What a primal form's model does (a mixin of its state type, whose
+    fields include ``w`` (n_problems, n_features) and ``v``)."""
+
+    def begin_call(self, est, call):
+        """The rows as the loops read them: normalised when the estimator
+        normalises, scattered one at a time into a zeroed work row."""
+        X = call.X
+        if est.normalize:
+            # The same norms as prediction's (_decision).
+            norms = row_p_norms(X, est._norm_p())
+            est._check_finite_norms(norms)
+            # A zero row has no direction: it stays 0 (its margin is 0, a
+            # mistake that changes nothing but the mistake count k).
+            X = divide_rows(X, np.where(norms > 0, norms, 1.0))
+        call.rows = as_loop_arrays(X)
+        call.x_work = np.zeros(X.shape[1])
+        call.nz_work = np.zeros(X.shape[1], dtype=np.int64)
+
+    def padded(self, call, targets, order):
+        """The call's targets and order as the loops index them."""
+        return targets, order
+
+    def end_call(self, call, store):
+        """The model after the call."""
+        return self
+
+    def weights(self):
+        """The arrays whose finiteness the passes keep."""
+        return [self.w, self.v]
+
+    def public(self, est):
+        """Public attributes of this form."""
+        return {"coef_": self.w, "support_vectors_": None,
+                "dual_coef_": None, "gamma_": None}
+
+    def scores(self, est, X):
+        """Raw scores of rows X, given their norms when normalising."""
+        norms = row_p_norms(X, est._norm_p()) if est.normalize else None
+        return est._primal_scores(self, X, norms)
+
+
+class DualForm:
+    """What a dual form's model does (a mixin of its state type, whose
+    fields include ``kernel``, ``pool`` and ``coef`` (n_problems, n_pool))."""
+
+    def begin_call(self, est, call):
+        """The pool's rows in front of the call's, the coefficients with the
+        pool's in front (:class:`~perceptrons.models._support.KernelCall`)."""
+        rows, sq = self.pool.in_front_of(call.X, call.sq_norms)
+        kc = est._new_kernel_call(self.kernel, rows, sq, call.n_passes,
+                                  self.pool.size, normalized=est.normalize)
+        if est.normalize:
+            # ‖φ(x)‖ of the call's rows, as the kernel call normalises by.
+            est._check_kernel_norms(kc.norms[self.pool.size:])
+        kc.coef = grown(self.coef, rows.shape[0])
+        call.dual = kc
+
+    def padded(self, call, targets, order):
+        """The call's targets and order as the loops index them (after the
+        pool's rows)."""
+        return call.dual.padded(targets, order)
+
+    def kept_pool(self, call):
+        """The pool after the call: every support slot, in slot order (the
+        matrices index slots)."""
+        kc = call.dual
+        return self.pool.kept(kc.X, kc.slots(), call.X.shape[0])
+
+    def weights(self):
+        return [self.coef]
+
+    def public(self, est):
+        coef = None
+        if self.kernel.code == KERNEL_LINEAR:
+            # The primal weights the coefficients stand for (of the
+            # normalised support vectors when normalising).
+            dual = self.coef
+            if est.normalize:
+                norms = np.sqrt(row_sq_norms_of(self.pool.X))
+                dual = dual / np.where(norms > 0, norms, 1.0)
+            coef = linear_coef(dual, self.pool.X)
+        return {"coef_": coef, "support_vectors_": self.pool.X,
+                "dual_coef_": self.coef, "gamma_": self.kernel.gamma}
+
+    def scores(self, est, X):
+        if self.coef.shape[1] == 0:
+            return np.zeros((X.shape[0], self.coef.shape[0]))
+        return est._dual_scores(self, X)
+
+    def gram_blocks(self, est, X):
+        """Gram blocks of X's rows against the support vectors.
+
+        Normalised in feature space when ``normalize=True`` (0 where a
+        norm is 0), as in training; the support vectors' norms are computed
+        once for all blocks.
+
+        Yields
+        ------
+        lo, hi : int
+            The block's rows of X.
+        G : ndarray of shape (hi - lo, n_support)
+        """
+        sv = self.pool.X
+        sv_sq = row_sq_norms_of(sv)
+        col = np.sqrt(self.kernel.diag(sv_sq)) if est.normalize else None
+        for lo in range(0, X.shape[0], BLOCK_ROWS):
+            hi = min(lo + BLOCK_ROWS, X.shape[0])
+            block = X[lo:hi]
+            G = self.kernel.gram(block, sv, sv_sq)
+            if est.normalize:
+                row = np.sqrt(self.kernel.diag(row_sq_norms_of(block)))
+                scale = np.outer(row, col)
+                G = np.divide(G, scale, out=np.zeros_like(G),
+                              where=scale > 0)
+            yield lo, hi, G
+
+    def diag_of(self, est, X):
+        """``k(x, x)`` of the kernel in use for the rows of X."""
+        d = self.kernel.diag(row_sq_norms_of(X))
+        if est.normalize:
+            return (d > 0).astype(np.float64)
+        return d
+
+
 class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
     """Forms, normalisation, one-vs-rest and kernels of the matrix perceptrons."""
 
@@ -86,10 +262,6 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
     #: Forms the class implements; the first is the primal default.
     _forms = ("primal", "dual")
 
-    _model_state = BaseOnlinePerceptron._model_state + (
-        "form_", "gamma_", "_kernel_code", "n_matrix_updates_", "n_mistakes_per_problem_",
-        "coef_", "intercept_", "support_vectors_", "dual_coef_")
-
     # ----------------------------------------------------------- hooks
     def _norm_p(self):
         """The p of the norm the instances are normalised by."""
@@ -97,6 +269,10 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
 
     def _auto_form(self, n_features):
         return "dual" if self.kernel is not None else "primal"
+
+    def _new_model(self, form, n_problems, n_features, kernel, sparse):
+        """The zero model of ``form`` (a state of the form's type)."""
+        raise NotImplementedError
 
     def _resolve_form(self, n_features):
         form = self.form
@@ -120,71 +296,21 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
         # by row_p_norms, as prediction does.
         return self.kernel is not None
 
-    def _allocate(self, call, n_classes):
-        n_problems = self._n_problems()
+    def _new_state(self, call, fitted):
+        n_classes = fitted["classes"].shape[0]
+        n_problems = 1 if n_classes == 2 else n_classes
         n_features = call.X.shape[1]
-        self.form_ = self._resolve_form(n_features)
-        if self.form_ == "dual":
-            self._resolve_kernel(n_features)
-        else:
-            self.gamma_ = self._kernel_code = None
-        self.n_matrix_updates_ = 0
-        self.n_mistakes_per_problem_ = np.zeros(n_problems, dtype=np.int64)
-        self.intercept_ = np.zeros(n_problems)
-        if self.form_ == "dual":
-            self.coef_ = None
-            self.support_vectors_ = (
-                sp.csr_matrix((0, n_features)) if sp.issparse(call.X)
-                else np.zeros((0, n_features)))
-            self.dual_coef_ = np.zeros((n_problems, 0))
-        else:
-            self.coef_ = np.zeros((n_problems, n_features))
-            self.support_vectors_ = None
-            self.dual_coef_ = None
-        self._allocate_matrix(n_problems, n_features)
+        form = self._resolve_form(n_features)
+        kernel = self._kernel_spec(n_features) if form == "dual" else None
+        return self._state_type(
+            **fitted, form=form, n_matrix_updates=0,
+            n_mistakes_per_problem=np.zeros(n_problems, dtype=np.int64),
+            model=self._new_model(form, n_problems, n_features, kernel,
+                                  sp.issparse(call.X)))
 
     def _begin_call(self, call):
-        if self.form_ == "dual":
-            self._begin_dual_call(call)
-            return
-        X = call.X
-        if self.normalize:
-            # The same norms as prediction's (_decision).
-            norms = row_p_norms(X, self._norm_p())
-            self._check_finite_norms(norms)
-            # A zero row has no direction: it stays 0 (its margin is 0, a
-            # mistake that changes nothing but the mistake count k).
-            X = divide_rows(X, np.where(norms > 0, norms, 1.0))
-        call.rows = as_loop_arrays(X)
-        n_features = X.shape[1]
-        call.x_work = np.zeros(n_features)
-        call.nz_work = np.zeros(n_features, dtype=np.int64)
+        self.state_.model.begin_call(self, call)
         call.stats = np.zeros(2, dtype=np.int64)
-        call.counts = self.n_mistakes_per_problem_
-
-    def _begin_dual_call(self, call):
-        X, sq_norms = call.X, call.sq_norms
-        n_pool = self.support_vectors_.shape[0]
-        if n_pool:
-            pool = self.support_vectors_
-            if sp.issparse(X) != sp.issparse(pool):
-                pool = sp.csr_matrix(pool) if sp.issparse(X) else pool.toarray()
-            X = (sp.vstack([pool, X], format="csr") if sp.issparse(X)
-                 else np.vstack([pool, X]))
-            sq_norms = np.concatenate([row_sq_norms_of(pool), sq_norms])
-        dual = self._new_kernel_call(X, sq_norms, call.n_passes, n_pool,
-                                     normalized=self.normalize)
-        if self.normalize:
-            # ‖φ(x)‖ of the call's rows, as the kernel call normalises by.
-            self._check_kernel_norms(dual.loop_args[1][4][n_pool:])
-        n_problems = self.dual_coef_.shape[0]
-        dual.coef = np.zeros((n_problems, X.shape[0]))
-        dual.coef[:, :n_pool] = self.dual_coef_
-        dual.n_pool = n_pool
-        dual.stats = np.zeros(2, dtype=np.int64)
-        dual.counts = self.n_mistakes_per_problem_
-        self._begin_dual_matrix(dual)
-        call.dual = dual
 
     def _check_kernel_norms(self, norms):
         zero = np.flatnonzero(~(norms > 0))
@@ -203,59 +329,48 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
                              "scale the input")
 
     def _run_epoch(self, call, targets, order):
-        stats = call.dual.stats if self.form_ == "dual" else call.stats
-        before = stats.copy()
-        if self.form_ == "dual":
-            dual = call.dual
-            if not hasattr(dual, "targets"):
-                dual.targets = np.concatenate(
-                    [np.zeros(dual.n_pool, dtype=np.int64), targets])
-            failed = self._dual_epoch(dual, order + dual.n_pool)
-        else:
-            failed = self._primal_epoch(call, targets, order)
+        s = self.state_
+        before = call.stats.copy()
+        if not hasattr(call, "store"):
+            call.store = self._store(s.model, call)
+        targets, order = s.model.padded(call, targets, order)
+        call.store, failed = matrix_epoch(
+            call.store, targets, order, s.n_mistakes_per_problem, call.stats)
         if failed:
-            self._fail(failed - 1)
-        n_mistakes, n_matrix = (stats - before).tolist()
-        self.n_matrix_updates_ += n_matrix
+            self._fail(failed - 1, call)
+        n_mistakes, n_matrix = (call.stats - before).tolist()
+        self.state_ = s.replace(n_matrix_updates=s.n_matrix_updates
+                                + n_matrix)
         # Every mistake updates v: updates and mistakes are the same count.
         return n_mistakes, n_mistakes
 
-    def _fail(self, step):
+    def _fail(self, step, call):
         raise ValueError(
             f"the matrix lost its precision at step {step} of epoch "
-            f"{self.n_iter_ + 1} (its update divided by a non-positive or "
+            f"{call.n_iter + 1} (its update divided by a non-positive or "
             f"non-finite number); {self._precision_remedy}")
 
     _precision_remedy = "scale the input"
 
     def _state_is_finite(self, call):
-        ok = self._matrix_is_finite()
-        if self.form_ == "dual":
-            ok = ok and bool(np.isfinite(call.dual.coef).all())
-        else:
-            ok = ok and bool(np.isfinite(self.coef_).all())
-        if not ok:
+        arrays = self._model_arrays(call.store)
+        if not all(np.isfinite(a).all() for a in arrays):
             raise ValueError(
-                f"floating-point overflow at epoch {self.n_iter_}: the "
+                f"floating-point overflow at epoch {call.n_iter}: the "
                 f"weights are no longer finite; {self._precision_remedy}")
         return True
 
     def _end_call(self, call, targets):
-        if self.form_ != "dual":
-            return
-        dual = call.dual
-        m = dual.support_size
-        self.support_vectors_ = dual.X[dual.support[:m]]
-        self.dual_coef_ = np.ascontiguousarray(dual.coef[:, :m])
-        self._end_dual_matrix(dual, m)
-        if self.kernel == "linear":
-            # The primal weights the coefficients stand for (of the
-            # normalised support vectors when normalising).
-            coef = self.dual_coef_
-            if self.normalize:
-                norms = np.sqrt(row_sq_norms_of(self.support_vectors_))
-                coef = coef / np.where(norms > 0, norms, 1.0)
-            self.coef_ = linear_coef(coef, self.support_vectors_)
+        s = self.state_
+        return s.replace(model=s.model.end_call(call, call.store))
+
+    def _public_model(self):
+        s = self.state_
+        n_problems = s.n_mistakes_per_problem.shape[0]
+        return {"form_": s.form, "n_matrix_updates_": s.n_matrix_updates,
+                "n_mistakes_per_problem_": s.n_mistakes_per_problem,
+                "intercept_": np.zeros(n_problems),
+                **s.model.public(self)}
 
     # ------------------------------------------------------------ prediction
     def _mixing_refusal(self):
@@ -265,44 +380,5 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
                 "state the algorithm can reach")
 
     def _decision(self, X):
-        if self.form_ == "dual":
-            return self._dual_decision(X)
-        norms = None
-        if self.normalize:
-            norms = row_p_norms(X, self._norm_p())
-        return self._primal_decision(X, norms)
-
-    def _gram_blocks(self, X):
-        """Gram blocks of X's rows against the support vectors.
-
-        Normalised in feature space when ``normalize=True`` (0 where a
-        norm is 0), as in training; the support vectors' norms are computed
-        once for all blocks.
-
-        Yields
-        ------
-        lo, hi : int
-            The block's rows of X.
-        G : ndarray of shape (hi - lo, n_support)
-        """
-        sv = self.support_vectors_
-        sv_sq = row_sq_norms_of(sv)
-        col = np.sqrt(self._kernel_diag(sv_sq)) if self.normalize else None
-        for lo in range(0, X.shape[0], _BLOCK_ROWS):
-            hi = min(lo + _BLOCK_ROWS, X.shape[0])
-            block = X[lo:hi]
-            G = self._gram_block(block, sv, sv_sq)
-            if self.normalize:
-                row = np.sqrt(self._kernel_diag(row_sq_norms_of(block)))
-                scale = np.outer(row, col)
-                G = np.divide(G, scale, out=np.zeros_like(G),
-                              where=scale > 0)
-            yield lo, hi, G
-
-    def _diag_of(self, X):
-        """``k(x, x)`` of the kernel in use for the rows of X."""
-        d = self._kernel_diag(row_sq_norms_of(X))
-        if self.normalize:
-            return (d > 0).astype(np.float64)
-        return d
+        return self.state_.model.scores(self, X)
 

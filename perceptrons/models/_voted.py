@@ -9,66 +9,111 @@ hypothesis' score from the previous one's in O(1) per row: O(n_updates) per
 test row in all, plus the Gram block.
 """
 
+import dataclasses
+
 import numpy as np
 
 from .._loops.voted import voted_binary_decision, voted_prototype_decision
+from ._kernel import BLOCK_ROWS as _BLOCK_ROWS
+from ._state import State, array
 
-# Rows of test data per Gram block, at most: bounds a block's memory to
-# _BLOCK_ROWS × n_support doubles (the kernel models' scores use it too).
-_BLOCK_ROWS = 512
+__all__ = ["VotedLog", "gram_t_from", "longest_survivor",
+           "voted_binary_scores", "voted_prototype_scores"]
 
 
-class VotedLog:
-    """Per-problem sequences of updates and votes, grown call by call.
+@dataclasses.dataclass(frozen=True)
+class VotedLog(State):
+    """Every update of a voted run, with the votes of the hypotheses it
+    retired, per counter (one-vs-rest problem, or the one prototype rule).
 
-    Parameters
-    ----------
-    n_problems : int
-        Independent binary problems (one-vs-rest), or 1 for the prototype
-        rule, whose updates also record the decreased class.
+    Counter k's updates, in training order, are ``ptr[k]:ptr[k + 1]``: each
+    made from support vector ``support[j]`` (a row of the model's pool),
+    with label ``label[j]`` (±1 for a binary problem, the increased class
+    for prototypes, whose ``other[j]`` is the decreased class; ``other`` is
+    empty otherwise), retiring a hypothesis of ``votes[j]`` votes. The
+    current hypothesis's votes are the model's ``current_vote``.
+
+    Binds ``n_log``; its ``support`` indexes ``n_pool``.
     """
 
-    def __init__(self, n_problems):
-        self.support = [[] for _ in range(n_problems)]
-        self.label = [[] for _ in range(n_problems)]
-        self.other = []
-        self.votes = [[] for _ in range(n_problems)]
+    support: np.ndarray = array("int", ("n_log",), low=0, high="n_pool")
+    label: np.ndarray = array("int", ("n_log",))
+    other: np.ndarray = array("int", (None,), low=0)
+    votes: np.ndarray = array("int", ("n_log",), low=0)
+    ptr: np.ndarray = array("int", (None,), low=0, high=1 << 62)
 
-    def extend(self, k, support_index, label, votes, other=None):
-        """Append one problem's updates made in an epoch.
+    @classmethod
+    def empty(cls, n_counters):
+        """No update yet."""
+        zeros = np.zeros(0, dtype=np.int64)
+        return cls(zeros, zeros, zeros, zeros,
+                   np.zeros(n_counters + 1, dtype=np.int64))
 
-        ``label`` is ±1 per update for a binary problem; for the prototype
-        rule it is the increased (true) class and ``other`` the decreased.
+    def check(self, sizes, where):
+        ptr, n = self.ptr, self.support.shape[0]
+        if ptr.shape[0] < 2 or ptr[0] != 0 or ptr[-1] != n or np.any(
+                np.diff(ptr) < 0):
+            raise ValueError(f"{where}.ptr must rise from 0 to {n}")
+        if self.other.shape[0] not in (0, n):
+            raise ValueError(f"{where}.other must be empty or hold one "
+                             "class per update")
+
+    @property
+    def n_counters(self):
+        """Counters (problems) the log holds."""
+        return self.ptr.shape[0] - 1
+
+    def extended(self, epochs):
+        """The log with a call's updates appended.
+
+        Parameters
+        ----------
+        epochs : list of list of tuple
+            Per epoch of the call, per counter k: ``(support, label, votes,
+            other)`` arrays of its updates (``other`` None but for
+            prototypes).
+
+        Returns
+        -------
+        VotedLog
         """
-        self.support[k].append(np.asarray(support_index, dtype=np.int64))
-        self.label[k].append(np.asarray(label, dtype=np.int64))
-        self.votes[k].append(np.asarray(votes, dtype=np.int64))
-        if other is not None:
-            self.other.append(np.asarray(other, dtype=np.int64))
+        parts = {name: [] for name in ("support", "label", "votes", "other")}
+        ptr = [0]
+        for k in range(self.n_counters):
+            lo, hi = self.ptr[k], self.ptr[k + 1]
+            for name in ("support", "label", "votes"):
+                parts[name].append(getattr(self, name)[lo:hi])
+            if self.other.shape[0]:
+                parts["other"].append(self.other[lo:hi])
+            for epoch in epochs:
+                support, label, votes, other = epoch[k]
+                parts["support"].append(support)
+                parts["label"].append(label)
+                parts["votes"].append(votes)
+                if other is not None:
+                    parts["other"].append(other)
+            ptr.append(sum(p.shape[0] for p in parts["support"]))
+        return VotedLog(*(_cat(parts[name]) for name in
+                          ("support", "label", "other", "votes")),
+                        np.asarray(ptr, dtype=np.int64))
 
     def binary_arrays(self, current_vote):
-        """Flattened arrays for :func:`voted_binary_decision`."""
-        support, sign, votes, ptr = [], [], [], [0]
-        for k in range(len(self.support)):
-            s = _cat(self.support[k], np.int64)
-            support.append(s)
-            sign.append(_cat(self.label[k], np.int64).astype(np.float64))
-            votes.append(np.append(_cat(self.votes[k], np.int64),
-                                   current_vote[k]))
-            ptr.append(ptr[-1] + s.shape[0])
-        return (np.concatenate(support), np.concatenate(sign),
-                np.concatenate(votes), np.asarray(ptr, dtype=np.int64))
+        """``(support, sign, votes, ptr)`` for :func:`voted_binary_decision`:
+        each problem's retired votes followed by its current one."""
+        return (self.support, self.label.astype(np.float64),
+                np.insert(self.votes, self.ptr[1:], current_vote),
+                self.ptr)
 
     def prototype_arrays(self, current_vote):
-        """Arrays for :func:`voted_prototype_decision`."""
-        return (_cat(self.support[0], np.int64),
-                _cat(self.label[0], np.int64),
-                _cat(self.other, np.int64),
-                np.append(_cat(self.votes[0], np.int64), current_vote[0]))
+        """``(support, label, other, votes)`` for
+        :func:`voted_prototype_decision`."""
+        return (self.support, self.label, self.other,
+                np.append(self.votes, current_vote[0]))
 
 
-def _cat(parts, dtype):
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+def _cat(parts):
+    return (np.concatenate(parts).astype(np.int64, copy=False) if parts
+            else np.zeros(0, dtype=np.int64))
 
 
 def longest_survivor(arrays, support_X, eta, threshold_step, theta_init,

@@ -1,5 +1,13 @@
-"""The Ballseptron of Shalev-Shwartz & Singer (2005), Figure 2 and Sec. 4."""
+"""The Ballseptron of Shalev-Shwartz & Singer (2005), Figure 2 and Sec. 4.
 
+The rules are :func:`perceptrons._loops.ballseptron.ballseptron_epoch`
+(binary) and :func:`~perceptrons._loops.ballseptron.ballseptron_prototype_epoch`
+(multiclass); how w is stored (weight vectors, or coefficients over support
+vectors with a kernel) is the state's ``weights``, chosen once when the state
+is made (:mod:`perceptrons.models._weights`).
+"""
+
+import dataclasses
 from numbers import Real
 
 import numpy as np
@@ -7,15 +15,66 @@ import scipy.sparse as sp
 from sklearn.utils.extmath import safe_sparse_dot
 
 from .._loops.ballseptron import ballseptron_epoch, ballseptron_prototype_epoch
-from .._loops.ballseptron_dual import (
-    dual_ballseptron_epoch,
-    dual_ballseptron_prototype_epoch,
-)
-from .._loops.mercer import KERNELS
+from .._loops.mercer import KERNEL_LINEAR, KERNELS
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import refuse_underflow
 from ._base import BaseOnlinePerceptron, mix, pooled_sum
 from ._kernel import KernelMixin, linear_coef
+from ._state import FittedState, array, scalar, sub
+from ._weights import DualWeights, WeightRows
+
+__all__ = ["Ballseptron", "BallseptronState"]
+
+
+@dataclasses.dataclass(frozen=True)
+class BallseptronState(FittedState):
+    """The fitted state of :class:`Ballseptron`.
+
+    Binds ``n_rows`` (one weight vector for two classes, else one prototype
+    per class).
+
+    Attributes
+    ----------
+    multiclass : bool
+        The prototypes of Sec. 4 (more than two classes).
+    averaged : bool
+        Whether ``weights.summed`` holds ``Σ_t w_t`` over every step since
+        the first call (the averaged hypothesis).
+    n_margin_errors : int
+    margin_errors_per_epoch : ndarray of shape (n_epochs,)
+    weights : WeightRows or DualWeights
+    gram : ndarray of shape (n_rows, n_rows) or None
+        Dual form: ``‖w‖²`` (binary) or the prototypes' Gram matrix, carried
+        to the next call (a call shorter than the support trusts it rather
+        than recompute it, see :mod:`perceptrons._loops.ballseptron`).
+    gram_tracked : bool or None
+        Whether ``gram`` was kept up to date by the last pass (it is when
+        the radius is positive); None before any pass.
+    """
+
+    VERSION = 1
+
+    multiclass: bool = scalar("bool")
+    averaged: bool = scalar("bool")
+    n_margin_errors: int = scalar("int", low=0)
+    margin_errors_per_epoch: np.ndarray = array("int", ("n_epochs",), low=0)
+    weights: object = sub(WeightRows, DualWeights)
+    gram: np.ndarray = array("float", ("n_rows", "n_rows"), optional=True)
+    gram_tracked: bool = scalar("bool", optional=True)
+
+    def check(self, sizes, where):
+        super().check(sizes, where)
+        n_classes = sizes["n_classes"]
+        if self.multiclass != (n_classes > 2) or sizes["n_rows"] != (
+                n_classes if n_classes > 2 else 1):
+            raise ValueError(f"{where}: weight rows do not match the "
+                             f"{n_classes} classes")
+        w = self.weights
+        if w.n_columns and self.averaged != (w.summed.shape[1] > 0):
+            raise ValueError(f"{where}.weights.summed does not match "
+                             f"averaged={self.averaged}")
+        if isinstance(w, DualWeights) == (self.gram is None):
+            raise ValueError(f"{where}.gram is kept by the dual form only")
 
 
 class Ballseptron(KernelMixin, BaseOnlinePerceptron):
@@ -291,6 +350,8 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
         **KernelMixin.KERNEL_CONSTRAINTS,
     }
 
+    _state_type = BallseptronState
+
     def __init__(self, *, radius=0.1, hypothesis="averaged", max_iter=10,
                  shuffle=True, random_state=None, kernel=None, degree=3,
                  gamma=None, coef0=1.0, cache_size=200):
@@ -331,60 +392,35 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
         return {}
 
     # ----------------------------------------------------------- state
-    _model_state = BaseOnlinePerceptron._model_state + (
-        "coef_", "intercept_", "support_", "support_vectors_", "dual_coef_",
-        "gamma_", "n_margin_errors_", "margin_errors_per_epoch_",
-        "_multiclass", "_gram", "_gram_key", "_weights", "_weights_sum",
-        "_kernel_code", "_pool_X", "_pool_sq", "_pool_index", "_pool_coef",
-        "_pool_acc", "_n_rows_seen")
-
     def _needs_row_sq_norms(self):
         # ‖x‖² enters only the margin bookkeeping (‖w‖², the Gram matrix),
         # and every kernel value k(x, x).
         return self.kernel is not None or self.radius > 0
 
-    def _allocate(self, call, n_classes):
-        # A refit after set_params(kernel=...) must not keep the attributes
-        # of the other form.
-        for name in ("coef_", "support_", "support_vectors_", "dual_coef_",
-                     "gamma_"):
-            self.__dict__.pop(name, None)
-        self._multiclass = n_classes > 2
-        n_rows = n_classes if self._multiclass else 1
-        # ‖w‖² (binary) or the prototypes' Gram matrix, carried from call
-        # to call.
-        self._gram = np.zeros((n_rows, n_rows))
-        self.n_margin_errors_ = 0
-        self.margin_errors_per_epoch_ = np.zeros(0, dtype=np.int64)
+    def _new_state(self, call, fitted):
+        X = call.X
+        n_classes = fitted["classes"].shape[0]
+        multiclass = n_classes > 2
+        n_rows = n_classes if multiclass else 1
         averaged = self.hypothesis == "averaged"
         if self.kernel is None:
-            self._weights = np.zeros((n_rows, call.X.shape[1]))
-            # Σ_t w_t over every step presented ("averaged" only): the
-            # averaged hypothesis is this over t_.
-            self._weights_sum = np.zeros(
-                (n_rows, call.X.shape[1] if averaged else 0))
-            return
-        self._resolve_kernel(call.X.shape[1])
-        # Every row of an earlier call with a non-zero coefficient: unlike
-        # the dual perceptron's, these coefficients keep changing (margin
-        # errors rescale or mix them), so they join each call's support.
-        self._pool_X = None
-        self._pool_sq = np.zeros(0)
-        self._pool_index = np.zeros(0, dtype=np.int64)
-        self._pool_coef = np.zeros((n_rows, 0))
-        # Σ_t of the coefficients after every step, by pool row
-        # ("averaged" only; None for "last").
-        self._pool_acc = np.zeros((n_rows, 0)) if averaged else None
-        self._n_rows_seen = 0
-        self._gram_key = None
+            weights = WeightRows.zeros(n_rows, X.shape[1], summed=averaged)
+            gram = None
+        else:
+            weights = DualWeights.empty(self._kernel_spec(X.shape[1]), n_rows,
+                                        X.shape[1], sp.issparse(X))
+            gram = np.zeros((n_rows, n_rows))
+        return BallseptronState(
+            **fitted, multiclass=multiclass, averaged=averaged,
+            n_margin_errors=0,
+            margin_errors_per_epoch=np.zeros(0, dtype=np.int64),
+            weights=weights, gram=gram, gram_tracked=None)
 
-    def _averaged(self):
-        """Whether the state keeps the running sum of the averaged
-        hypothesis, checked against ``hypothesis`` (it may have been changed
-        by ``set_params`` between ``partial_fit`` calls)."""
-        kept = (self._weights_sum.shape[1] > 0 if self.kernel is None
-                else self._pool_acc is not None)
-        if self.hypothesis == "averaged" and not kept:
+    def _call_averaged(self):
+        """Whether this call keeps the running sum, checked against
+        ``hypothesis`` (it may have been changed by ``set_params`` between
+        ``partial_fit`` calls)."""
+        if self.hypothesis == "averaged" and not self.state_.averaged:
             raise ValueError(
                 "hypothesis='averaged' needs the running sum of every step "
                 "since the first call, which was made with hypothesis="
@@ -393,147 +429,100 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
 
     def _begin_call(self, call):
         refuse_underflow(call.loop_arrays[0], call.mean_sq_norm)
-        call.averaged = self._averaged()
-        if not call.averaged:
+        s = self.state_
+        call.averaged = self._call_averaged()
+        if s.averaged and not call.averaged:
             # A "last" call leaves the running sum behind: drop it, so a
             # later switch back to "averaged" is refused, not silently wrong.
-            if self.kernel is None:
-                self._weights_sum = np.zeros((self._weights.shape[0], 0))
-            else:
-                self._pool_acc = None
-        X = call.X
+            w = s.weights
+            s = self.state_ = s.replace(averaged=False, weights=w.replace(
+                summed=np.zeros((w.current.shape[0], 0))))
+        n_rows = s.weights.current.shape[0]
         call.margin_errors = []
-        # Work space of the multiclass loops: scores and w^k·x̂ per class.
-        call.scores = np.zeros(self._gram.shape[0])
-        call.wx = np.zeros(self._gram.shape[0])
-        if self.kernel is None:
-            return
-        # The loop reads the pool's rows followed by this call's.
-        n_pool = self._pool_index.shape[0]
-        if n_pool == 0:
-            data = X
-        elif sp.issparse(X):
-            data = sp.vstack([sp.csr_matrix(self._pool_X), X], format="csr")
-            data.sort_indices()
-        else:
-            pool = self._pool_X
-            if sp.issparse(pool):
-                pool = pool.toarray()
-            data = np.vstack([pool, X])
-        dual = self._new_kernel_call(
-            data, np.concatenate([self._pool_sq, call.sq_norms]),
-            call.n_passes, n_pool=n_pool)
-        dual.n_pool = n_pool
-        dual.coef = np.zeros((self._pool_coef.shape[0], data.shape[0]))
-        dual.coef[:, :n_pool] = self._pool_coef
-        if call.averaged:
-            dual.coef_sum = np.zeros_like(dual.coef)
-            dual.coef_sum[:, :n_pool] = self._pool_acc
-        else:
-            dual.coef_sum = np.zeros((0, 0))
-        call.dual = dual
+        # Work space of the multiclass loops: scores and w^k·x̂ per class;
+        # the primal loops' Gram matrix (recomputed at every pass start).
+        call.scores = np.zeros(n_rows)
+        call.wx = np.zeros(n_rows)
+        call.gram = s.gram if s.gram is not None else np.zeros(
+            (n_rows, n_rows))
+        call.keep_summed, call.keep_snapshot = call.averaged, False
+        s.weights.begin_call(self, call)
 
     def _run_epoch(self, call, targets, order):
-        if self.kernel is not None:
-            n_mistakes, n_margin_errors = self._run_dual_epoch(
-                call, targets, order)
-        elif self._multiclass:
+        s = self.state_
+        exact = True
+        if isinstance(s.weights, DualWeights):
+            # The exact norms cost O(n_support²) kernel values: a
+            # partial_fit call shorter than the support continues from the
+            # norms the previous call left (the same coefficients and
+            # radius).
+            tracked = float(self.radius) > 0
+            exact = (order.shape[0] >= call.dual.n_pool
+                     or s.gram_tracked != tracked)
+            s = self.state_ = s.replace(gram_tracked=tracked)
+        loop_targets, loop_order = s.weights.padded(call, targets, order)
+        head = (s.weights.store(call, order), loop_targets, loop_order,
+                float(self.radius), call.scores, call.gram, exact)
+        if s.multiclass:
             n_mistakes, n_margin_errors = ballseptron_prototype_epoch(
-                *call.loop_arrays, targets, order, call.sq_norms,
-                self._weights, float(self.radius), self._gram, call.scores,
-                call.wx, call.averaged, self._weights_sum)
+                *head, call.wx, call.averaged)
         else:
             n_mistakes, n_margin_errors = ballseptron_epoch(
-                *call.loop_arrays, targets, order, call.sq_norms,
-                self._weights[0], float(self.radius), call.averaged,
-                self._weights_sum[0])
+                *head, call.averaged)
         call.margin_errors.append(n_margin_errors)
         return n_mistakes, n_mistakes + n_margin_errors
 
-    def _run_dual_epoch(self, call, targets, order):
-        dual = call.dual
-        n_pool = dual.n_pool
-        if n_pool:
-            # Pool rows are never presented: their target is never read.
-            targets = np.concatenate(
-                [np.zeros(n_pool, dtype=np.int64), targets])
-            order = order + n_pool
-        # The exact norms cost O(n_support²) kernel values: a partial_fit
-        # call shorter than the support continues from the norms the
-        # previous call left (the same coefficients, radius and kernel).
-        key = (float(self.radius) > 0, self._kernel_args())
-        exact = (order.shape[0] >= n_pool or self._gram_key != key)
-        self._gram_key = key
-        head = (*dual.loop_args, targets, order, dual.coef, float(self.radius),
-                call.scores, self._gram, exact)
-        if self._multiclass:
-            return dual_ballseptron_prototype_epoch(
-                *head, call.wx, call.averaged, dual.coef_sum)
-        return dual_ballseptron_epoch(*head, call.averaged, dual.coef_sum)
-
     def _state_is_finite(self, call):
-        if self.kernel is not None:
-            dual = call.dual
-            m = dual.support_size
-            return bool(np.isfinite(dual.coef[:, :m]).all()
-                        and np.isfinite(dual.coef_sum[:, :m]).all())
-        return bool(np.isfinite(self._weights).all()
-                    and np.isfinite(self._weights_sum).all())
+        w = self.state_.weights
+        if isinstance(w, DualWeights):
+            kc = call.dual
+            m = kc.support_size
+            return bool(np.isfinite(kc.current[:, :m]).all()
+                        and np.isfinite(kc.summed[:, :m]).all())
+        return bool(np.isfinite(w.current).all()
+                    and np.isfinite(w.summed).all())
 
     def _end_call(self, call, targets):
+        s = self.state_
         margin_errors = np.asarray(call.margin_errors, dtype=np.int64)
-        self.n_margin_errors_ += int(margin_errors.sum())
-        self.margin_errors_per_epoch_ = np.concatenate(
-            [self.margin_errors_per_epoch_, margin_errors])
-        if self.kernel is not None:
-            self._end_dual_call(call)
-            return
+        s = s.replace(
+            n_margin_errors=s.n_margin_errors + int(margin_errors.sum()),
+            margin_errors_per_epoch=np.concatenate(
+                [s.margin_errors_per_epoch, margin_errors]))
+        w = s.weights
+        if isinstance(w, WeightRows):
+            return s
+        kc = call.dual
+        m = kc.support_size
+        # Rows with a non-zero coefficient; averaged, a row may have left w
+        # (a zero scale) and still be in the average.
+        keep = np.any(kc.current[:, :m] != 0.0, axis=0)
         if call.averaged:
-            self.coef_ = self._weights_sum / self.t_
-        else:
-            self.coef_ = self._weights.copy()
-        self.intercept_ = np.zeros(self._weights.shape[0])
+            keep |= np.any(kc.summed[:, :m] != 0.0, axis=0)
+        return s.replace(weights=w.end_call(call, keep))
 
-    def _end_dual_call(self, call):
-        X, dual = call.X, call.dual
-        m = dual.support_size
-        slots = dual.support[:m]
-        # Data rows in slot order: pool rows first (slots 0..n_pool-1), then
-        # this call's new support vectors; keep those with a non-zero
-        # coefficient, ordered by row.
-        coef = dual.coef[:, :m]
-        nonzero = np.any(coef != 0.0, axis=0)
-        if call.averaged:
-            # A row may have left w (a zero scale) and still be in the
-            # average.
-            coef_sum = dual.coef_sum[:, :m]
-            nonzero |= np.any(coef_sum != 0.0, axis=0)
-        keep = np.flatnonzero(nonzero)
-        keep = keep[np.argsort(slots[keep], kind="stable")]
-        rows = slots[keep]
-        index = np.concatenate(
-            [self._pool_index, self._n_rows_seen + np.arange(X.shape[0])])
-        self._pool_index = index[rows]
-        self._pool_coef = np.ascontiguousarray(coef[:, keep])
-        if call.averaged:
-            self._pool_acc = np.ascontiguousarray(coef_sum[:, keep])
-        self._pool_sq = dual.sq_norms[rows]
-        self._pool_X = dual.X[rows]
-        self._n_rows_seen += X.shape[0]
-        self.support_ = self._pool_index.copy()
-        self.support_vectors_ = self._pool_X
-        if call.averaged:
-            self.dual_coef_ = self._pool_acc / self.t_
-        else:
-            self.dual_coef_ = self._pool_coef.copy()
-        self.intercept_ = np.zeros(self.dual_coef_.shape[0])
-        if self.kernel == "linear":
-            self.coef_ = linear_coef(self.dual_coef_, self.support_vectors_)
+    def _public_model(self):
+        s = self.state_
+        w = s.weights
+        n_rows = w.current.shape[0]
+        weights = w.summed / s.t if s.averaged else w.current.copy()
+        public = {"intercept_": np.zeros(n_rows),
+                  "n_margin_errors_": s.n_margin_errors,
+                  "margin_errors_per_epoch_": s.margin_errors_per_epoch}
+        if isinstance(w, WeightRows):
+            public["coef_"] = weights
+            return public
+        public.update(support_=w.pool.index.copy(),
+                      support_vectors_=w.pool.X, dual_coef_=weights,
+                      gamma_=w.kernel.gamma)
+        if w.kernel.code == KERNEL_LINEAR:
+            public["coef_"] = linear_coef(weights, w.pool.X)
+        return public
 
     # ----------------------------------------------------------- mixing
-    _mixed_totals = BaseOnlinePerceptron._mixed_totals + ("n_margin_errors_",)
+    _mixed_totals = BaseOnlinePerceptron._mixed_totals + ("n_margin_errors",)
     _mixed_per_epoch = BaseOnlinePerceptron._mixed_per_epoch + (
-        "margin_errors_per_epoch_",)
+        "margin_errors_per_epoch",)
 
     def _mixing_refusal(self):
         if self.kernel is not None:
@@ -542,22 +531,23 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
                     "vector the shards share")
         return None
 
-    def _mix_arrays(self, start, states, mu):
+    def _mix_arrays(self, start, states, mu, counted):
         """w mixed by μ; the averaged hypothesis from the pooled sum of
         every hypothesis any shard visited (see ``ParameterMixing``)."""
-        self._weights = mix([s["_weights"] for s in states], mu)
-        self._gram = self._weights @ self._weights.T
-        if self._weights_sum.shape[1]:
-            self._weights_sum = pooled_sum(
-                start["_weights_sum"] if start else None,
-                [s["_weights_sum"] for s in states])
-            self.coef_ = self._weights_sum / self.t_
-        else:
-            self.coef_ = self._weights.copy()
+        w = counted.weights
+        summed = w.summed
+        if summed.shape[1]:
+            summed = pooled_sum(
+                start.weights.summed if start is not None else None,
+                [s.weights.summed for s in states])
+        return counted.replace(weights=w.replace(
+            current=mix([s.weights.current for s in states], mu),
+            summed=summed))
 
     # ----------------------------------------------------------- prediction
     def _decision(self, X):
-        if self.kernel is None:
+        w = self.state_.weights
+        if isinstance(w, WeightRows):
             return safe_sparse_dot(X, self.coef_.T, dense_output=True)
-        return self._support_scores(X, self.support_vectors_, self._pool_sq,
-                                    self.dual_coef_)
+        return w.kernel.scores(X, w.pool.X, self.dual_coef_,
+                               w.pool.sq_norms())

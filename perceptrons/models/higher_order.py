@@ -1,22 +1,159 @@
 """The Higher-order Perceptron HO_p(c) of Brotto, Gentile & Vitale (2006).
 
-The compiled passes are in :mod:`perceptrons._loops.higher_order`; forms,
-normalisation, kernels and one-vs-rest are
-:class:`~perceptrons.models._matrix_perceptron.MatrixPerceptronBase`'s.
+The update is :mod:`perceptrons._loops.higher_order`'s, run by the one pass
+of the matrix perceptrons; forms, normalisation, kernels and one-vs-rest are
+:class:`~perceptrons.models._matrix_perceptron.MatrixPerceptronBase`'s. The
+three forms of Sec. 2 are three model types (:class:`HOPrimalModel`,
+:class:`HOImplicitModel`, :class:`HODualModel`), one of which the state
+holds.
 """
 
+import dataclasses
 from numbers import Real
 
 import numpy as np
 
-from .._loops.higher_order import ho_dual_epoch, ho_implicit_epoch, ho_primal_epoch
+from .._loops.higher_order import HODualStore, HOImplicitStore, HOPrimalStore
 from ..utils._param_validation import Interval, StrOptions
-from ._matrix_perceptron import MatrixPerceptronBase
+from ._kernel import KernelSpec
+from ._matrix_perceptron import (
+    DualForm,
+    MatrixPerceptronBase,
+    MatrixState,
+    PrimalForm,
+    grown,
+)
+from ._state import State, array, sub
+from ._support import SupportPool
 
-__all__ = ["HigherOrderPerceptron"]
+__all__ = ["HigherOrderPerceptron", "HigherOrderState"]
 
 # form="auto" keeps A = BᵀB (n² floats per problem) up to this many features.
 _PRIMAL_MAX_FEATURES = 1024
+
+
+@dataclasses.dataclass(frozen=True)
+class HOPrimalModel(PrimalForm, State):
+    """HO₂ in primal form: ``A = BᵀB`` per problem, v and ``w = A v``."""
+
+    w: np.ndarray = array("float", ("n_problems", "n_features"))
+    v: np.ndarray = array("float", ("n_problems", "n_features"))
+    A: np.ndarray = array("float", ("n_problems", "n_features", "n_features"))
+
+    @classmethod
+    def zeros(cls, n_problems, n_features):
+        """B = I, v = 0."""
+        return cls(np.zeros((n_problems, n_features)),
+                   np.zeros((n_problems, n_features)),
+                   np.repeat(np.eye(n_features)[None], n_problems, axis=0))
+
+
+@dataclasses.dataclass(frozen=True)
+class HOImplicitModel(PrimalForm, State):
+    """HO_p in implicit primal form: the rank-one factors of B per problem
+    (:data:`perceptrons._loops.higher_order.HOImplicitStore`)."""
+
+    w: np.ndarray = array("float", ("n_problems", "n_features"))
+    v: np.ndarray = array("float", ("n_problems", "n_features"))
+    fx: np.ndarray = array("float", ("n_problems", "n_entries"))
+    fg: np.ndarray = array("float", ("n_problems", "n_entries"))
+    fi: np.ndarray = array("int", ("n_problems", "n_entries"), low=0,
+                           high="n_features")
+    fptr: np.ndarray = array("int", ("n_problems", "n_ptr"), low=0,
+                             high=1 << 62)
+    frho: np.ndarray = array("float", ("n_problems", None))
+    n_factors: np.ndarray = array("int", ("n_problems",), low=0)
+
+    @classmethod
+    def zeros(cls, n_problems, n_features):
+        """No factor yet."""
+        return cls(np.zeros((n_problems, n_features)),
+                   np.zeros((n_problems, n_features)),
+                   np.zeros((n_problems, 0)), np.zeros((n_problems, 0)),
+                   np.zeros((n_problems, 0), dtype=np.int64),
+                   np.zeros((n_problems, 1), dtype=np.int64),
+                   np.zeros((n_problems, 0)),
+                   np.zeros(n_problems, dtype=np.int64))
+
+    def check(self, sizes, where):
+        _check_factors = (self.n_factors.size and (
+            self.n_factors.max() + 1 > self.fptr.shape[1]
+            or self.n_factors.max() > self.frho.shape[1]))
+        if _check_factors:
+            raise ValueError(f"{where}.n_factors exceeds the factors kept")
+        for k, n in enumerate(self.n_factors):
+            ptr = self.fptr[k, :n + 1]
+            if ptr[0] != 0 or np.any(np.diff(ptr) < 0) or (
+                    ptr[-1] > self.fx.shape[1]):
+                raise ValueError(f"{where}.fptr of problem {k} must rise "
+                                 f"from 0 to at most {self.fx.shape[1]}")
+
+    @property
+    def factors(self):
+        """The loop's factor tuple."""
+        return (self.fx, self.fg, self.fi, self.fptr, self.frho,
+                self.n_factors)
+
+
+@dataclasses.dataclass(frozen=True)
+class HODualModel(DualForm, State):
+    """HO₂ in dual form (Sec. 2, 2)): over the pool's rows, w (``coef``)
+    and v (``v_coef``) by slot, and per problem D, the slots of the
+    matrix-updating instances and h (the first ``n_matrix[k]`` kept)."""
+
+    kernel: KernelSpec = sub(KernelSpec)
+    pool: SupportPool = sub(SupportPool)
+    coef: np.ndarray = array("float", ("n_problems", "n_pool"))
+    v_coef: np.ndarray = array("float", ("n_problems", "n_pool"))
+    D: np.ndarray = array("float", ("n_problems", "q", "q"))
+    slots: np.ndarray = array("int", ("n_problems", "q"), low=0,
+                              high="n_pool")
+    h: np.ndarray = array("float", ("n_problems", "q"))
+    n_matrix: np.ndarray = array("int", ("n_problems",), low=0)
+
+    @classmethod
+    def empty(cls, kernel, n_problems, n_features, sparse):
+        """No support vector yet."""
+        zeros = np.zeros((n_problems, 0))
+        return cls(kernel, SupportPool.empty(n_features, sparse), zeros,
+                   zeros, np.zeros((n_problems, 0, 0)),
+                   np.zeros((n_problems, 0), dtype=np.int64), zeros,
+                   np.zeros(n_problems, dtype=np.int64))
+
+    def check(self, sizes, where):
+        if self.n_matrix.size and self.n_matrix.max() > sizes["q"]:
+            raise ValueError(f"{where}.n_matrix exceeds the matrices kept")
+
+    def end_call(self, call, store):
+        D, slots, h, n_matrix = store.matrix
+        m = call.dual.support_size
+        q = int(n_matrix.max()) if n_matrix.size else 0
+        return HODualModel(
+            self.kernel, self.kept_pool(call),
+            np.ascontiguousarray(store.coef[:, :m]),
+            np.ascontiguousarray(store.v_coef[:, :m]),
+            np.ascontiguousarray(D[:, :q, :q]),
+            np.ascontiguousarray(slots[:, :q]),
+            np.ascontiguousarray(h[:, :q]), n_matrix)
+
+
+@dataclasses.dataclass(frozen=True)
+class HigherOrderState(MatrixState):
+    """The fitted state of :class:`HigherOrderPerceptron`: the counters of
+    :class:`~perceptrons.models._matrix_perceptron.MatrixState` and the
+    model of the form in use."""
+
+    VERSION = 1
+
+    model: object = sub(HOPrimalModel, HOImplicitModel, HODualModel)
+
+    def check(self, sizes, where):
+        super().check(sizes, where)
+        want = {"primal": HOPrimalModel, "implicit": HOImplicitModel,
+                "dual": HODualModel}[self.form]
+        if type(self.model) is not want:
+            raise ValueError(f"{where}.model is a {type(self.model).__name__}"
+                             f" but form is {self.form!r}")
 
 
 class HigherOrderPerceptron(MatrixPerceptronBase):
@@ -161,10 +298,7 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
     }
 
     _forms = ("primal", "implicit", "dual")
-
-    _model_state = MatrixPerceptronBase._model_state + (
-        "_v", "_A", "_factors", "_v_coef", "_D", "_matrix_slots", "_h",
-        "_n_matrix")
+    _state_type = HigherOrderState
 
     def __init__(self, *, p=2.0, c=0.4, sparse=False, kernel=None, degree=3,
                  gamma=None, coef0=0.0, form="auto", normalize=True,
@@ -209,86 +343,66 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
                              "the implicit form takes any p")
         return form
 
-    # ----------------------------------------------------------- state
-    def _allocate_matrix(self, n_problems, n_features):
-        self._v = self._A = self._factors = None
-        self._v_coef = self._D = self._matrix_slots = self._h = None
-        self._n_matrix = None
-        if self.form_ == "primal":
-            self._v = np.zeros((n_problems, n_features))
-            self._A = np.repeat(np.eye(n_features)[None], n_problems, axis=0)
-        elif self.form_ == "implicit":
-            self._v = np.zeros((n_problems, n_features))
-            self._factors = (
-                np.zeros((n_problems, 0)), np.zeros((n_problems, 0)),
-                np.zeros((n_problems, 0), dtype=np.int64),
-                np.zeros((n_problems, 1), dtype=np.int64),
-                np.zeros((n_problems, 0)),
-                np.zeros(n_problems, dtype=np.int64))
-        else:
-            self._v_coef = np.zeros((n_problems, 0))
-            self._D = np.zeros((n_problems, 0, 0))
-            self._matrix_slots = np.zeros((n_problems, 0), dtype=np.int64)
-            self._h = np.zeros((n_problems, 0))
-            self._n_matrix = np.zeros(n_problems, dtype=np.int64)
-
-    def _begin_dual_matrix(self, dual):
-        n_pool = dual.n_pool
-        dual.v_coef = np.zeros_like(dual.coef)
-        dual.v_coef[:, :n_pool] = self._v_coef
-        dual.matrix = (self._D.copy(), self._matrix_slots.copy(),
-                       self._h.copy(), self._n_matrix.copy())
-
-    def _end_dual_matrix(self, dual, m):
-        D, slots, h, n_matrix = dual.matrix
-        q = int(n_matrix.max()) if n_matrix.size else 0
-        self._v_coef = np.ascontiguousarray(dual.v_coef[:, :m])
-        self._D = np.ascontiguousarray(D[:, :q, :q])
-        self._matrix_slots = np.ascontiguousarray(slots[:, :q])
-        self._h = np.ascontiguousarray(h[:, :q])
-        self._n_matrix = n_matrix
-
-    def _matrix_is_finite(self):
-        arrays = [a for a in (self._v, self._A, self._D, self._h)
-                  if a is not None]
-        if self._factors is not None:
-            arrays += [self._factors[0], self._factors[1], self._factors[4]]
-        return all(np.isfinite(a).all() for a in arrays)
+    def _new_model(self, form, n_problems, n_features, kernel, sparse):
+        if form == "primal":
+            return HOPrimalModel.zeros(n_problems, n_features)
+        if form == "implicit":
+            return HOImplicitModel.zeros(n_problems, n_features)
+        return HODualModel.empty(kernel, n_problems, n_features, sparse)
 
     # ----------------------------------------------------------- passes
-    def _primal_epoch(self, call, targets, order):
-        head = (*call.rows, targets, order, float(self.c))
-        if self.form_ == "primal":
-            ho_primal_epoch(*head, bool(self.sparse), self._A, self._v,
-                            self.coef_, call.counts, call.stats, call.x_work,
-                            call.nz_work)
-        else:
-            self._factors = ho_implicit_epoch(
-                *head, float(self.p), bool(self.sparse), self._factors,
-                self._v, self.coef_, call.counts, call.stats, call.x_work,
-                call.nz_work)
-        return 0
+    def _store(self, model, call):
+        """The loop's store of this call (:mod:`perceptrons._loops.higher_order`)."""
+        c, sparse = float(self.c), bool(self.sparse)
+        if isinstance(model, HOPrimalModel):
+            return HOPrimalStore(*call.rows, call.x_work, call.nz_work,
+                                 model.w, c, sparse, model.A, model.v,
+                                 np.empty(model.w.shape[1]))
+        if isinstance(model, HOImplicitModel):
+            return HOImplicitStore(*call.rows, call.x_work, call.nz_work,
+                                   model.w, c, sparse, float(self.p),
+                                   model.v, model.factors,
+                                   np.empty((3, model.w.shape[1])))
+        kc = call.dual
+        n = kc.X.shape[0]
+        # The matrices are grown by the loop; the model's stay as they are.
+        matrix = (model.D.copy(), model.slots.copy(), model.h.copy(),
+                  model.n_matrix.copy())
+        return HODualStore(*kc.loop_args, kc.coef, c, sparse,
+                           grown(model.v_coef, n), matrix, np.empty(16))
 
-    def _dual_epoch(self, dual, order):
-        dual.matrix = ho_dual_epoch(
-            *dual.loop_args, dual.targets, order, float(self.c),
-            bool(self.sparse), dual.coef, dual.v_coef, dual.matrix,
-            dual.counts, dual.stats)
-        return 0
+    def _model_arrays(self, store):
+        if isinstance(store, HOPrimalStore):
+            return [store.w, store.v, store.A]
+        if isinstance(store, HOImplicitStore):
+            fx, fg, _, _, frho, _ = store.factors
+            return [store.w, store.v, fx, fg, frho]
+        D, _, h, _ = store.matrix
+        return [store.coef, store.v_coef, D, h]
+
+    def _end_call(self, call, targets):
+        s = self.state_
+        model, store = s.model, call.store
+        if isinstance(model, HOImplicitModel):
+            # The loop reallocates the factors when they grow.
+            model = model.replace(**dict(zip(
+                ("fx", "fg", "fi", "fptr", "frho", "n_factors"),
+                store.factors)))
+        return s.replace(model=model.end_call(call, store))
 
     # ----------------------------------------------------------- prediction
-    def _primal_decision(self, X, norms):
-        scores = np.asarray(X @ self.coef_.T)
+    def _primal_scores(self, model, X, norms):
+        scores = np.asarray(X @ model.w.T)
         if norms is not None:
+            # Those of the normalised rows: divided by the norms (a zero row
+            # scores 0).
             scores = np.divide(scores, norms[:, None],
                                out=np.zeros_like(scores),
                                where=norms[:, None] > 0)
         return scores
 
-    def _dual_decision(self, X):
-        out = np.zeros((X.shape[0], self.dual_coef_.shape[0]))
-        if self.dual_coef_.shape[1] == 0:
-            return out
-        for lo, hi, G in self._gram_blocks(X):
-            out[lo:hi] = G @ self.dual_coef_.T
+    def _dual_scores(self, model, X):
+        out = np.zeros((X.shape[0], model.coef.shape[0]))
+        for lo, hi, G in model.gram_blocks(self, X):
+            out[lo:hi] = G @ model.coef.T
         return out

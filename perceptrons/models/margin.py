@@ -6,6 +6,7 @@ the training set finds no pattern satisfying the misclassification condition.
 The compiled loops are in :mod:`perceptrons._loops.margin`.
 """
 
+import dataclasses
 import warnings
 from numbers import Real
 
@@ -13,11 +14,18 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.extmath import safe_sparse_dot
 
-from .._loops.margin import RULE_PDM, RULE_PFM, margin_epoch, margin_pass
+from .._loops.margin import (
+    RULE_PDM,
+    RULE_PFM,
+    MarginRule,
+    active_set_epoch,
+    pattern_pass,
+)
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import refuse_underflow
 from ._base import BaseOnlinePerceptron
 from ._ovr import epochs_until_converged, problem_seeds, problem_signs
+from ._state import FittedState, array, scalar
 
 # Active-set constants of Sec. 4.
 _C1, _C2, _C1_FIRST = 2.2, 1.1, 1.1
@@ -131,6 +139,72 @@ class _Diverged(Exception):
         self.epochs = epochs
 
 
+@dataclasses.dataclass(frozen=True)
+class MarginState(FittedState):
+    """The fitted state of :class:`PDM`, :class:`PFM` and ROMMA.
+
+    Binds ``n_problems`` (one for two classes, else one per class).
+
+    Attributes
+    ----------
+    rho, delta_sq : float
+        ρ and Δ² (0: no extension) the run was made with.
+    weights : ndarray of shape (n_problems, n_features)
+        w, the non-augmented part of a (ROMMA: u_w, a = s u).
+    scalars : ndarray of shape (n_problems, n_scalars)
+        ``[b, ‖a‖²]`` (ROMMA: ``[u_b, ‖a‖², s, Δ² Σ g² retired]``).
+    n_updates_per_problem : ndarray of shape (n_problems,)
+        t, the updates made.
+    retired_ext_sq : ndarray of shape (n_problems,)
+        Δ² Σ c_k² of the rows of finished calls, whose extension
+        coordinates stay in a.
+    converged, directional_margin, geometric_margin, margin_bound, \
+margin_fraction, accuracy_estimate : ndarray of shape (n_problems,)
+        What the last call found (the public attributes of the same names).
+    n_active_passes : int
+    n_iter_per_problem : ndarray of shape (n_problems,)
+    support, dual_coef : ndarray or None
+        With ``store_dual=True``: the last call's rows updated at least once
+        and their signed update counts.
+    beta : float or None
+        PFM's β, resolved.
+    """
+
+    VERSION = 1
+
+    rho: float = scalar("float", low=0.0)
+    delta_sq: float = scalar("float", low=0.0)
+    weights: np.ndarray = array("float", ("n_problems", "n_features"))
+    scalars: np.ndarray = array("float", ("n_problems", None))
+    n_updates_per_problem: np.ndarray = array("int", ("n_problems",), low=0)
+    retired_ext_sq: np.ndarray = array("float", ("n_problems",), low=0.0)
+    converged: np.ndarray = array("bool", ("n_problems",))
+    directional_margin: np.ndarray = array("float", ("n_problems",))
+    geometric_margin: np.ndarray = array("float", ("n_problems",))
+    margin_bound: np.ndarray = array("float", ("n_problems",), low=0.0,
+                                     finite=False)
+    margin_fraction: np.ndarray = array("float", ("n_problems",))
+    accuracy_estimate: np.ndarray = array("float", ("n_problems",))
+    n_active_passes: int = scalar("int", low=0)
+    n_iter_per_problem: np.ndarray = array("int", ("n_problems",), low=0)
+    support: np.ndarray = array("int", ("n_support",), low=0,
+                                optional=True)
+    dual_coef: np.ndarray = array("float", ("n_problems", "n_support"),
+                                  finite=False, optional=True)
+    beta: float = scalar("float", low=0.0, optional=True)
+
+    def check(self, sizes, where):
+        super().check(sizes, where)
+        n_classes = sizes["n_classes"]
+        if sizes["n_problems"] != (1 if n_classes == 2 else n_classes):
+            raise ValueError(f"{where}: {sizes['n_problems']} problems for "
+                             f"{n_classes} classes")
+        if (self.support is None) != (self.dual_coef is None):
+            raise ValueError(f"{where}: support and dual_coef go together")
+        if np.any(np.isnan(self.margin_bound)):
+            raise ValueError(f"{where}.margin_bound holds NaN")
+
+
 class _MarginPerceptron(BaseOnlinePerceptron):
     """Shared driver of PDM, PFM and ROMMA (not public).
 
@@ -140,12 +214,10 @@ class _MarginPerceptron(BaseOnlinePerceptron):
     ``decision_function`` and ``predict`` come from
     :class:`~perceptrons.models._base.BaseOnlinePerceptron`.
 
-    The model is a = [w, b, extension] per problem: ``_weights`` (w),
-    ``_scalars`` (b and ‖a‖², and ROMMA's scale), ``_n_updates`` (t) and
-    ``_retired_ext_sq`` (Δ² Σ c_k² of the rows of finished calls, whose
-    extension coordinates stay in a). The per-row update counts c_k are
-    per-call scratch: folded into ``_retired_ext_sq`` when the call ends and
-    kept only as ``dual_coef_`` with ``store_dual=True``.
+    The model is a = [w, b, extension] per problem (:class:`MarginState`).
+    The per-row update counts c_k are per-call scratch: folded into
+    ``retired_ext_sq`` when the call ends and kept only as ``dual_coef_``
+    with ``store_dual=True``.
 
     Why the default has an extension. Without one, on data that is not
     separable in the augmented space, no run converges and the a left at
@@ -175,17 +247,11 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         "store_dual": ["boolean"],
     }
 
-    _model_state = BaseOnlinePerceptron._model_state + (
-        "coef_", "intercept_", "converged_", "directional_margin_",
-        "geometric_margin_", "margin_bound_", "margin_fraction_",
-        "accuracy_estimate_", "n_active_passes_", "n_iter_per_problem_",
-        "n_updates_per_problem_", "support_", "dual_coef_",
-        "_rho", "_delta_sq", "_weights", "_scalars", "_n_updates",
-        "_retired_ext_sq")
+    _state_type = MarginState
 
     # ----------------------------------------------------------- schedule
     _rule = None
-    #: Columns of ``_scalars``: [b, ‖a‖²] (ROMMA adds its own).
+    #: Columns of ``scalars``: [b, ‖a‖²] (ROMMA adds its own).
     _n_scalars = 2
 
     def _params_schedule(self):
@@ -201,59 +267,88 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         # ‖y_k‖² = ‖x_k‖² + ρ² + Δ² enters every update of a's norm.
         return True
 
+    def _check_state(self, state):
+        if state.scalars.shape[1] != self._n_scalars:
+            raise ValueError(f"{type(self).__name__}'s state keeps "
+                             f"{self._n_scalars} scalars per problem, not "
+                             f"{state.scalars.shape[1]}")
+
     def _ext_sq(self, c):
         """``Δ² Σ_k c_k²``, the squared norm of a's extension block.
 
         0 without extension whatever c holds: ROMMA's coefficients are not
         part of a then, and may have overflowed (0 · inf would be NaN).
         """
-        if not self._delta_sq:
+        delta_sq = self.state_.delta_sq
+        if not delta_sq:
             return 0.0
-        return self._delta_sq * float(c @ c)
+        return delta_sq * float(c @ c)
 
-    def _allocate(self, call, n_classes):
+    def _new_state(self, call, fitted):
+        n_classes = fitted["classes"].shape[0]
         n_problems = 1 if n_classes == 2 else n_classes
-        self._rho = float(self.augmentation)
-        self._delta_sq = (0.0 if self.extension is None
-                          else float(self.extension) ** 2)
-        self._weights = np.zeros((n_problems, call.X.shape[1]))
-        self._scalars = np.zeros((n_problems, self._n_scalars))
-        self._n_updates = np.zeros(n_problems, dtype=np.int64)
-        self._retired_ext_sq = np.zeros(n_problems)
-        self.n_active_passes_ = 0
-        self.n_iter_per_problem_ = np.zeros(n_problems, dtype=np.int64)
+
+        def per_problem(dtype=np.float64):
+            return np.zeros(n_problems, dtype=dtype)
+
+        return MarginState(
+            **fitted, rho=float(self.augmentation),
+            delta_sq=(0.0 if self.extension is None
+                      else float(self.extension) ** 2),
+            weights=np.zeros((n_problems, call.X.shape[1])),
+            scalars=self._initial_scalars(n_problems),
+            n_updates_per_problem=per_problem(np.int64),
+            retired_ext_sq=per_problem(), converged=per_problem(bool),
+            directional_margin=per_problem(), geometric_margin=per_problem(),
+            margin_bound=per_problem(), margin_fraction=per_problem(),
+            accuracy_estimate=per_problem(), n_active_passes=0,
+            n_iter_per_problem=per_problem(np.int64), support=None,
+            dual_coef=None, beta=self._resolve_beta(call))
+
+    def _initial_scalars(self, n_problems):
+        return np.zeros((n_problems, self._n_scalars))
+
+    def _resolve_beta(self, call):
+        """PFM's β ("auto" resolved); None for the other rules."""
+        return None
 
     def _begin_call(self, call):
         """The per-call scratch: row norms ‖y_k‖² and update counts c_k."""
         refuse_underflow(call.loop_arrays[0], call.mean_sq_norm)
+        s = self.state_
+        n_problems = s.weights.shape[0]
         call.diverged = []
-        call.counts = np.zeros((self._weights.shape[0], call.X.shape[0]),
+        call.counts = np.zeros((n_problems, call.X.shape[0]),
                                dtype=self._counts_dtype)
-        call.y_sq_norms = call.sq_norms + (self._rho ** 2 + self._delta_sq)
+        call.y_sq_norms = call.sq_norms + (s.rho ** 2 + s.delta_sq)
         # Per problem, the mistakes and updates of each epoch (full pass and
         # its active passes).
-        call.epoch_mistakes = [[] for _ in range(self._weights.shape[0])]
-        call.epoch_updates = [[] for _ in range(self._weights.shape[0])]
+        call.epoch_mistakes = [[] for _ in range(n_problems)]
+        call.epoch_updates = [[] for _ in range(n_problems)]
+        call.t = s.t
+        call.n_active_passes = s.n_active_passes
 
     _counts_dtype = np.int64
 
     def _set_initial(self, coef, intercept):
+        s = self.state_
         if coef is not None:
-            self._weights[:] = coef
+            s.weights[:] = coef
         if intercept is not None:
-            if self._rho == 0 and np.any(intercept != 0):
+            if s.rho == 0 and np.any(intercept != 0):
                 raise ValueError("intercept_init must be zero with "
                                  "augmentation=0 (no bias coordinate)")
-            self._scalars[:, 0] = intercept / self._rho if self._rho else 0.0
-        w, b = self._weights, self._scalars[:, 0]
-        self._scalars[:, 1] = np.einsum("ij,ij->i", w, w) + b * b
+            s.scalars[:, 0] = intercept / s.rho if s.rho else 0.0
+        w, b = s.weights, s.scalars[:, 0]
+        s.scalars[:, 1] = np.einsum("ij,ij->i", w, w) + b * b
 
     def _signs(self, targets, k):
-        return problem_signs(targets, k, self._weights.shape[0])
+        return problem_signs(targets, k, self.state_.weights.shape[0])
 
     def _check_finite(self, k, epoch):
-        if not (np.isfinite(self._weights[k]).all()
-                and np.isfinite(self._scalars[k]).all()):
+        s = self.state_
+        if not (np.isfinite(s.weights[k]).all()
+                and np.isfinite(s.scalars[k]).all()):
             raise ValueError(
                 f"floating-point overflow at full epoch {epoch}: the weights "
                 "are no longer finite; scale the input (e.g. StandardScaler)")
@@ -263,9 +358,10 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         """Each one-vs-rest problem to convergence (or ``max_iter`` epochs)."""
         X = call.X
         self._begin_call(call)
-        n_problems = self._weights.shape[0]
+        n_problems = self.state_.weights.shape[0]
         seeds = problem_seeds(self.random_state, n_problems)
         converged = np.zeros(n_problems, dtype=bool)
+        n_iter = self.state_.n_iter_per_problem
         for k in range(n_problems):
             try:
                 epochs, converged[k] = epochs_until_converged(
@@ -275,11 +371,9 @@ class _MarginPerceptron(BaseOnlinePerceptron):
             except _Diverged as stop:
                 epochs = stop.epochs
                 call.diverged.append(k)
-            self.n_iter_per_problem_[k] = epochs
-            self.t_ += X.shape[0] * epochs
-        self.n_iter_ = int(self.n_iter_per_problem_.max())
-        self._record_epochs(call)
-        self._finish(call, targets, converged)
+            n_iter[k] = epochs
+            call.t += X.shape[0] * epochs
+        self._finish(call, targets, converged, int(n_iter.max()))
         self._warn_unconverged(call, converged)
 
     def _warn_unconverged(self, call, converged):
@@ -326,24 +420,25 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         callable
             ``run_epoch(order, param, epoch) -> n_updates_of_full_pass``.
         """
+        s = self.state_
         active = int(self.active_sets)
         multiple = int(self.multiple_updates)
         first_plain = self._first_epoch_plain()
         n = signs.shape[0]
         levels = [np.empty(n, dtype=np.int64) for _ in range(3)]
         stats = np.zeros(4, dtype=np.int64)
-        w, scalars, t = (self._weights[k], self._scalars[k],
-                         self._n_updates[k:k + 1])
+        state = (s.weights[k], s.scalars[k],
+                 s.n_updates_per_problem[k:k + 1], call.counts[k])
 
         def run_epoch(order, param, epoch):
             first = epoch == 0 and first_plain
             before = stats.copy()
-            n_full = margin_epoch(
-                *call.loop_arrays, signs, call.y_sq_norms, order, self._rho,
-                self._delta_sq, self._rule, float(param),
-                0 if first else multiple, multiple, active,
-                _C1_FIRST if first else _C1, _C2,
-                _N_EP1, _N_EP2, _N_EP3, w, scalars, t, call.counts[k],
+            full = MarginRule(self._rule, float(param),
+                              0 if first else multiple, *state)
+            n_full = active_set_epoch(
+                *call.loop_arrays, signs, call.y_sq_norms, order, s.rho,
+                s.delta_sq, full, full._replace(multiple=multiple), active,
+                _C1_FIRST if first else _C1, _C2, _N_EP1, _N_EP2, _N_EP3,
                 *levels, stats)
             self._add_stats(call, k, n_full, stats - before)
             self._check_finite(k, epoch + 1)
@@ -354,24 +449,26 @@ class _MarginPerceptron(BaseOnlinePerceptron):
     def _add_stats(self, call, k, n_full, stats):
         """Count one epoch of problem k: its active passes, presentations,
         updates (full pass ``n_full`` plus active ones) and mistakes."""
-        self.t_ += int(stats[2])
-        self.n_active_passes_ += int(stats[1])
+        call.t += int(stats[2])
+        call.n_active_passes += int(stats[1])
         call.epoch_updates[k].append(int(n_full + stats[0]))
         call.epoch_mistakes[k].append(int(stats[3]))
 
     def _record_epochs(self, call):
-        """Append this call's epochs, summed over problems, to the counters.
-
-        Epoch e of the call adds the mistakes and updates of every problem's
-        e-th epoch (problems converge after different numbers of epochs).
-        """
-        for name, per_problem in (("mistakes_per_epoch_", call.epoch_mistakes),
-                                  ("updates_per_epoch_", call.epoch_updates)):
+        """This call's epochs, summed over problems, appended to the
+        counters: epoch e of the call adds the mistakes and updates of every
+        problem's e-th epoch (problems converge after different numbers of
+        epochs)."""
+        s = self.state_
+        out = {}
+        for name, per_problem in (("mistakes_per_epoch", call.epoch_mistakes),
+                                  ("updates_per_epoch", call.epoch_updates)):
             total = np.zeros(max(len(e) for e in per_problem), dtype=np.int64)
             for epochs in per_problem:
                 total[:len(epochs)] += np.asarray(epochs, dtype=np.int64)
-            setattr(self, name, np.concatenate([getattr(self, name), total]))
-        self.n_mistakes_ = int(self.mistakes_per_epoch_.sum())
+            out[name] = np.concatenate([getattr(s, name), total])
+        out["n_mistakes"] = int(out["mistakes_per_epoch"].sum())
+        return out
 
     def _partial_pass(self, call, targets):
         """One plain pass per problem: each row presented once.
@@ -385,20 +482,19 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         X = call.X
         self._begin_call(call)
         order = np.arange(X.shape[0], dtype=np.int64)
-        n_problems = self._weights.shape[0]
+        s = self.state_
+        n_problems = s.weights.shape[0]
         converged = np.zeros(n_problems, dtype=bool)
         for k in range(n_problems):
             n_upd, n_mistakes = self._plain_pass(call, k, order,
                                                  self._signs(targets, k))
             call.epoch_updates[k].append(n_upd)
             call.epoch_mistakes[k].append(n_mistakes)
-            self._check_finite(k, int(self.n_iter_per_problem_[k]) + 1)
+            self._check_finite(k, int(s.n_iter_per_problem[k]) + 1)
             converged[k] = n_upd == 0
-        self.n_iter_per_problem_ += 1
-        self.n_iter_ += 1
-        self.t_ += n_problems * X.shape[0]
-        self._record_epochs(call)
-        self._finish(call, targets, converged)
+        s.n_iter_per_problem[:] += 1
+        call.t += n_problems * X.shape[0]
+        self._finish(call, targets, converged, s.n_iter + 1)
         # One pass is not a run to convergence: only a divergence is news.
         self._warn_unconverged(call, np.ones(n_problems, dtype=bool))
 
@@ -409,27 +505,25 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         -------
         n_updates, n_mistakes : int
         """
+        s = self.state_
         param = float(self._params_schedule()[-1])
-        n_updates, _, n_mistakes = margin_pass(
+        rule = MarginRule(self._rule, param, 0, s.weights[k], s.scalars[k],
+                          s.n_updates_per_problem[k:k + 1], call.counts[k])
+        n_updates, _, n_mistakes = pattern_pass(
             order, order.shape[0], 0.0, order, *call.loop_arrays, signs,
-            call.y_sq_norms, self._rho, self._delta_sq, self._rule, param, 0,
-            self._weights[k], self._scalars[k], self._n_updates[k:k + 1],
-            call.counts[k])
+            call.y_sq_norms, s.rho, s.delta_sq, rule)
         return n_updates, n_mistakes
 
     # ----------------------------------------------------------- results
-    def _finish(self, call, targets, converged):
-        """Public attributes, computed afresh from (w, b, c); retire c."""
+    def _finish(self, call, targets, converged, n_iter):
+        """The state after a call: counters, and the reported margins
+        computed afresh from (w, b, c); this call's c retired."""
+        s = self.state_
         X = call.X
-        rho = self._rho
-        self.coef_ = self._weights.copy()
-        self.intercept_ = rho * self._scalars[:, 0]
-        self.converged_ = converged
-        self.n_updates_per_problem_ = self._n_updates.copy()
-        self.n_updates_ = int(self._n_updates.sum())
-        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True)
-        scores = np.asarray(scores) + self.intercept_
-        n_problems = self._weights.shape[0]
+        rho = s.rho
+        scores = safe_sparse_dot(X, s.weights.T, dense_output=True)
+        scores = np.asarray(scores) + rho * s.scalars[:, 0]
+        n_problems = s.weights.shape[0]
         margin = np.zeros(n_problems)
         geometric = np.zeros(n_problems)
         bound = np.zeros(n_problems)
@@ -437,55 +531,76 @@ class _MarginPerceptron(BaseOnlinePerceptron):
             signs = self._signs(targets, k)
             c = call.counts[k].astype(np.float64)
             ay = signs * scores[:, k]
-            if self._delta_sq:
-                ay = ay + self._delta_sq * c
-            ext_sq = self._ext_sq(c) + self._retired_ext_sq[k]
-            w_sq = float(self._weights[k] @ self._weights[k])
-            b = self._scalars[k, 0]
+            if s.delta_sq:
+                ay = ay + s.delta_sq * c
+            ext_sq = self._ext_sq(c) + s.retired_ext_sq[k]
+            w_sq = float(s.weights[k] @ s.weights[k])
+            b = s.scalars[k, 0]
             norm = np.sqrt(w_sq + b * b + ext_sq)
             norm_geo = np.sqrt(w_sq + ext_sq)
             low = float(ay.min())
             margin[k] = low / norm if norm > 0 else 0.0
             geometric[k] = low / norm_geo if norm_geo > 0 else 0.0
             bound[k] = self._margin_bound(call, k, norm)
-        self.directional_margin_ = margin
-        self.geometric_margin_ = geometric
-        self.margin_bound_ = bound
         with np.errstate(divide="ignore", invalid="ignore"):
             fraction = np.where(np.isfinite(bound), margin / bound, 0.0)
-        self.margin_fraction_ = fraction
-        self.accuracy_estimate_ = 1.0 - fraction
-        self._store_dual(call, targets)
-        self._retire(call)
+        support, dual_coef = self._stored_dual(call, targets)
+        self.state_ = s.replace(
+            t=call.t, n_iter=n_iter, n_active_passes=call.n_active_passes,
+            n_updates=int(s.n_updates_per_problem.sum()), converged=converged,
+            directional_margin=margin, geometric_margin=geometric,
+            margin_bound=bound, margin_fraction=fraction,
+            accuracy_estimate=1.0 - fraction, support=support,
+            dual_coef=dual_coef,
+            retired_ext_sq=self._retired(call), **self._record_epochs(call))
+        self._publish()
 
     def _margin_bound(self, call, k, norm):
         """Upper bound (4) on γ_d: ``‖a_t‖ / t`` (inf before any update)."""
-        t = self._n_updates[k]
+        t = self.state_.n_updates_per_problem[k]
         return norm / t if t > 0 else np.inf
 
-    def _store_dual(self, call, targets):
+    def _stored_dual(self, call, targets):
         """``support_`` and ``dual_coef_`` of this call, if asked for."""
         if not self.store_dual:
-            for name in ("support_", "dual_coef_"):
-                self.__dict__.pop(name, None)
-            return
+            return None, None
         counts = call.counts
         support = np.flatnonzero((counts != 0).any(axis=0))
-        self.support_ = support.astype(np.int64)
         signed = np.stack([self._signs(targets, k)
                            for k in range(counts.shape[0])])
-        self.dual_coef_ = (signed * counts)[:, support].astype(np.float64)
+        return (support.astype(np.int64),
+                (signed * counts)[:, support].astype(np.float64))
 
-    def _retire(self, call):
-        """Fold this call's extension coordinates into ``_retired_ext_sq``.
+    def _retired(self, call):
+        """``retired_ext_sq`` with this call's extension coordinates.
 
         Rows of later calls are new instances: no later update touches
         these coordinates, so only their squared norm stays in ‖a‖².
         """
-        if self._delta_sq:
-            c = call.counts.astype(np.float64)
-            self._retired_ext_sq += self._delta_sq * np.einsum("ij,ij->i",
-                                                               c, c)
+        s = self.state_
+        if not s.delta_sq:
+            return s.retired_ext_sq
+        c = call.counts.astype(np.float64)
+        return s.retired_ext_sq + s.delta_sq * np.einsum("ij,ij->i", c, c)
+
+    def _public_model(self):
+        s = self.state_
+        public = {
+            "coef_": s.weights.copy(), "intercept_": s.rho * s.scalars[:, 0],
+            "converged_": s.converged,
+            "directional_margin_": s.directional_margin,
+            "geometric_margin_": s.geometric_margin,
+            "margin_bound_": s.margin_bound,
+            "margin_fraction_": s.margin_fraction,
+            "accuracy_estimate_": s.accuracy_estimate,
+            "n_active_passes_": s.n_active_passes,
+            "n_iter_per_problem_": s.n_iter_per_problem,
+            "n_updates_per_problem_": s.n_updates_per_problem.copy()}
+        if s.support is not None:
+            public.update(support_=s.support, dual_coef_=s.dual_coef)
+        if s.beta is not None:
+            public["beta_"] = s.beta
+        return public
 
     # ----------------------------------------------------------- prediction
     #: ``max_iter`` caps the epochs of a fit that stops at convergence (a
@@ -757,7 +872,6 @@ class PFM(_MarginPerceptron):
         **_MarginPerceptron._parameter_constraints,
         "beta": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
     }
-    _model_state = _MarginPerceptron._model_state + ("beta_",)
     _rule = RULE_PFM
 
     def __init__(self, *, beta="auto", augmentation=1.0,
@@ -784,16 +898,13 @@ class PFM(_MarginPerceptron):
              "multiple_updates": False, "max_iter": 20000},
         ]
 
-    def _allocate(self, call, n_classes):
-        super()._allocate(call, n_classes)
+    def _resolve_beta(self, call):
         if self.beta != "auto":
-            self.beta_ = float(self.beta)
-        elif self.extension is None:
-            self.beta_ = 0.0
-        else:
-            self.beta_ = 0.5 * float(self.extension) / np.sqrt(
-                call.X.shape[0])
+            return float(self.beta)
+        if self.extension is None:
+            return 0.0
+        return 0.5 * float(self.extension) / np.sqrt(call.X.shape[0])
 
     def _params_schedule(self):
-        return [self.beta_]
+        return [self.state_.beta]
 

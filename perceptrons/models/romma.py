@@ -10,7 +10,8 @@ from numbers import Real
 
 import numpy as np
 
-from .._loops.romma import fold_scale, romma_epoch, romma_pass
+from .._loops.margin import active_set_epoch, pattern_pass
+from .._loops.romma import RommaRule, fold_scale
 from ..utils._param_validation import Interval
 from .margin import (
     _C1,
@@ -197,37 +198,45 @@ class ROMMA(_MarginPerceptron):
         ]
 
     # ----------------------------------------------------------- state
-    # _scalars[k] = [u_b, ‖a‖², scale s, Δ² Σ g² of retired rows], a = s u;
+    # scalars[k] = [u_b, ‖a‖², scale s, Δ² Σ g² of retired rows], a = s u;
     # the per-call counts hold the real coefficients g_k (u units).
     _n_scalars = 4
     _counts_dtype = np.float64
 
-    def _allocate(self, call, n_classes):
-        super()._allocate(call, n_classes)
-        self._scalars[:, 2] = 1.0
+    def _initial_scalars(self, n_problems):
+        scalars = np.zeros((n_problems, self._n_scalars))
+        scalars[:, 2] = 1.0
+        return scalars
 
     def _fold(self, call):
-        """Make s = 1 and ``_retired_ext_sq`` current in every problem."""
-        for k in range(self._weights.shape[0]):
-            fold_scale(self._weights[k], self._scalars[k], call.counts[k])
-        self._retired_ext_sq = self._scalars[:, 3].copy()
+        """Make s = 1 and ``retired_ext_sq`` current in every problem."""
+        s = self.state_
+        for k in range(s.weights.shape[0]):
+            fold_scale(s.weights[k], s.scalars[k], call.counts[k])
+        self.state_ = s.replace(retired_ext_sq=s.scalars[:, 3].copy())
 
     # ----------------------------------------------------------- training
+    def _rule_of(self, call, k, status):
+        s = self.state_
+        return RommaRule(1.0 - float(self.epsilon), s.weights[k],
+                         s.scalars[k], call.counts[k], status)
+
     def _problem_epoch(self, call, k, signs):
         n = signs.shape[0]
         levels = [np.empty(n, dtype=np.int64) for _ in range(3)]
         stats = np.zeros(4, dtype=np.int64)
-        w, scalars, g = self._weights[k], self._scalars[k], call.counts[k]
+        s = self.state_
+        w, scalars, g = s.weights[k], s.scalars[k], call.counts[k]
         status = np.zeros(1, dtype=np.int64)
+        rule = self._rule_of(call, k, status)
 
         def run_epoch(order, threshold, epoch):
             before = stats.copy()
-            n_full = romma_epoch(
-                *call.loop_arrays, signs, call.y_sq_norms, order, self._rho,
-                self._delta_sq, threshold, int(self.active_sets), _C1, _C2,
-                _N_EP1, _N_EP2, _N_EP3, w, scalars, g, status, *levels,
-                stats)
-            self._n_updates[k] += n_full + stats[0] - before[0]
+            n_full = active_set_epoch(
+                *call.loop_arrays, signs, call.y_sq_norms, order, s.rho,
+                s.delta_sq, rule, rule, int(self.active_sets), _C1, _C2,
+                _N_EP1, _N_EP2, _N_EP3, *levels, stats)
+            s.n_updates_per_problem[k] += n_full + stats[0] - before[0]
             fold_scale(w, scalars, g)
             # Recompute ‖a‖² afresh once per epoch (the loop carries it).
             scalars[1] = (float(w @ w) + scalars[0] ** 2 + self._ext_sq(g)
@@ -245,42 +254,43 @@ class ROMMA(_MarginPerceptron):
         return [1.0 - float(self.epsilon)]
 
     def _plain_pass(self, call, k, order, signs):
+        s = self.state_
         status = np.zeros(1, dtype=np.int64)
-        n_updates, _, n_mistakes = romma_pass(
+        n_updates, _, n_mistakes = pattern_pass(
             order, order.shape[0], 0.0, order, *call.loop_arrays, signs,
-            call.y_sq_norms, self._rho, self._delta_sq,
-            1.0 - float(self.epsilon), self._weights[k], self._scalars[k],
-            call.counts[k], status)
+            call.y_sq_norms, s.rho, s.delta_sq,
+            self._rule_of(call, k, status))
         if status[0]:
             call.diverged.append(k)
-        self._n_updates[k] += n_updates
-        fold_scale(self._weights[k], self._scalars[k], call.counts[k])
+        s.n_updates_per_problem[k] += n_updates
+        fold_scale(s.weights[k], s.scalars[k], call.counts[k])
         return n_updates, n_mistakes
 
     # ----------------------------------------------------------- results
-    def _finish(self, call, targets, converged):
+    def _finish(self, call, targets, converged, n_iter):
         self._fold(call)
-        super()._finish(call, targets, converged)
+        super()._finish(call, targets, converged, n_iter)
 
     def _margin_bound(self, call, k, norm):
         """ROMMA's bound ``1/‖a‖ >= γ_d`` (not PDM's ``‖a_t‖/t``)."""
-        sq = (float(self._weights[k] @ self._weights[k])
-              + self._scalars[k, 0] ** 2 + self._ext_sq(call.counts[k])
-              + self._retired_ext_sq[k])
+        s = self.state_
+        sq = (float(s.weights[k] @ s.weights[k]) + s.scalars[k, 0] ** 2
+              + self._ext_sq(call.counts[k]) + s.retired_ext_sq[k])
         return 1.0 / np.sqrt(sq) if sq > 0 else np.inf
 
-    def _store_dual(self, call, targets):
+    def _stored_dual(self, call, targets):
         if self.store_dual and not np.isfinite(call.counts).all():
             raise ValueError(
                 "ROMMA's dual coefficients overflowed float64: without "
                 "extension, a = Σ g_k y_k cancels ever larger g_k on data "
                 "that is not separable (a itself stays finite); set "
                 "extension, or store_dual=False")
-        super()._store_dual(call, targets)
+        return super()._stored_dual(call, targets)
 
-    def _retire(self, call):
-        super()._retire(call)
-        self._scalars[:, 3] = self._retired_ext_sq
+    def _retired(self, call):
+        retired = super()._retired(call)
+        self.state_.scalars[:, 3] = retired
+        return retired
 
 
 __all__ = ["ROMMA"]

@@ -1,20 +1,110 @@
 """The Second-order Perceptron of Cesa-Bianchi, Conconi & Gentile (2005).
 
-The compiled passes are in :mod:`perceptrons._loops.second_order`; forms,
-normalisation, kernels and one-vs-rest are
-:class:`~perceptrons.models._matrix_perceptron.MatrixPerceptronBase`'s.
+The update is :mod:`perceptrons._loops.second_order`'s, run by the one pass
+of the matrix perceptrons; forms, normalisation, kernels and one-vs-rest are
+:class:`~perceptrons.models._matrix_perceptron.MatrixPerceptronBase`'s. The
+two forms are two model types (:class:`SOPrimalModel`,
+:class:`SODualModel`), one of which the state holds.
 """
 
+import dataclasses
 from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._loops.second_order import so_dual_epoch, so_primal_epoch
+from .._loops.second_order import SODualStore, SOPrimalStore
 from ..utils._param_validation import Interval, StrOptions
-from ._matrix_perceptron import MatrixPerceptronBase, divide_rows
+from ._kernel import KernelSpec
+from ._matrix_perceptron import (
+    DualForm,
+    MatrixPerceptronBase,
+    MatrixState,
+    PrimalForm,
+    divide_rows,
+)
+from ._state import State, array, sub
+from ._support import SupportPool
 
-__all__ = ["SecondOrderPerceptron"]
+__all__ = ["SecondOrderPerceptron", "SecondOrderState"]
+
+
+@dataclasses.dataclass(frozen=True)
+class SOPrimalModel(PrimalForm, State):
+    """Primal form: ``A⁻¹`` per problem, v and ``w = A⁻¹ v``."""
+
+    w: np.ndarray = array("float", ("n_problems", "n_features"))
+    v: np.ndarray = array("float", ("n_problems", "n_features"))
+    A_inv: np.ndarray = array("float",
+                              ("n_problems", "n_features", "n_features"))
+
+    @classmethod
+    def zeros(cls, n_problems, n_features, a):
+        """``A = aI``, v = 0."""
+        return cls(np.zeros((n_problems, n_features)),
+                   np.zeros((n_problems, n_features)),
+                   np.repeat(np.eye(n_features)[None] / a, n_problems,
+                             axis=0))
+
+
+@dataclasses.dataclass(frozen=True)
+class SODualModel(DualForm, State):
+    """Dual form: β (``coef``) by pool slot, and per problem
+    ``M = (aI + K)⁻¹`` over its mistaken instances, their slots and labels
+    (the first ``n_mistaken[k]`` kept)."""
+
+    kernel: KernelSpec = sub(KernelSpec)
+    pool: SupportPool = sub(SupportPool)
+    coef: np.ndarray = array("float", ("n_problems", "n_pool"))
+    M: np.ndarray = array("float", ("n_problems", "q", "q"))
+    slots: np.ndarray = array("int", ("n_problems", "q"), low=0,
+                              high="n_pool")
+    signs: np.ndarray = array("float", ("n_problems", "q"), low=-1.0,
+                              high=1.0)
+    n_mistaken: np.ndarray = array("int", ("n_problems",), low=0)
+
+    @classmethod
+    def empty(cls, kernel, n_problems, n_features, sparse):
+        """No support vector yet."""
+        return cls(kernel, SupportPool.empty(n_features, sparse),
+                   np.zeros((n_problems, 0)), np.zeros((n_problems, 0, 0)),
+                   np.zeros((n_problems, 0), dtype=np.int64),
+                   np.zeros((n_problems, 0)),
+                   np.zeros(n_problems, dtype=np.int64))
+
+    def check(self, sizes, where):
+        if self.n_mistaken.size and self.n_mistaken.max() > sizes["q"]:
+            raise ValueError(f"{where}.n_mistaken exceeds the matrices "
+                             "kept")
+
+    def end_call(self, call, store):
+        M, slots, signs, n_mistaken = store.inverse
+        m = call.dual.support_size
+        q = int(n_mistaken.max()) if n_mistaken.size else 0
+        return SODualModel(
+            self.kernel, self.kept_pool(call),
+            np.ascontiguousarray(store.coef[:, :m]),
+            np.ascontiguousarray(M[:, :q, :q]),
+            np.ascontiguousarray(slots[:, :q]),
+            np.ascontiguousarray(signs[:, :q]), n_mistaken)
+
+
+@dataclasses.dataclass(frozen=True)
+class SecondOrderState(MatrixState):
+    """The fitted state of :class:`SecondOrderPerceptron`: the counters of
+    :class:`~perceptrons.models._matrix_perceptron.MatrixState` and the
+    model of the form in use."""
+
+    VERSION = 1
+
+    model: object = sub(SOPrimalModel, SODualModel)
+
+    def check(self, sizes, where):
+        super().check(sizes, where)
+        want = SOPrimalModel if self.form == "primal" else SODualModel
+        if type(self.model) is not want or self.form == "implicit":
+            raise ValueError(f"{where}.model is a {type(self.model).__name__}"
+                             f" but form is {self.form!r}")
 
 
 class SecondOrderPerceptron(MatrixPerceptronBase):
@@ -119,9 +209,7 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
         "form": [StrOptions({"auto", "primal", "dual"})],
     }
 
-    _model_state = MatrixPerceptronBase._model_state + (
-        "_v", "_A_inv", "_inverse", "_mistake_slots", "_mistake_signs",
-        "_n_mistaken")
+    _state_type = SecondOrderState
 
     def __init__(self, *, a=1.0, kernel=None, degree=3, gamma=None, coef0=0.0,
                  form="auto", normalize=False, cache_size=200, max_iter=1,
@@ -145,78 +233,53 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
 
     _precision_remedy = "raise a or normalise the input (normalize=True)"
 
-    # ----------------------------------------------------------- state
-    def _allocate_matrix(self, n_problems, n_features):
-        self._v = self._A_inv = None
-        self._inverse = self._mistake_slots = self._mistake_signs = None
-        self._n_mistaken = None
-        if self.form_ == "primal":
-            self._v = np.zeros((n_problems, n_features))
-            self._A_inv = np.repeat(np.eye(n_features)[None] / float(self.a),
-                                    n_problems, axis=0)
-        else:
-            self._inverse = np.zeros((n_problems, 0, 0))
-            self._mistake_slots = np.zeros((n_problems, 0), dtype=np.int64)
-            self._mistake_signs = np.zeros((n_problems, 0))
-            self._n_mistaken = np.zeros(n_problems, dtype=np.int64)
-
-    def _begin_dual_matrix(self, dual):
-        dual.inverse = (self._inverse.copy(), self._mistake_slots.copy(),
-                        self._mistake_signs.copy(), self._n_mistaken.copy())
-
-    def _end_dual_matrix(self, dual, m):
-        M, slots, signs, n_mistaken = dual.inverse
-        q = int(n_mistaken.max()) if n_mistaken.size else 0
-        self._inverse = np.ascontiguousarray(M[:, :q, :q])
-        self._mistake_slots = np.ascontiguousarray(slots[:, :q])
-        self._mistake_signs = np.ascontiguousarray(signs[:, :q])
-        self._n_mistaken = n_mistaken
-
-    def _matrix_is_finite(self):
-        arrays = [a for a in (self._v, self._A_inv, self._inverse)
-                  if a is not None]
-        return all(np.isfinite(a).all() for a in arrays)
+    def _new_model(self, form, n_problems, n_features, kernel, sparse):
+        if form == "primal":
+            return SOPrimalModel.zeros(n_problems, n_features, float(self.a))
+        return SODualModel.empty(kernel, n_problems, n_features, sparse)
 
     # ----------------------------------------------------------- passes
-    def _primal_epoch(self, call, targets, order):
-        return so_primal_epoch(*call.rows, targets, order, self._A_inv,
-                               self._v, self.coef_, call.counts, call.stats,
-                               call.x_work,
-                               call.nz_work)
+    def _store(self, model, call):
+        """The loop's store of this call (:mod:`perceptrons._loops.second_order`)."""
+        if isinstance(model, SOPrimalModel):
+            return SOPrimalStore(*call.rows, call.x_work, call.nz_work,
+                                 model.w, model.A_inv, model.v,
+                                 np.empty(model.w.shape[1]))
+        kc = call.dual
+        inverse = (model.M.copy(), model.slots.copy(), model.signs.copy(),
+                   model.n_mistaken.copy())
+        return SODualStore(*kc.loop_args, kc.coef, float(self.a), inverse,
+                           np.empty(16))
 
-    def _dual_epoch(self, dual, order):
-        dual.inverse, failed = so_dual_epoch(
-            *dual.loop_args, dual.targets, order, float(self.a), dual.coef,
-            dual.inverse, dual.counts, dual.stats)
-        return failed
+    def _model_arrays(self, store):
+        if isinstance(store, SOPrimalStore):
+            return [store.w, store.v, store.A_inv]
+        return [store.coef, store.inverse[0]]
 
     # ----------------------------------------------------------- prediction
-    def _primal_decision(self, X, norms):
+    def _primal_scores(self, model, X, norms):
         if norms is not None:
             X = divide_rows(X, np.where(norms > 0, norms, 1.0))
-        raw = np.asarray(X @ self.coef_.T)
+        raw = np.asarray(X @ model.w.T)
         out = np.empty_like(raw)
         for k in range(raw.shape[1]):
-            XA = np.asarray(X @ self._A_inv[k])
+            XA = np.asarray(X @ model.A_inv[k])
             quad = (np.asarray(X.multiply(XA).sum(axis=1)).ravel()
                     if sp.issparse(X) else np.einsum("ij,ij->i", X, XA))
             out[:, k] = raw[:, k] / (1.0 + quad)
         return out
 
-    def _dual_decision(self, X):
-        n_problems = self.dual_coef_.shape[0]
+    def _dual_scores(self, model, X):
+        n_problems = model.coef.shape[0]
         out = np.zeros((X.shape[0], n_problems))
-        if self.dual_coef_.shape[1] == 0:
-            return out
         a = float(self.a)
-        for lo, hi, G in self._gram_blocks(X):
-            raw = G @ self.dual_coef_.T
-            diag = self._diag_of(X[lo:hi])
+        for lo, hi, G in model.gram_blocks(self, X):
+            raw = G @ model.coef.T
+            diag = model.diag_of(self, X[lo:hi])
             for k in range(n_problems):
-                q = self._n_mistaken[k]
-                kappa = G[:, self._mistake_slots[k, :q]]
-                M = self._inverse[k, :q, :q]
+                q = model.n_mistaken[k]
+                kappa = G[:, model.slots[k, :q]]
+                M = model.M[k, :q, :q]
                 quad = (diag - np.einsum("ij,ij->i", kappa @ M, kappa)) / a
                 out[lo:hi, k] = raw[:, k] / (1.0 + quad)
         return out
-

@@ -95,3 +95,34 @@ def refuse_underflow(data, mean_sq_norm):
         f"{largest:.3g}, so the average squared row norm is "
         f"{mean_sq_norm:.3g}, below the smallest normal float64 "
         f"{_SMALLEST_NORMAL:.3g}); scale the input (e.g. StandardScaler)")
+
+
+def check_csr_structure(matrix, where="X"):
+    """Refuse a CSR matrix whose index arrays a compiled loop could follow
+    out of bounds.
+
+    ``indptr`` must start at 0, never decrease and end at ``len(indices)``
+    (which ``len(data)`` equals); every column index must lie in
+    ``[0, n_columns)``. Cheap: one pass over the index arrays. scipy
+    does not check this when a matrix is built from its arrays.
+
+    Raises
+    ------
+    ValueError
+        Naming ``where`` and the first problem.
+    """
+    n_rows, n_columns = matrix.shape
+    indptr, indices = matrix.indptr, matrix.indices
+    if indptr.ndim != 1 or indptr.shape[0] != n_rows + 1:
+        raise ValueError(f"{where}: a CSR indptr of {indptr.shape[0]} "
+                         f"entries for {n_rows} rows (needs {n_rows + 1})")
+    if indices.shape != matrix.data.shape:
+        raise ValueError(f"{where}: CSR indices and data differ in length")
+    if indptr.size and (indptr[0] != 0 or indptr[-1] != indices.shape[0]
+                        or np.any(np.diff(indptr) < 0)):
+        raise ValueError(f"{where}: CSR indptr must start at 0, never "
+                         "decrease and end at the number of stored values")
+    if indices.size and (indices.min() < 0 or indices.max() >= n_columns):
+        bad = indices[(indices < 0) | (indices >= n_columns)][0]
+        raise ValueError(f"{where}: a CSR column index is {int(bad)}, "
+                         f"outside [0, {n_columns})")

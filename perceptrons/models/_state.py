@@ -1,0 +1,355 @@
+"""Fitted state as declared, versioned, validated types.
+
+A fitted estimator is its state and nothing else: one frozen dataclass (as
+optax's ``NamedTuple`` states) that says what the model carries, with a
+schema version and :meth:`State.validate`. Model files hold exactly that
+object (:mod:`perceptrons.persistence`), parameter mixing averages exactly
+that object (:mod:`perceptrons.distributed`), and ``coef_init`` writes into
+it; whatever its source, a state is validated before any compiled loop reads
+it, so no loop needs to distrust an index.
+
+Each field declares what it holds with :func:`array`, :func:`scalar`,
+:func:`rows` or :func:`sub`: a dtype kind, a shape whose entries may be
+*symbols* (``"n_features"``, ``"n_rows"``, ``"n_pool"``, ...) shared by every
+field of the state and its sub-states, bounds (an index array declares the
+size it indexes, ``high="n_pool"``), finiteness. :meth:`State.validate`
+checks every field against its declaration, binds each symbol at its first
+use and checks every later use against it, then calls the state's own
+:meth:`State.check` for relations the declarations cannot say (a count that
+bounds a filled prefix, a flag that decides a width). Every refusal is one
+:class:`ValueError` naming the field.
+
+:meth:`State.schema` describes the declarations; a test compares each
+state type's schema with the one recorded for its ``VERSION``, so changing
+what a model file holds without a new version fails the test suite.
+"""
+
+import dataclasses
+import hashlib
+import json
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..utils.validation import check_csr_structure
+
+__all__ = ["State", "array", "rows", "scalar", "sub"]
+
+_KINDS = {"float": "f", "int": "iu", "bool": "b", "label": "biuUf",
+          "names": "UO"}
+_DTYPES = {"float": np.float64, "int": np.int64, "bool": np.bool_}
+
+
+@dataclasses.dataclass(frozen=True)
+class _Spec:
+    what: str  # "array", "scalar", "rows", "sub"
+    kind: object = None  # dtype kind, Python type name, or State class
+    shape: tuple = ()
+    low: object = None
+    high: object = None
+    finite: bool = True
+    optional: bool = False
+    choices: tuple = ()
+    binds: str = None
+
+    def describe(self):
+        if self.what == "sub":
+            return [self.what, [c.schema() for c in self.kind], self.optional]
+        return [self.what, self.kind, list(self.shape), self.low, self.high,
+                self.finite, self.optional, list(self.choices), self.binds]
+
+
+def array(kind, shape, *, low=None, high=None, finite=True, optional=False):
+    """A field holding an ndarray.
+
+    Parameters
+    ----------
+    kind : {"float", "int", "bool", "label", "names"}
+        float64, int64, bool, class labels (numeric or strings, distinct),
+        or names (strings, as ``feature_names_in_``).
+    shape : tuple of int, str or None
+        Each entry a size, a symbol bound across the state, or None (any).
+    low, high : number or str, optional
+        Every value in ``[low, high)``; a string names a symbol.
+    finite : bool, default=True
+        Float values must be finite.
+    optional : bool, default=False
+        The field may be None.
+    """
+    return dataclasses.field(metadata={"spec": _Spec(
+        "array", kind, tuple(shape), low, high, finite, optional)})
+
+
+def scalar(kind, *, low=None, high=None, finite=True, optional=False,
+           choices=(), binds=None):
+    """A field holding a Python scalar.
+
+    Parameters
+    ----------
+    kind : {"float", "int", "bool", "str"}
+    low, high : number or str, optional
+        ``low <= value < high`` for "int", ``low <= value <= high`` for
+        "float"; a string names a symbol.
+    finite : bool, default=True
+    optional : bool, default=False
+    choices : tuple, default=()
+        The allowed values, when not empty.
+    binds : str, optional
+        An "int" field that gives a symbol its size (``n_features_in``
+        binds ``n_features``).
+    """
+    return dataclasses.field(metadata={"spec": _Spec(
+        "scalar", kind, (), low, high, finite, optional, tuple(choices),
+        binds)})
+
+
+def rows(shape, *, optional=False):
+    """A field holding data rows: a C-contiguous float64 ndarray or a CSR
+    float64 matrix with sorted, in-range indices."""
+    return dataclasses.field(metadata={"spec": _Spec(
+        "rows", "float", tuple(shape), optional=optional)})
+
+
+def sub(*state_classes, optional=False):
+    """A field holding a nested state, of one of ``state_classes``
+    (validated with the same symbols)."""
+    return dataclasses.field(metadata={"spec": _Spec(
+        "sub", tuple(state_classes), optional=optional)})
+
+
+class _Sizes(dict):
+    """Symbol bindings of one validation."""
+
+    def bind(self, symbol, value, where):
+        known = self.get(symbol)
+        if known is None:
+            self[symbol] = int(value)
+        elif known != value:
+            raise ValueError(f"{where}: {symbol} is {value} here but "
+                             f"{known} elsewhere in the state")
+
+
+@dataclasses.dataclass(frozen=True)
+class State:
+    """Base of every fitted state (not public).
+
+    Subclasses are frozen dataclasses whose fields are declared with
+    :func:`array`, :func:`scalar`, :func:`rows` and :func:`sub`, and set
+    ``VERSION``. Arrays inside a state are updated in place by the compiled
+    loops; the fields themselves are replaced with :meth:`replace`.
+    """
+
+    #: Schema version: a model file records it, and a state type that
+    #: changes what it holds must change it.
+    VERSION = 1
+
+    # ----------------------------------------------------------- schema
+    @classmethod
+    def specs(cls):
+        """``(name, spec)`` of every field, in declaration order."""
+        return [(f.name, f.metadata["spec"])
+                for f in dataclasses.fields(cls)]
+
+    @classmethod
+    def schema(cls):
+        """A JSON-able description of the declarations (nested states
+        included) and the version."""
+        return {"type": cls.__name__, "version": cls.VERSION,
+                "fields": {name: spec.describe()
+                           for name, spec in cls.specs()}}
+
+    @classmethod
+    def schema_digest(cls):
+        """A short hash of :meth:`schema`."""
+        text = json.dumps(cls.schema(), sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def replace(self, **changes):
+        """A copy with some fields replaced (arrays are not copied)."""
+        return dataclasses.replace(self, **changes)
+
+    # ----------------------------------------------------------- checks
+    def validate(self, sizes=None, where=None):
+        """Check every field against its declaration, then :meth:`check`.
+
+        Parameters
+        ----------
+        sizes : dict, optional
+            Symbols already bound (e.g. ``n_features``); filled in.
+        where : str, optional
+            How the state is named in messages (default: its type).
+
+        Returns
+        -------
+        dict
+            The symbols, bound.
+
+        Raises
+        ------
+        ValueError
+            Naming the first field that does not match.
+        """
+        sizes = sizes if isinstance(sizes, _Sizes) else _Sizes(sizes or {})
+        where = where or type(self).__name__
+        for name, spec in self.specs():
+            value = getattr(self, name)
+            at = f"{where}.{name}"
+            if value is None:
+                if not spec.optional:
+                    raise ValueError(f"{at} is missing")
+                continue
+            _CHECKERS[spec.what](value, spec, sizes, at)
+        self.check(sizes, where)
+        return sizes
+
+    def check(self, sizes, where):
+        """Relations between fields that the declarations cannot state.
+
+        Called by :meth:`validate` with the bound symbols; raises
+        ValueError.
+        """
+
+
+# ---------------------------------------------------------------- checkers
+def _bound(value, sizes, at):
+    if isinstance(value, str):
+        if value not in sizes:
+            raise ValueError(f"{at}: its bound {value} is not known yet")
+        return sizes[value]
+    return value
+
+
+def _check_shape(shape, spec_shape, sizes, at):
+    if len(shape) != len(spec_shape):
+        raise ValueError(f"{at} has {len(shape)} dimensions, expected "
+                         f"{len(spec_shape)}")
+    for axis, (n, want) in enumerate(zip(shape, spec_shape)):
+        if want is None:
+            continue
+        if isinstance(want, str):
+            sizes.bind(want, n, f"{at} (axis {axis})")
+        elif n != want:
+            raise ValueError(f"{at} has {n} entries along axis {axis}, "
+                             f"expected {want}")
+
+
+def _check_range(values, spec, sizes, at):
+    if values.size == 0:
+        return
+    if spec.low is not None:
+        low = _bound(spec.low, sizes, at)
+        if values.min() < low:
+            raise ValueError(f"{at} holds {values.min()!r:.30}, below "
+                             f"{low}")
+    if spec.high is not None:
+        high = _bound(spec.high, sizes, at)
+        top = values.max()
+        if (top >= high if values.dtype.kind in "iu" else top > high):
+            raise ValueError(f"{at} holds {top!r:.30}, not below {high}"
+                             + (f" ({spec.high})" if isinstance(spec.high,
+                                                                str) else ""))
+
+
+def _check_array(value, spec, sizes, at):
+    if not isinstance(value, np.ndarray):
+        raise ValueError(f"{at} must be an array, got "
+                         f"{type(value).__name__}")
+    if value.dtype.kind not in _KINDS[spec.kind] or (
+            spec.kind in _DTYPES and value.dtype != _DTYPES[spec.kind]):
+        raise ValueError(f"{at} has dtype {value.dtype}, expected "
+                         f"{_DTYPES.get(spec.kind, spec.kind)}")
+    _check_shape(value.shape, spec.shape, sizes, at)
+    if spec.kind == "float" and spec.finite and not np.isfinite(value).all():
+        raise ValueError(f"{at} holds NaN or infinity")
+    if spec.kind == "names" and not all(isinstance(v, str)
+                                        for v in value.ravel().tolist()):
+        raise ValueError(f"{at} must hold strings")
+    if spec.kind == "label":
+        if value.dtype.kind == "f" and not np.isfinite(value).all():
+            raise ValueError(f"{at} holds NaN or infinity")
+        if np.unique(value).size != value.size:
+            raise ValueError(f"{at} holds repeated labels")
+    elif spec.kind in ("float", "int"):
+        _check_range(value, spec, sizes, at)
+
+
+def _check_scalar(value, spec, sizes, at):
+    kind = spec.kind
+    ok = {"float": isinstance(value, Real) and not isinstance(value, bool),
+          "int": isinstance(value, Integral) and not isinstance(value, bool),
+          "bool": isinstance(value, (bool, np.bool_)),
+          "str": isinstance(value, str)}[kind]
+    if not ok:
+        raise ValueError(f"{at} must be a {kind}, got {value!r:.40}")
+    if spec.choices and value not in spec.choices:
+        raise ValueError(f"{at} must be one of {list(spec.choices)}, got "
+                         f"{value!r:.40}")
+    if kind == "float" and spec.finite and not np.isfinite(value):
+        raise ValueError(f"{at} must be finite, got {value!r}")
+    if spec.binds:
+        sizes.bind(spec.binds, value, at)
+    if kind in ("int", "float"):
+        if spec.low is not None and value < _bound(spec.low, sizes, at):
+            raise ValueError(f"{at} is {value!r:.30}, below "
+                             f"{_bound(spec.low, sizes, at)}")
+        if spec.high is not None:
+            high = _bound(spec.high, sizes, at)
+            if value > high or (kind == "int" and value >= high):
+                raise ValueError(f"{at} is {value!r:.30}, not below {high}")
+
+
+def _check_rows(value, spec, sizes, at):
+    if sp.issparse(value):
+        if value.format != "csr" or value.dtype != np.float64:
+            raise ValueError(f"{at} must be a float64 CSR matrix, got "
+                             f"{value.format} {value.dtype}")
+        _check_shape(value.shape, spec.shape, sizes, at)
+        check_csr_structure(value, at)
+        if not value.has_canonical_format:
+            raise ValueError(f"{at}: CSR indices must be sorted and unique "
+                             "within rows")
+        data = value.data
+    else:
+        _check_array(value, _Spec("array", "float", spec.shape), sizes, at)
+        if not value.flags.c_contiguous:
+            raise ValueError(f"{at} must be C-contiguous")
+        data = value
+    if not np.isfinite(data).all():
+        raise ValueError(f"{at} holds NaN or infinity")
+
+
+def _check_sub(value, spec, sizes, at):
+    if type(value) not in spec.kind:
+        names = " or ".join(c.__name__ for c in spec.kind)
+        raise ValueError(f"{at} must be a {names}, got "
+                         f"{type(value).__name__}")
+    value.validate(sizes, at)
+
+
+_CHECKERS = {"array": _check_array, "scalar": _check_scalar,
+             "rows": _check_rows, "sub": _check_sub}
+
+
+@dataclasses.dataclass(frozen=True)
+class FittedState(State):
+    """What every fitted estimator carries: its classes, its input width and
+    its online counters (the first fields of every state).
+
+    Binds ``n_classes`` and ``n_features``.
+    """
+
+    classes: np.ndarray = array("label", ("n_classes",))
+    n_features_in: int = scalar("int", low=1, binds="n_features")
+    feature_names_in: np.ndarray = array("names", ("n_features",),
+                                         optional=True)
+    t: int = scalar("int", low=0)
+    n_iter: int = scalar("int", low=0)
+    n_mistakes: int = scalar("int", low=0)
+    n_updates: int = scalar("int", low=0)
+    mistakes_per_epoch: np.ndarray = array("int", ("n_epochs",), low=0)
+    updates_per_epoch: np.ndarray = array("int", ("n_epochs",), low=0)
+
+    def check(self, sizes, where):
+        if self.classes.shape[0] < 2:
+            raise ValueError(f"{where}.classes holds fewer than 2 classes")

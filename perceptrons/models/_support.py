@@ -1,0 +1,246 @@
+"""The support-vector pool of the dual (kernel) models and its per-call form.
+
+Every dual model of the package (the kernel Perceptron, the kernel
+Ballseptron, the dual Higher- and Second-order Perceptrons) keeps its weights
+as coefficients over training rows. :class:`SupportPool` is those rows, part
+of the model's state; its coefficients live with the algorithm, indexed by
+pool slot. A ``fit``/``partial_fit`` call puts the pool's rows in front of
+its own (:meth:`SupportPool.in_front_of`), so that the pool's slots
+``0 .. n_pool - 1`` are the call's first support slots and every
+coefficient array carries over unchanged; the call's loops append the rows
+that join the support set after them (:class:`KernelCall`, the support set,
+kernel-row cache and work space of :mod:`perceptrons._loops.support`); when
+the call ends, the model keeps the slots it needs
+(:meth:`SupportPool.kept`). One mechanism for every dual model, whatever its
+algorithm does to old coefficients (the Perceptron leaves them alone, the
+Ballseptron rescales them, the matrix perceptrons index them from their
+matrices).
+
+A ``KernelCall`` is created when a call starts and dropped when it ends:
+nothing sized by the training set that is not part of the model stays on a
+fitted estimator.
+"""
+
+import dataclasses
+from types import SimpleNamespace
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._loops.mercer import row_sq_norms_of
+from ..utils.validation import as_flat_loop_arrays
+from ._state import State, array, rows, scalar
+
+__all__ = ["KernelCall", "SupportPool", "kernel_cache"]
+
+_MB = 2 ** 20
+
+
+@dataclasses.dataclass(frozen=True)
+class SupportPool(State):
+    """Training rows that carry coefficients, kept across calls.
+
+    Binds ``n_pool`` (and checks ``n_features``).
+
+    Attributes
+    ----------
+    X : {ndarray, CSR matrix} of shape (n_pool, n_features), float64
+        The rows, in slot order; CSR when the training data was.
+    n_rows_seen : int
+        Rows presented by every call so far.
+    index : ndarray of shape (n_pool,), int64
+        Each row's number among all rows presented since the first call
+        (``support_`` of the SVC API).
+    """
+
+    X: object = rows(("n_pool", "n_features"))
+    n_rows_seen: int = scalar("int", low=0, binds="n_seen")
+    index: np.ndarray = array("int", ("n_pool",), low=0, high="n_seen")
+
+    @classmethod
+    def empty(cls, n_features, sparse):
+        """A pool with no rows, CSR if ``sparse``."""
+        X = (sp.csr_matrix((0, n_features)) if sparse
+             else np.zeros((0, n_features)))
+        return cls(X=X, n_rows_seen=0, index=np.zeros(0, dtype=np.int64))
+
+    @property
+    def size(self):
+        """Rows in the pool."""
+        return self.X.shape[0]
+
+    def sq_norms(self):
+        """``<x, x>`` of the pool's rows (the bits a call computes for them)."""
+        return row_sq_norms_of(self.X)
+
+    def in_front_of(self, X, sq_norms):
+        """The rows a call's loops index: the pool's, then the call's.
+
+        Parameters
+        ----------
+        X : {ndarray, CSR matrix} of shape (n, n_features)
+            The call's rows (validated, float64).
+        sq_norms : ndarray of shape (n,)
+            Their ``<x, x>``.
+
+        Returns
+        -------
+        rows : {ndarray, CSR matrix} of shape (n_pool + n, n_features)
+            In the call's format.
+        sq_norms : ndarray of shape (n_pool + n,)
+        """
+        if self.size == 0:
+            return X, sq_norms
+        pool = self.X
+        if sp.issparse(X):
+            stacked = sp.vstack([sp.csr_matrix(pool), X], format="csr")
+            stacked.sort_indices()
+        else:
+            stacked = np.vstack([pool.toarray() if sp.issparse(pool)
+                                 else pool, X])
+        return stacked, np.concatenate([self.sq_norms(), sq_norms])
+
+    def kept(self, stacked, positions, n_call_rows):
+        """The pool after a call: the rows at ``positions`` of the call's
+        stacked rows (:meth:`in_front_of`), in that order.
+
+        Parameters
+        ----------
+        stacked : {ndarray, CSR matrix}
+            The rows the call's loops indexed.
+        positions : ndarray of int64
+            Rows of ``stacked`` to keep, in their new slot order.
+        n_call_rows : int
+            Rows the call presented (after the pool's).
+
+        Returns
+        -------
+        SupportPool
+        """
+        index = np.concatenate([self.index, self.n_rows_seen
+                                + np.arange(n_call_rows, dtype=np.int64)])
+        return SupportPool(X=stacked[positions], index=index[positions],
+                           n_rows_seen=self.n_rows_seen + n_call_rows)
+
+
+def kernel_cache(n, cache_size, n_passes):
+    """The kernel-row cache of one call: ``(cache, cache_filled)``.
+
+    Up to ``cache_size`` MB, at most n values per row. A call of one pass
+    presents each row once, so it gets no cache: filling one would cost
+    time and memory for little (5-13% of a pass on USPS and MNIST; only
+    the Ballseptron's rare exact recomputation of its norms reads support
+    rows again). The cache never changes a result.
+
+    Parameters
+    ----------
+    n : int
+        Rows the loops index (the call's rows and any pool before them).
+    cache_size : float
+        MB.
+    n_passes : int
+        Passes the call makes.
+
+    Returns
+    -------
+    cache : ndarray of shape (n, capacity), float64, not initialised
+    cache_filled : ndarray of shape (n,), int64, zeros
+    """
+    capacity = 0
+    if n_passes > 1:
+        capacity = min(n, int(float(cache_size) * _MB // (8 * n)))
+    # np.empty: the pages are touched lazily, as the cache fills.
+    return np.empty((n, capacity)), np.zeros(n, dtype=np.int64)
+
+
+class KernelCall(SimpleNamespace):
+    """Per-call state of the dual loops, never kept on the model.
+
+    Parameters
+    ----------
+    X : {ndarray, CSR matrix} of shape (n, n_features)
+        The rows the loops index (dense or sorted CSR, float64): the pool's
+        rows first, then the call's (:meth:`SupportPool.in_front_of`).
+    sq_norms : ndarray of shape (n,), float64
+        ``<x_i, x_i>``.
+    diag : ndarray of shape (n,), float64
+        ``k(x_i, x_i)`` of the kernel (before any normalisation).
+    kernel : tuple
+        ``(code, degree, gamma, coef0)``.
+    cache_size : float
+        MB for the kernel-row cache (see :func:`kernel_cache`).
+    n_passes : int
+        Passes the call makes.
+    n_pool : int, default=0
+        Leading rows of X that are support vectors already, in slots
+        ``0 .. n_pool - 1``.
+    normalized : bool, default=False
+        Use the normalised kernel ``k(x, z) / sqrt(k(x, x) k(z, z))``
+        (0 where ``k(x, x) = 0``).
+
+    Attributes
+    ----------
+    X, sq_norms, n_pool
+        As given.
+    diag : ndarray of shape (n,), float64
+        ``k(x_i, x_i)`` of the kernel in use (normalised: 1, or 0).
+    support, position, n_support : ndarray of int64
+        The support set (:mod:`perceptrons._loops.support`).
+    cache, cache_filled, kernel_work, dense_work : ndarray
+        The kernel-row cache and work space.
+    loop_args : tuple
+        ``(data, kernel, support, cache)``, the tuples every dual loop
+        takes first. A model adds its own per-call arrays (coefficients,
+        ...) as further attributes.
+    """
+
+    def __init__(self, X, sq_norms, diag, kernel, cache_size, n_passes,
+                 n_pool=0, normalized=False):
+        n = X.shape[0]
+        support = np.zeros(n, dtype=np.int64)
+        support[:n_pool] = np.arange(n_pool)
+        position = np.full(n, -1, dtype=np.int64)
+        position[:n_pool] = np.arange(n_pool)
+        n_support = np.array([n_pool], dtype=np.int64)
+        cache, cache_filled = kernel_cache(n, cache_size, n_passes)
+        kernel_work = np.empty(n)
+        dense_work = np.zeros(X.shape[1] if sp.issparse(X) else 0)
+        norms = np.zeros(0)
+        if normalized:
+            norms = np.sqrt(diag)
+            diag = (diag > 0.0).astype(np.float64)
+        super().__init__(
+            X=X, sq_norms=sq_norms, diag=diag, n_pool=n_pool,
+            support=support, position=position, n_support=n_support,
+            cache=cache, cache_filled=cache_filled, kernel_work=kernel_work,
+            dense_work=dense_work, norms=norms)
+        self.loop_args = (
+            (*as_flat_loop_arrays(X), sq_norms, diag),
+            (*kernel, norms),
+            (support, position, n_support),
+            (cache, cache_filled, kernel_work, dense_work),
+        )
+
+    @property
+    def support_size(self):
+        """Slots in use, ``n_support[0]``."""
+        return int(self.n_support[0])
+
+    def slots(self):
+        """The rows (of ``X``) of the slots in use, in slot order."""
+        return self.support[:self.support_size]
+
+    def by_row(self):
+        """Slots in use ordered by row: the pool's first (in their order),
+        then the call's new support vectors by row index."""
+        slots = self.slots()
+        return np.argsort(slots, kind="stable")
+
+    def padded(self, targets, order):
+        """``targets`` and ``order`` of the call's rows, as indices of ``X``
+        (the pool's rows are never presented: their targets are never
+        read)."""
+        if self.n_pool == 0:
+            return targets, order
+        return (np.concatenate([np.zeros(self.n_pool, dtype=targets.dtype),
+                                targets]), order + self.n_pool)

@@ -1,0 +1,225 @@
+"""Weights in either storage: the state of the primal and dual forms.
+
+The Perceptron family and the Ballseptron keep the same three arrays of
+weights whatever the form (:mod:`perceptrons._loops.storage`): the current
+weight rows, a running sum for an averaged hypothesis and a snapshot for a
+longest survivor. :class:`WeightRows` keeps them over the features (the
+primal form), :class:`DualWeights` over the rows of a support-vector pool
+with a Mercer kernel (the dual form). An estimator picks one when it
+allocates its state (the primal form without a kernel, the dual form with
+one) and from then on asks it, whatever it is, for the store of a call's
+passes, for scores and for the state after a call: the choice is made once.
+"""
+
+import dataclasses
+from types import SimpleNamespace
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.extmath import safe_sparse_dot
+
+from .._loops.storage import DualStore, PrimalStore
+from ._kernel import KernelSpec, linear_coef
+from ._state import State, array, sub
+from ._support import SupportPool
+
+__all__ = ["DualWeights", "WeightRows", "looks_in_order"]
+
+
+def looks_in_order(order):
+    """Whether ``order`` presents the rows in their order, judged from nine
+    probes: it only decides whether the loops prefetch, never a result."""
+    n = order.shape[0]
+    probes = np.linspace(0, n - 1, 9).astype(np.int64) if n else order
+    return bool(np.array_equal(order[probes], probes))
+
+
+def _kept_widths(state, where, width):
+    for name in ("summed", "snapshot"):
+        n = getattr(state, name).shape[1]
+        if n not in (0, width):
+            raise ValueError(f"{where}.{name} has {n} columns: 0 (not kept) "
+                             f"or {width}")
+
+
+@dataclasses.dataclass(frozen=True)
+class WeightRows(State):
+    """Weight rows over the features (the primal form).
+
+    Binds ``n_rows``.
+
+    Attributes
+    ----------
+    current : ndarray of shape (n_rows, n_features)
+        The weights w.
+    summed : ndarray of shape (n_rows, n_features) or (n_rows, 0)
+        The running sum of an averaged hypothesis (its meaning is the
+        algorithm's), or no columns when not kept.
+    snapshot : ndarray of shape (n_rows, n_features) or (n_rows, 0)
+        A longest survivor's weights, or no columns when not kept.
+    """
+
+    current: np.ndarray = array("float", ("n_rows", "n_features"))
+    summed: np.ndarray = array("float", ("n_rows", None))
+    snapshot: np.ndarray = array("float", ("n_rows", None))
+
+    @classmethod
+    def zeros(cls, n_rows, n_features, summed=False, snapshot=False):
+        """Zero weights; ``summed``/``snapshot``: whether to keep them."""
+        return cls(np.zeros((n_rows, n_features)),
+                   np.zeros((n_rows, n_features if summed else 0)),
+                   np.zeros((n_rows, n_features if snapshot else 0)))
+
+    def check(self, sizes, where):
+        _kept_widths(self, where, sizes["n_features"])
+
+    def begin_call(self, est, call):
+        """Nothing: the primal loops read the call's rows directly."""
+
+    def store(self, call, order):
+        """The loops' :data:`~perceptrons._loops.storage.PrimalStore`."""
+        return PrimalStore(*call.loop_arrays, call.sq_norms,
+                           not looks_in_order(order), self.current,
+                           self.summed, self.snapshot)
+
+    def padded(self, call, targets, order):
+        """The call's targets and order as the loops index them."""
+        return targets, order
+
+    def end_call(self, call):
+        """The weights after the call (updated in place: themselves)."""
+        return self
+
+    def is_finite(self, call):
+        """Whether the current weights are finite."""
+        return bool(np.isfinite(self.current).all())
+
+    def scores(self, X, weights):
+        """``<w_r, x>`` for every row of X and row of ``weights``."""
+        return safe_sparse_dot(X, weights.T, dense_output=True)
+
+    def primal(self, weights):
+        """The primal weights ``weights`` stand for: themselves."""
+        return weights
+
+    @property
+    def n_columns(self):
+        """Columns of the weight arrays: the features."""
+        return self.current.shape[1]
+
+
+@dataclasses.dataclass(frozen=True)
+class DualWeights(State):
+    """Coefficients over a support-vector pool (the dual form).
+
+    Binds ``n_rows`` and ``n_pool``.
+
+    Attributes
+    ----------
+    kernel : KernelSpec
+    pool : SupportPool
+    current, summed, snapshot : ndarray of shape (n_rows, n_pool)
+        As :class:`WeightRows`, by pool slot (``summed``, ``snapshot``: or no
+        columns when not kept).
+    """
+
+    kernel: KernelSpec = sub(KernelSpec)
+    pool: SupportPool = sub(SupportPool)
+    current: np.ndarray = array("float", ("n_rows", "n_pool"))
+    summed: np.ndarray = array("float", ("n_rows", None))
+    snapshot: np.ndarray = array("float", ("n_rows", None))
+
+    @classmethod
+    def empty(cls, kernel, n_rows, n_features, sparse):
+        """No support vectors yet."""
+        return cls(kernel, SupportPool.empty(n_features, sparse),
+                   np.zeros((n_rows, 0)), np.zeros((n_rows, 0)),
+                   np.zeros((n_rows, 0)))
+
+    def check(self, sizes, where):
+        _kept_widths(self, where, sizes["n_pool"])
+
+    def begin_call(self, est, call, normalized=False):
+        """Start the call's support set with the pool in front of its rows
+        (:class:`~perceptrons.models._support.KernelCall`), and its
+        coefficient arrays with the pool's coefficients in front;
+        ``summed`` and ``snapshot`` get columns when ``call.keep_summed``
+        and ``call.keep_snapshot`` ask for them (the algorithm's choice).
+        """
+        rows, sq = self.pool.in_front_of(call.X, call.sq_norms)
+        kc = est._new_kernel_call(self.kernel, rows, sq, call.n_passes,
+                                  self.pool.size, normalized)
+        n = rows.shape[0]
+        n_rows = self.current.shape[0]
+
+        def grown(array, keep):
+            out = np.zeros((n_rows, n if keep else 0))
+            out[:, :array.shape[1]] = array
+            return out
+
+        kc.current = grown(self.current, True)
+        kc.summed = grown(self.summed, call.keep_summed)
+        kc.snapshot = grown(self.snapshot, call.keep_snapshot)
+        call.dual = kc
+
+    def store(self, call, order):
+        """The loops' :data:`~perceptrons._loops.storage.DualStore`."""
+        kc = call.dual
+        return DualStore(*kc.loop_args, kc.current, kc.summed, kc.snapshot)
+
+    def padded(self, call, targets, order):
+        """The call's targets and order as the loops index them (after the
+        pool's rows)."""
+        return call.dual.padded(targets, order)
+
+    def end_call(self, call, keep=None):
+        """The weights after the call.
+
+        Parameters
+        ----------
+        call : TrainingCall
+        keep : ndarray of bool, optional
+            Which support slots to keep (default: all); the kept ones are
+            ordered by row (the pool's first, then the call's by row index).
+
+        Returns
+        -------
+        DualWeights
+        """
+        kc = call.dual
+        m = kc.support_size
+        order = kc.by_row()
+        if keep is not None:
+            order = order[keep[order]]
+        call.slot_of_row = np.full(kc.X.shape[0], -1, dtype=np.int64)
+        call.slot_of_row[kc.slots()[order]] = np.arange(order.shape[0])
+
+        def kept(array):
+            return (np.ascontiguousarray(array[:, :m][:, order])
+                    if array.shape[1] else np.zeros((array.shape[0], 0)))
+
+        pool = self.pool.kept(kc.X, kc.slots()[order],
+                              call.X.shape[0])
+        return DualWeights(self.kernel, pool, kept(kc.current),
+                           kept(kc.summed), kept(kc.snapshot))
+
+    def is_finite(self, call):
+        """Whether the call's current coefficients are finite."""
+        kc = call.dual
+        return bool(np.isfinite(kc.current[:, :kc.support_size]).all())
+
+    def scores(self, X, weights):
+        """``Σ_j weights[r, j] k(x, s_j)`` for every row of X."""
+        return self.kernel.scores(X, self.pool.X, weights,
+                                  self.pool.sq_norms())
+
+    def primal(self, weights):
+        """The primal weights of the linear kernel (None for others)."""
+        if self.kernel.name != "linear":
+            return None
+        return linear_coef(weights, self.pool.X)
+
+    @property
+    def n_columns(self):
+        """Columns of the weight arrays: the pool's rows."""
+        return self.current.shape[1]
