@@ -232,12 +232,19 @@ class Session:
             self._done = self.store.done()
         return all(t.key in self._done for t in tasks)
 
+    def kept(self, tasks):
+        """The records :meth:`done` found, in the order of ``tasks``."""
+        records = [self._done[t.key] for t in tasks]
+        self.keys += [t.key for t in tasks]
+        return records
+
     def add(self, record):
         """Keep a record made in this process (a data set's load record);
         rendering only, the stored one of the same key wins."""
-        if self.render_only and record["key"] in self.store.read():
+        stored = self.store.read() if self.render_only else {}
+        if record["key"] in stored:
             self.keys.append(record["key"])
-            return self.store.read()[record["key"]]
+            return stored[record["key"]]
         self.store.append(record)
         self.keys.append(record["key"])
         return record

@@ -128,7 +128,7 @@ def _table7_study(name, config, kernel=False):
     "results using τ with a degree 4 polynomial kernel"),
     k(x, z) = (⟨x, z⟩ + 1)⁴ on the data as given.
     """
-    from ..datasets import load_named
+    from ...datasets import load_named
 
     b = load_named(name, **({"handle_missing": "zero"} if name == "adult"
                             else {}))
@@ -170,7 +170,7 @@ def _table5_studies(config):
     last hypothesis scores 24 % and voted 78 % on 5,000 examples, against
     their 78 % and 84 %; scaled, 84 % and 85 %.
     """
-    from ..datasets import load_named
+    from ...datasets import load_named
 
     b = load_named("adult", handle_missing="zero")
     X_train, X_test = _adult_scaled(b)
@@ -193,7 +193,7 @@ def _art_name(f, m, n, c):
 
 
 def _paper_estimator(max_iter):
-    from ..models import Perceptron
+    from ...models import Perceptron
 
     return Perceptron(eta=0.1, theta_init="auto", threshold_step="auto",
                       max_iter=max_iter, hypothesis="voted", shuffle=True)
@@ -201,7 +201,7 @@ def _paper_estimator(max_iter):
 
 def studies(config):
     """One :class:`Study` per data set, with the columns its tables need."""
-    from ..datasets import load_named, make_khardon_wachman
+    from ...datasets import load_named, make_khardon_wachman
 
     est = _paper_estimator(config.max_iter)
     studies = []
