@@ -7,7 +7,8 @@ import numpy as np
 from .. import report
 from ..hypotheses import HYPOTHESES
 from .paper import INACTIVE, NOISE, STEM, TAU_GRID, _HYP_LABEL
-from .studies import FULL, SVM_COLUMNS, _svm_name, _table5_name
+from .studies import (FULL, SVM_COLUMNS, _art_name, _svm_name,
+                      _table5_name)
 from .tables import (_search, _search_cells, _svm_cell, _table2, _table3,
                      _table4, _table5, _table6, _table7)
 
