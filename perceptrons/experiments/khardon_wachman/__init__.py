@@ -69,7 +69,7 @@ from .paper import (ALPHA_GRID, INACTIVE, LAMBDA_GRID, PAPER_TABLE2,
                     PAPER_TABLE6_SVM, PAPER_TABLE7, STEM, TAU_GRID,
                     paper_columns)
 from .report import write_report
-from .studies import FULL, QUICK, Config, studies, submit
+from .studies import FULL, QUICK, Config, make_studies, submit
 
 __all__ = ["ALPHA_GRID", "Config", "FULL", "INACTIVE", "KhardonWachman",
            "LAMBDA_GRID", "PAPER_TABLE2", "PAPER_TABLE3", "PAPER_TABLE4",
@@ -93,7 +93,7 @@ class KhardonWachman:
 
     def _studies(self):
         if self.studies is None:
-            self.studies = studies(self.config)
+            self.studies = make_studies(self.config)
         return self.studies
 
     def total(self):

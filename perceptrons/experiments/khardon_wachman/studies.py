@@ -1,6 +1,6 @@
 """Khardon & Wachman (2007): what to run, as one :class:`Study` per data set.
 
-:class:`Config` names the data sets of each table; :func:`studies` builds
+:class:`Config` names the data sets of each table; :func:`make_studies` builds
 the studies of :mod:`..model_selection` (one estimator, one data set, its
 columns and folds) whose tasks :func:`submit` runs through the runner's
 session, all tables from one pool of tasks.
@@ -16,7 +16,7 @@ from ..model_selection import Study, run_cell, study_tasks
 from .paper import (FEATURES, INACTIVE, MARGINS, NOISE, STEM, T7_SETTINGS,
                     TABLE5_SIZES, TAU_GRID, paper_columns)
 
-__all__ = ["Config", "FULL", "QUICK", "SVM_COLUMNS", "studies", "submit"]
+__all__ = ["Config", "FULL", "QUICK", "SVM_COLUMNS", "make_studies", "submit"]
 
 
 @dataclass(frozen=True)
@@ -199,7 +199,7 @@ def _paper_estimator(max_iter):
                       max_iter=max_iter, hypothesis="voted", shuffle=True)
 
 
-def studies(config):
+def make_studies(config):
     """One :class:`Study` per data set, with the columns its tables need."""
     from ...datasets import load_named, make_khardon_wachman
 
