@@ -118,7 +118,10 @@ class Executor:
                 return
             shared = data
             if data is not None:  # sent once to every worker, then by name
-                [shared] = self.client.scatter([data], broadcast=True)
+                # hash=False: a new key per call, so a second run on the
+                # same data never races the release of the first's key.
+                [shared] = self.client.scatter([data], broadcast=True,
+                                               hash=False)
             futures = [self.client.submit(_run_batch, worker, b, shared,
                                           pure=False)
                        for b in self._batches(tasks)]
