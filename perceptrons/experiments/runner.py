@@ -36,7 +36,8 @@ from typing import Protocol
 from ..utils.cluster import connect
 from .store import Store, progress_bar, run_tasks
 
-__all__ = ["Executor", "Reproduction", "Session", "executor_for",
+__all__ = ["ConfigReproduction", "Executor", "Reproduction", "Session",
+           "executor_for",
            "make_executor", "run_reproduction"]
 
 
@@ -203,6 +204,34 @@ class Reproduction(Protocol):
     def render(self, summary, out):
         """Write the report's files into ``out``; return ``(markdown,
         files)``."""
+
+
+class ConfigReproduction:
+    """A :class:`Reproduction` driven by one configuration.
+
+    A subclass names its ``submit(config, session)`` (a staticmethod) and
+    its ``render``; the stem is the configuration's ``stem`` unless the
+    subclass sets one; the summary is the records themselves.
+
+    Parameters
+    ----------
+    config : object
+    """
+
+    submit = None
+
+    def __init__(self, config):
+        self.config = config
+
+    @property
+    def stem(self):
+        return self.config.stem
+
+    def tasks(self, session):
+        type(self).submit(self.config, session)
+
+    def summary(self, records, run):
+        return records
 
 
 class Session:

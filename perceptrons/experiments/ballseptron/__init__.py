@@ -52,7 +52,7 @@ them); everything else is rendered from the records:
 import os
 from pathlib import Path
 
-from ..runner import run_reproduction
+from ..runner import ConfigReproduction, run_reproduction
 from ..store import Store
 from .paper import (FULL, GAMMA, INSTANCE_NOISE, KERNEL_PARAMS, LABEL_NOISE,
                     QUICK, RADII, STEM, Config)
@@ -66,7 +66,7 @@ __all__ = ["Config", "FULL", "Fig3", "GAMMA", "INSTANCE_NOISE",
            "render_markdown", "run", "write_outputs"]
 
 
-class Fig3:
+class Fig3(ConfigReproduction):
     """The reproduction of Figure 3 (a :class:`~..runner.Reproduction`).
 
     Parameters
@@ -75,19 +75,11 @@ class Fig3:
     """
 
     stem = STEM
-
-    def __init__(self, config):
-        self.config = config
+    submit = staticmethod(submit)
 
     def total(self):
         c = self.config
         return len(_noise_tasks(c)) + len(c.kernel_datasets) * len(c.radii)
-
-    def tasks(self, session):
-        submit(self.config, session)
-
-    def summary(self, records, run):
-        return records
 
     def render(self, records, out):
         return write_outputs(self.config, records, out)

@@ -59,7 +59,7 @@ report and the grids), ``<stem>_table3_grid.csv`` and the PNG plots
 import os
 from pathlib import Path
 
-from ..runner import run_reproduction
+from ..runner import ConfigReproduction, run_reproduction
 from ..store import Store
 from .estimators import (corrections, make_estimator, unit_margin_error,
                          weight_norms)
@@ -78,7 +78,7 @@ __all__ = ["Config", "FULL", "HO_C", "HigherOrder", "MNIST", "OcrSpec",
            "weight_norms", "write_outputs"]
 
 
-class HigherOrder:
+class HigherOrder(ConfigReproduction):
     """The reproduction of Tables 1-3 and Figure 2 (a
     :class:`~..runner.Reproduction`).
 
@@ -87,15 +87,10 @@ class HigherOrder:
     config : Config
     """
 
-    def __init__(self, config):
-        self.config = config
-        self.stem = config.stem
+    submit = staticmethod(submit)
 
     def total(self):
         return _total(self.config)
-
-    def tasks(self, session):
-        submit(self.config, session)
 
     def summary(self, records, run):
         return summarize(self.config, records)

@@ -63,7 +63,7 @@ References
 import math
 
 from ..model_selection import by_study, double_cv_result, search_result
-from ..runner import run_reproduction
+from ..runner import ConfigReproduction, run_reproduction
 from .paper import (ALPHA_GRID, INACTIVE, LAMBDA_GRID, PAPER_TABLE2,
                     PAPER_TABLE3, PAPER_TABLE4, PAPER_TABLE5, PAPER_TABLE6,
                     PAPER_TABLE6_SVM, PAPER_TABLE7, STEM, TAU_GRID,
@@ -77,7 +77,7 @@ __all__ = ["ALPHA_GRID", "Config", "FULL", "INACTIVE", "KhardonWachman",
            "PAPER_TABLE7", "QUICK", "TAU_GRID", "paper_columns", "run"]
 
 
-class KhardonWachman:
+class KhardonWachman(ConfigReproduction):
     """The reproduction of K&W's Sec. 3 (a :class:`~..runner.Reproduction`).
 
     Parameters
@@ -86,10 +86,7 @@ class KhardonWachman:
     """
 
     stem = STEM
-
-    def __init__(self, config):
-        self.config = config
-        self.studies = None
+    studies = None
 
     def _studies(self):
         if self.studies is None:

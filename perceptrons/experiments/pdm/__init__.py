@@ -48,7 +48,7 @@ import os
 from pathlib import Path
 
 from ..report import write_csv, write_text
-from ..runner import run_reproduction
+from ..runner import ConfigReproduction, run_reproduction
 from ..store import Store
 from .paper import (ALGORITHMS, DATASETS, FULL, PAPER_DELTA, PAPER_TABLE1,
                     PAPER_TABLE2, QUICK, Config, PaperDataset, paper_numbers)
@@ -61,7 +61,7 @@ __all__ = ["ALGORITHMS", "Config", "DATASETS", "FULL", "PAPER_DELTA",
            "render_markdown", "run"]
 
 
-class Tables12:
+class Tables12(ConfigReproduction):
     """The reproduction of Tables 1 and 2 (a
     :class:`~..runner.Reproduction`).
 
@@ -70,18 +70,10 @@ class Tables12:
     config : Config
     """
 
-    def __init__(self, config):
-        self.config = config
-        self.stem = config.stem
+    submit = staticmethod(submit)
 
     def total(self):
         return 7 * len(self.config.datasets)
-
-    def tasks(self, session):
-        submit(self.config, session)
-
-    def summary(self, records, run):
-        return records
 
     def render(self, records, out):
         markdown = render_markdown(records)
