@@ -4,7 +4,9 @@ joblib (``--jobs 2``) and on a real Dask ``LocalCluster`` (``--scheduler``);
 committed reports render again from their committed records."""
 
 import dataclasses
+import gzip
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +18,7 @@ from perceptrons.experiments.options import RunOptions
 from perceptrons.experiments.runner import run_reproduction
 
 REPORTS = Path(__file__).resolve().parents[2] / "reports"
+GOLDEN = Path(__file__).resolve().parent / "golden"
 #: Measured times: the only fields of a record an executor may change.
 TIMING = ("seconds", "seconds_all", "cpu_seconds", "fit_seconds")
 FACTS = {"wall_seconds": 1.0, "backend": "serial", "workers": 1,
@@ -154,6 +157,43 @@ def test_render_only_needs_every_record(tmp_path):
 
 
 # ------------------------------------------------------- committed reports
+#: Golden renders of the code before the runner: its records (gzipped), the
+#: configuration they were made with, and the files to compare.
+GOLDEN_CASES = {
+    "ballseptron_quick": (ballseptron.run, ballseptron.QUICK,
+                          ["reproduce_ballseptron.md",
+                           "reproduce_ballseptron_noise.csv",
+                           "reproduce_ballseptron_radius.csv"]),
+    "pdm_quick": (pdm.run, pdm.QUICK, ["pdm_quick_tables.md",
+                                       "pdm_quick_results.csv"]),
+    "khardon_wachman_small": (kw.run, dataclasses.replace(
+        kw.QUICK, uci=(), artificial=((50, 0.05, 0.1, 0),),
+        table4=((50, 0.05, 0.1, 0),),
+        table6_artificial=((50, 0.05, 0.05, 0),), outer=2, inner=2,
+        max_iter=2), ["khardon_wachman.md", "khardon_wachman_search.csv",
+                      "khardon_wachman_selection.csv"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GOLDEN_CASES))
+def test_reports_render_as_before_the_runner(case, tmp_path):
+    # The same records give the same report as the code before the runner
+    # (tests/experiments/golden/README.md); nothing is fitted.
+    run, config, names = GOLDEN_CASES[case]
+    src = GOLDEN / case
+    for path in src.iterdir():
+        if path.suffix == ".gz":
+            with gzip.open(path, "rb") as fh:
+                (tmp_path / path.stem).write_bytes(fh.read())
+        elif path.name.endswith("_run.json"):
+            shutil.copy(path, tmp_path / path.name)
+    run(RunOptions(output_dir=tmp_path, progress=False, render_only=True),
+        config)
+    for name in names:
+        assert (tmp_path / name).read_bytes() == (src / name).read_bytes(), \
+            name
+
+
 def test_higher_order_report_renders_again_from_its_records(tmp_path):
     # The committed records of the full run (no refit: render only).
     src = REPORTS / "higher_order"
@@ -182,3 +222,21 @@ def test_higher_order_quick_report_renders_again_from_its_summary():
     text = higher_order.render_markdown(higher_order.QUICK, summary, figs)
     assert text == (src / "higher_order_quick.md").read_text(
         encoding="utf-8")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("module", [ballseptron, pdm],
+                         ids=["ballseptron", "pdm"])
+def test_quick_reproduction_with_jobs_gives_the_serial_tables(module,
+                                                              tmp_path,
+                                                              request):
+    # `perceptrons reproduce NAME --quick --jobs 2` against the serial run
+    # (about a minute each on 2 idle cores; needs the data home).
+    if "slow" not in request.config.getoption("markexpr"):
+        pytest.skip("a quick reproduction twice: run with -m slow")
+    runs = [module.run(RunOptions(output_dir=tmp_path / str(jobs),
+                                  quick=True, progress=False, jobs=jobs))
+            for jobs in (1, 2)]
+    serial, parallel = ([_without_timing(r) for r in run["records"]]
+                        for run in runs)
+    assert serial == parallel
