@@ -38,13 +38,18 @@ class Column:
         cells = _product(self.stages[0])
         for stage in self.stages[1:]:
             cells = [{**c, **s} for c in cells for s in _product(stage)]
-        out, seen = [], set()
-        for c in itertools.chain(_product(self.stages[0]), cells):
-            key = canonical_json(c)
-            if key not in seen:
-                seen.add(key)
-                out.append(c)
-        return out
+        return unique_cells(itertools.chain(_product(self.stages[0]), cells))
+
+
+def unique_cells(cells):
+    """The first of each cell (by its canonical JSON), in order."""
+    out, seen = [], set()
+    for c in cells:
+        key = canonical_json(c)
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out
 
 
 def _product(grid):

@@ -58,7 +58,7 @@ import scipy.sparse as sp
 
 from ._cv_results import (DoubleCVResult, SearchResult, double_cv_result,
                           search_result)
-from ._grid import Column, check_grid
+from ._grid import Column, check_grid, unique_cells
 from .evaluation import _estimator_name
 from .hypotheses import HYPOTHESES, hypothesis_predictions
 from .runner import Executor, make_executor
@@ -249,14 +249,8 @@ class Study:
 
     def cells(self):
         """Every distinct cell of every column, in column order."""
-        out, seen = [], set()
-        for column in self.columns:
-            for c in column.cells():
-                key = canonical_json(c)
-                if key not in seen:
-                    seen.add(key)
-                    out.append(c)
-        return out
+        return unique_cells(c for column in self.columns
+                            for c in column.cells())
 
     def protocol(self):
         """What, besides a cell and a split, determines a task's result."""

@@ -37,7 +37,7 @@ from ..utils.cluster import connect
 from .store import Store, progress_bar, run_tasks
 
 __all__ = ["ConfigReproduction", "Executor", "Reproduction", "Session",
-           "executor_for",
+           "executor_for", "run_configured",
            "make_executor", "run_reproduction"]
 
 
@@ -207,31 +207,63 @@ class Reproduction(Protocol):
 
 
 class ConfigReproduction:
-    """A :class:`Reproduction` driven by one configuration.
-
-    A subclass names its ``submit(config, session)`` (a staticmethod) and
-    its ``render``; the stem is the configuration's ``stem`` unless the
-    subclass sets one; the summary is the records themselves.
+    """A :class:`Reproduction` of one configuration and a paper's functions.
 
     Parameters
     ----------
     config : object
+        What to run (a paper's ``Config``).
+    stem : str
+    submit : callable
+        ``submit(config, session)`` submits the tasks.
+    count : callable
+        ``count(config)``: how many tasks, for the progress bar.
+    render : callable
+        ``render(config, summary, out) -> (markdown, files)``.
+    summarize : callable or None, default=None
+        ``summarize(config, records)``; None: the summary is the records.
     """
 
-    submit = None
+    def __init__(self, config, stem, submit, count, render, summarize=None):
+        self.config, self.stem = config, stem
+        self._submit, self._count = submit, count
+        self._render, self._summarize = render, summarize
 
-    def __init__(self, config):
-        self.config = config
-
-    @property
-    def stem(self):
-        return self.config.stem
+    def total(self):
+        return self._count(self.config)
 
     def tasks(self, session):
-        type(self).submit(self.config, session)
+        self._submit(self.config, session)
 
     def summary(self, records, run):
-        return records
+        if self._summarize is None:
+            return records
+        return self._summarize(self.config, records)
+
+    def render(self, summary, out):
+        return self._render(self.config, summary, out)
+
+
+def run_configured(make, options, config, quick, full):
+    """``run(options, config)`` of a paper's package.
+
+    Parameters
+    ----------
+    make : callable
+        ``make(config)``: the package's :class:`Reproduction`.
+    options : RunOptions
+    config : object or None
+        None: ``quick`` if ``options.quick``, else ``full``.
+    quick, full : object
+        The package's two configurations.
+
+    Returns
+    -------
+    dict
+        As :func:`run_reproduction`.
+    """
+    return run_reproduction(make(config or (quick if options.quick
+                                            else full)), options)
 
 
 class Session:

@@ -42,13 +42,13 @@ def _toy_digits():
 def _tiny():
     """One tiny Reproduction per paper (a few seconds each, serially)."""
     return {
-        "ballseptron": ballseptron.Fig3(dataclasses.replace(
+        "ballseptron": ballseptron.reproduction(dataclasses.replace(
             ballseptron.QUICK, n_samples=200, seeds=(0, 1),
             label_noise=(0.0, 0.1), instance_noise=(0.0, 0.1),
             radii=(0.0, 0.2), kernel_datasets={"usps": 120})),
-        "pdm": pdm.Tables12(dataclasses.replace(pdm.QUICK, datasets=(
+        "pdm": pdm.reproduction(dataclasses.replace(pdm.QUICK, datasets=(
             pdm.PaperDataset("Adult", "toy", 1.0, load=_toy_pdm),))),
-        "higher-order": higher_order.HigherOrder(dataclasses.replace(
+        "higher-order": higher_order.reproduction(dataclasses.replace(
             higher_order.QUICK, ocr=(higher_order.OcrSpec(
                 "USPS", "toy", gammas=(0.5,), degrees=(), so_a=(1.0,),
                 load=_toy_digits),), ho_c=(0.4,), n_folds=2, art_seeds=(0,),

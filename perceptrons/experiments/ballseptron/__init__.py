@@ -52,37 +52,23 @@ them); everything else is rendered from the records:
 import os
 from pathlib import Path
 
-from ..runner import ConfigReproduction, run_reproduction
+from ..runner import ConfigReproduction, run_configured
 from ..store import Store
 from .paper import (FULL, GAMMA, INSTANCE_NOISE, KERNEL_PARAMS, LABEL_NOISE,
                     QUICK, RADII, STEM, Config)
 from .plots import plot_bottom, plot_top
 from .report import render_markdown, write_outputs
-from .tasks import _noise_tasks, noise_worker, radius_worker, submit
+from .tasks import count, noise_worker, radius_worker, submit
 
-__all__ = ["Config", "FULL", "Fig3", "GAMMA", "INSTANCE_NOISE",
+__all__ = ["Config", "FULL", "GAMMA", "INSTANCE_NOISE",
            "KERNEL_PARAMS", "LABEL_NOISE", "QUICK", "RADII", "load_records",
            "noise_worker", "plot_bottom", "plot_top", "radius_worker",
-           "render_markdown", "run", "write_outputs"]
+           "render_markdown", "reproduction", "run", "write_outputs"]
 
 
-class Fig3(ConfigReproduction):
-    """The reproduction of Figure 3 (a :class:`~..runner.Reproduction`).
-
-    Parameters
-    ----------
-    config : Config
-    """
-
-    stem = STEM
-    submit = staticmethod(submit)
-
-    def total(self):
-        c = self.config
-        return len(_noise_tasks(c)) + len(c.kernel_datasets) * len(c.radii)
-
-    def render(self, records, out):
-        return write_outputs(self.config, records, out)
+def reproduction(config):
+    """Figure 3 of ``config``, for the runner."""
+    return ConfigReproduction(config, STEM, submit, count, write_outputs)
 
 
 def run(options, config=None):
@@ -102,8 +88,7 @@ def run(options, config=None):
         ``markdown`` (the report), ``files`` (list of paths written) and
         ``records`` (as stored).
     """
-    config = config or (QUICK if options.quick else FULL)
-    return run_reproduction(Fig3(config), options)
+    return run_configured(reproduction, options, config, QUICK, FULL)
 
 
 def load_records(output_dir):

@@ -13,7 +13,7 @@ import numpy as np
 from ..store import Task, make_record
 from .paper import GAMMA, KERNEL_PARAMS, PAPER_SIZES, STEM
 
-__all__ = ["noise_worker", "radius_worker", "submit"]
+__all__ = ["count", "noise_worker", "radius_worker", "submit"]
 
 
 def _load_kernel_dataset(name):
@@ -131,6 +131,12 @@ def _load_record(task):
             "n_paper": PAPER_SIZES.get(name), "order": order,
             "n_classes": int(np.unique(y).shape[0])}
     return make_record(task, info), (X, y)
+
+
+def count(config):
+    """The noise and radius tasks of ``config``."""
+    return (len(_noise_tasks(config))
+            + len(config.kernel_datasets) * len(config.radii))
 
 
 def submit(config, session):

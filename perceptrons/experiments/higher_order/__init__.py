@@ -59,7 +59,7 @@ report and the grids), ``<stem>_table3_grid.csv`` and the PNG plots
 import os
 from pathlib import Path
 
-from ..runner import ConfigReproduction, run_reproduction
+from ..runner import ConfigReproduction, run_configured
 from ..store import Store
 from .estimators import (corrections, make_estimator, unit_margin_error,
                          weight_norms)
@@ -67,36 +67,21 @@ from .paper import (FULL, HO_C, MNIST, PAPER_TABLE1, PAPER_TABLE2,
                     PAPER_TABLE3, QUICK, READINGS, USPS, Config, OcrSpec)
 from .report import render_markdown, write_outputs
 from .summary import summarize
-from .tasks import artificial_worker, lymphoma_worker, ocr_worker, submit
-from .tasks import total as _total
+from .tasks import (artificial_worker, count, lymphoma_worker, ocr_worker,
+                    submit)
 
-__all__ = ["Config", "FULL", "HO_C", "HigherOrder", "MNIST", "OcrSpec",
+__all__ = ["Config", "FULL", "HO_C", "MNIST", "OcrSpec",
            "PAPER_TABLE1", "PAPER_TABLE2", "PAPER_TABLE3", "QUICK", "USPS",
            "READINGS", "artificial_worker", "corrections", "load_records",
            "lymphoma_worker", "make_estimator", "ocr_worker",
-           "render_markdown", "run", "summarize", "unit_margin_error",
+           "render_markdown", "reproduction", "run", "summarize", "unit_margin_error",
            "weight_norms", "write_outputs"]
 
 
-class HigherOrder(ConfigReproduction):
-    """The reproduction of Tables 1-3 and Figure 2 (a
-    :class:`~..runner.Reproduction`).
-
-    Parameters
-    ----------
-    config : Config
-    """
-
-    submit = staticmethod(submit)
-
-    def total(self):
-        return _total(self.config)
-
-    def summary(self, records, run):
-        return summarize(self.config, records)
-
-    def render(self, summary, out):
-        return write_outputs(self.config, summary, out)
+def reproduction(config):
+    """Tables 1-3 and Figure 2 of ``config``, for the runner."""
+    return ConfigReproduction(config, config.stem, submit, count,
+                              write_outputs, summarize)
 
 
 def run(options, config=None):
@@ -117,8 +102,7 @@ def run(options, config=None):
         ``markdown`` (the report), ``files`` (paths written), ``records``,
         ``summary`` (what the JSON file holds).
     """
-    config = config or (QUICK if options.quick else FULL)
-    return run_reproduction(HigherOrder(config), options)
+    return run_configured(reproduction, options, config, QUICK, FULL)
 
 
 def load_records(output_dir, config=QUICK):

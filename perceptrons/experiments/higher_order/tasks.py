@@ -19,8 +19,8 @@ from .estimators import (_error, _labels, _matrix_updates, _smoothed,
 from .paper import (LYMPHOMA_FILE, LYMPHOMA_POSITIVE, LYMPHOMA_TRAIN,
                     OTHER_READINGS)
 
-__all__ = ["artificial_worker", "lymphoma_worker", "ocr_worker", "submit",
-           "total"]
+__all__ = ["artificial_worker", "count", "lymphoma_worker", "ocr_worker",
+           "submit"]
 
 
 def _failed(task, exc, **info):
@@ -314,7 +314,7 @@ def _submit_lymphoma(config, session):
     session.run(lymphoma_worker, _lymphoma_tasks(config), (X, y))
 
 
-def total(config):
+def count(config):
     """The tasks of :func:`submit`, for the progress bar."""
     n_blocks = -(-config.lymphoma_splits // config.lymphoma_block)
     return (len(_artificial_tasks(config)) + n_blocks

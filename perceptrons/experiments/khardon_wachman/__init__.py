@@ -63,7 +63,7 @@ References
 import math
 
 from ..model_selection import by_study, double_cv_result, search_result
-from ..runner import ConfigReproduction, run_reproduction
+from ..runner import run_configured
 from .paper import (ALPHA_GRID, INACTIVE, LAMBDA_GRID, PAPER_TABLE2,
                     PAPER_TABLE3, PAPER_TABLE4, PAPER_TABLE5, PAPER_TABLE6,
                     PAPER_TABLE6_SVM, PAPER_TABLE7, STEM, TAU_GRID,
@@ -77,8 +77,9 @@ __all__ = ["ALPHA_GRID", "Config", "FULL", "INACTIVE", "KhardonWachman",
            "PAPER_TABLE7", "QUICK", "TAU_GRID", "paper_columns", "run"]
 
 
-class KhardonWachman(ConfigReproduction):
-    """The reproduction of K&W's Sec. 3 (a :class:`~..runner.Reproduction`).
+class KhardonWachman:
+    """The reproduction of K&W's Sec. 3 (a :class:`~..runner.Reproduction`):
+    its studies, built once, serve the tasks and the summary.
 
     Parameters
     ----------
@@ -86,7 +87,10 @@ class KhardonWachman(ConfigReproduction):
     """
 
     stem = STEM
-    studies = None
+
+    def __init__(self, config):
+        self.config = config
+        self.studies = None
 
     def _studies(self):
         if self.studies is None:
@@ -153,5 +157,4 @@ def run(options, config=None):
     dict
         ``markdown``, ``files``, ``records`` and ``summary``.
     """
-    config = config or (QUICK if options.quick else FULL)
-    return run_reproduction(KhardonWachman(config), options)
+    return run_configured(KhardonWachman, options, config, QUICK, FULL)

@@ -47,40 +47,23 @@ set and algorithm, the paper's numbers beside) are rendered from them.
 import os
 from pathlib import Path
 
-from ..report import write_csv, write_text
-from ..runner import ConfigReproduction, run_reproduction
+from ..runner import ConfigReproduction, run_configured
 from ..store import Store
 from .paper import (ALGORITHMS, DATASETS, FULL, PAPER_DELTA, PAPER_TABLE1,
                     PAPER_TABLE2, QUICK, Config, PaperDataset, paper_numbers)
-from .report import CSV_FIELDS, csv_rows, render_markdown
-from .tasks import fit_worker, submit
+from .report import render_markdown, write_outputs
+from .tasks import count, fit_worker, submit
 
 __all__ = ["ALGORITHMS", "Config", "DATASETS", "FULL", "PAPER_DELTA",
-           "PAPER_TABLE1", "PAPER_TABLE2", "PaperDataset", "Tables12",
-           "QUICK", "fit_worker", "load_records", "paper_numbers",
-           "render_markdown", "run"]
+           "PAPER_TABLE1", "PAPER_TABLE2", "PaperDataset", "QUICK",
+           "fit_worker", "load_records", "paper_numbers",
+           "render_markdown", "reproduction", "run"]
 
 
-class Tables12(ConfigReproduction):
-    """The reproduction of Tables 1 and 2 (a
-    :class:`~..runner.Reproduction`).
-
-    Parameters
-    ----------
-    config : Config
-    """
-
-    submit = staticmethod(submit)
-
-    def total(self):
-        return 7 * len(self.config.datasets)
-
-    def render(self, records, out):
-        markdown = render_markdown(records)
-        return markdown, [
-            write_csv(out / f"{self.stem}_results.csv", csv_rows(records),
-                      CSV_FIELDS),
-            write_text(out / f"{self.stem}_tables.md", markdown)]
+def reproduction(config):
+    """Tables 1 and 2 of ``config``, for the runner."""
+    return ConfigReproduction(config, config.stem, submit, count,
+                              write_outputs)
 
 
 def run(options, config=None):
@@ -102,8 +85,7 @@ def run(options, config=None):
         ``markdown``: the report; ``files``: the records, the CSV and the
         Markdown; ``records``: load records and fit records, by data set.
     """
-    config = config or (QUICK if options.quick else FULL)
-    return run_reproduction(Tables12(config), options)
+    return run_configured(reproduction, options, config, QUICK, FULL)
 
 
 def load_records(output_dir, config=QUICK):

@@ -8,7 +8,7 @@ from .. import _liblinear, report
 from .paper import (ALGORITHMS, EPSILON, ETA, MISSING_DATASETS, PAPER_NOTES,
                     RHO, ROMMA_NOTE, paper_numbers)
 
-__all__ = ["CSV_FIELDS", "csv_rows", "render_markdown"]
+__all__ = ["CSV_FIELDS", "csv_rows", "render_markdown", "write_outputs"]
 
 
 # ------------------------------------------------------------------ view
@@ -201,3 +201,18 @@ def render_markdown(records):
     for ds in datasets:
         lines += _dataset_section(ds, rows)
     return "\n".join(lines + _closing(records, rows)) + "\n"
+
+
+def write_outputs(config, records, out):
+    """Write ``<stem>_results.csv`` and ``<stem>_tables.md``.
+
+    Returns
+    -------
+    markdown : str
+    files : list of pathlib.Path
+    """
+    markdown = render_markdown(records)
+    return markdown, [
+        report.write_csv(out / f"{config.stem}_results.csv",
+                         csv_rows(records), CSV_FIELDS),
+        report.write_text(out / f"{config.stem}_tables.md", markdown)]

@@ -17,7 +17,7 @@ from .. import _liblinear
 from ..store import Task, make_record
 from .paper import EPSILON, ETA, RHO
 
-__all__ = ["fit_worker", "submit"]
+__all__ = ["count", "fit_worker", "submit"]
 
 
 # ------------------------------------------------------------------ workers
@@ -173,6 +173,11 @@ def _pfm_tasks(config, ds, first):
     return [_fit_task(config, ds, f"PFM (β = γ'_d of {source})", "PFM",
                       {"beta": r["result"]["margin"], **common})
             for source, r in zip(("PDM", "PDM-succ"), first)]
+
+
+def count(config):
+    """The fits of ``config``: 7 per data set."""
+    return 7 * len(config.datasets)
 
 
 def submit(config, session):
