@@ -66,13 +66,13 @@ import sklearn.linear_model  # noqa: E402,F401
 
 from perceptrons import PDM, PFM, ROMMA  # noqa: E402
 from perceptrons.experiments import _liblinear  # noqa: E402
-from perceptrons.experiments import reproduce_pdm as rp  # noqa: E402
+from perceptrons.experiments.pdm import paper as rp  # noqa: E402
 
 SECTION = "bench_pdm_vs_dcd"
 EPSILON, ETA, RHO = rp.EPSILON, rp.ETA, rp.RHO
 QUICK_ROWS = 3000
 
-# (name in this report, name of the paper's row in reproduce_pdm)
+# (name in this report, name of the paper's row in experiments.pdm)
 ROWS = [("PDM", "PDM"),
         ("PFM (β = γ'_d of PDM)", "PFM (β = γ'_d of PDM)"),
         ("PDM-succ", "PDM-succ"),

@@ -8,9 +8,10 @@ are imported only when asked for, so ``perceptrons --help`` loads neither
 numba nor scikit-learn.
 
 A new algorithm is a loop file, an estimator file and one
-:class:`EstimatorEntry` below; a new reproduction is an
-``experiments/reproduce_<paper>.py`` module with
-``run(options: perceptrons.experiments.RunOptions)`` and one
+:class:`EstimatorEntry` below; a new reproduction is a package
+``experiments/<paper>/`` whose :class:`~perceptrons.experiments.Reproduction`
+the one runner executes, through its
+``run(options: perceptrons.experiments.RunOptions)``, and one
 :class:`ReproductionEntry`.
 """
 
@@ -54,8 +55,8 @@ class ReproductionEntry:
     name : str
         Its command-line name.
     module : str
-        The module whose ``run(options)`` reproduces the paper's tables and
-        figures.
+        The package whose ``run(options)`` reproduces the paper's tables
+        and figures through the one runner.
     paper : str
         The paper's file in ``shared/papers``.
     summary : str
@@ -89,22 +90,22 @@ ESTIMATORS = (
 
 REPRODUCTIONS = (
     ReproductionEntry(
-        "ballseptron", "perceptrons.experiments.reproduce_ballseptron",
+        "ballseptron", "perceptrons.experiments.ballseptron",
         "ballseptron_shalev-shwartz_singer.md",
         "Shalev-Shwartz & Singer 2005, Figure 3: mistakes vs radius on USPS "
         "and MNIST; D1/D2 bounds under label and instance noise"),
     ReproductionEntry(
-        "pdm", "perceptrons.experiments.reproduce_pdm",
+        "pdm", "perceptrons.experiments.pdm",
         "pdm_panagiotakopoulos_tsampouka.md",
         "Panagiotakopoulos & Tsampouka 2011, Tables 1-2: PDM, PFM, PDM-succ "
         "and ROMMA against LIBLINEAR on Adult and Web"),
     ReproductionEntry(
-        "higher-order", "perceptrons.experiments.reproduce_higher_order",
+        "higher-order", "perceptrons.experiments.higher_order",
         "higher_order_brotto_gentile_vitale.md",
         "Brotto, Gentile & Vitale 2007, Tables 1-3 and Figure 2: HO_p(c), "
         "sparse HO2, SO and FO on USPS, MNIST, Lymphoma, artificial data"),
     ReproductionEntry(
-        "khardon-wachman", "perceptrons.experiments.reproduce_khardon_wachman",
+        "khardon-wachman", "perceptrons.experiments.khardon_wachman",
         "noise_tolerant_khardon_wachman.md",
         "Khardon & Wachman 2007, Tables 2-4 and 6, Figure 4: parameter "
         "search and double cross-validation of tau, lambda, alpha"),

@@ -28,6 +28,8 @@ MODULES = (
                              "generators"),
     ("perceptrons.experiments", "cross-validation, the demo and the paper "
                                 "reproductions"),
+    ("perceptrons.experiments.runner",
+     "the one runner of every reproduction and its executors"),
     ("perceptrons.experiments.model_selection",
      "parameter search and double cross-validation (Khardon & Wachman)"),
     ("perceptrons.distributed", "iterative parameter mixing on Dask"),

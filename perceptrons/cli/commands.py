@@ -377,7 +377,8 @@ def reproduce(args):
     options = RunOptions(output_dir=args.output_dir, quick=args.quick,
                          progress=False if args.no_progress else None,
                          jobs=args.jobs, resume=args.resume,
-                         scheduler=args.scheduler)
+                         scheduler=args.scheduler,
+                         render_only=args.render_only)
     start = time.perf_counter()
     out = entry.load()(options)
     _print_report(out["markdown"], out["files"], start)

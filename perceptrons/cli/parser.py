@@ -265,14 +265,18 @@ def build_parser():
     _add_run_options(p, "the small configuration (subsamples of the data "
                         "sets), in minutes")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
-                   help="parallel workers where the tasks allow it "
-                        "(default: 1)")
+                   help="parallel worker processes (joblib; default: 1); "
+                        "the results are the same as serial")
     p.add_argument("--resume", action="store_true",
                    help="keep the results already in --output-dir and run "
                         "only the missing tasks")
     p.add_argument("--scheduler", metavar="ADDR",
                    help="run the tasks on the Dask scheduler at ADDR "
-                        "(tcp://host:8786), where the reproduction allows it")
+                        "(tcp://host:8786; local:N starts a local cluster "
+                        "of N workers)")
+    p.add_argument("--render-only", action="store_true",
+                   help="run nothing: render the report again from the "
+                        "records in --output-dir")
 
     _command(sub, "models", commands.models,
              "list the available models and their parameters",

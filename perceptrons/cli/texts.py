@@ -158,5 +158,9 @@ def reproduce_epilog(entries):
     lines += ["", "examples:",
               f"  perceptrons reproduce {example} --quick",
               f"  perceptrons reproduce {example} --jobs 2 --resume "
+              "--output-dir results",
+              f"  perceptrons reproduce {example} --scheduler "
+              "tcp://host:8786",
+              f"  perceptrons reproduce {example} --render-only "
               "--output-dir results"]
     return "\n".join(lines) + "\n"

@@ -40,22 +40,23 @@ online mistake rate ``n_mistakes_ / t_`` of each training run.
 
 ``quick=True`` uses 3 folds and 10 passes, for smoke tests.
 
-Every fold is a task of :mod:`.store` (:func:`~.evaluation.run_fold`); the
-records go to ``demo_records.jsonl`` as they finish, ``resume=True`` keeps
-the folds already there, and the table, plot and summaries are rendered
-from the records.
+Every fold is a task of :mod:`.store` (:func:`~.evaluation.run_fold`) that
+the one runner (:func:`~.runner.run_reproduction`) runs; the records go to
+``demo_records.jsonl`` as they finish, ``resume=True`` keeps the folds
+already there, and the table, plot and summaries are rendered from the
+records.
 """
 
 import functools
-import os
-from pathlib import Path
 
+from ._comparison import DatasetSpec, Variant, comparison_tasks
 from ._results import plot_results, render_markdown, write_summary
-from ._runner import DatasetSpec, Variant, run_experiment
+from .evaluation import run_fold
+from .options import RunOptions
 from .report import write_text
-from .store import Store
+from .runner import run_reproduction
 
-__all__ = ["DATASETS", "VARIANTS", "run_demo"]
+__all__ = ["DATASETS", "Demo", "VARIANTS", "run_demo"]
 
 _P = "perceptrons.Perceptron"
 
@@ -156,6 +157,45 @@ def _specs(datasets):
     return specs
 
 
+class Demo:
+    """The demo comparison as a :class:`~.runner.Reproduction`.
+
+    Parameters
+    ----------
+    datasets : list of DatasetSpec
+    variants : list of Variant
+    n_splits : int
+    random_state : int
+    """
+
+    stem = "demo"
+
+    def __init__(self, datasets, variants, n_splits, random_state):
+        self.datasets, self.variants = datasets, variants
+        self.n_splits, self.random_state = n_splits, random_state
+
+    def total(self):
+        return len(self.datasets) * len(self.variants) * self.n_splits
+
+    def tasks(self, session):
+        session.run(run_fold, comparison_tasks(
+            "demo", self.datasets, self.variants, n_splits=self.n_splits,
+            random_state=self.random_state))
+
+    def summary(self, records, run):
+        return records
+
+    def render(self, records, out):
+        text = {**{d.name: d.description for d in self.datasets},
+                **{v.name: v.description for v in self.variants}}
+        markdown = render_markdown(records, text)
+        summary = write_summary(records, out / "demo")
+        return markdown, [summary["json"], summary["csv"],
+                          write_text(out / "demo_table.md", markdown),
+                          plot_results(records, out / "demo_accuracy.png",
+                                       "demo")]
+
+
 def run_demo(output_dir="perceptrons_output", *, quick=False, datasets=None,
              variants=None, n_splits=None, max_iter=None, random_state=0,
              progress=None, resume=False):
@@ -190,16 +230,10 @@ def run_demo(output_dir="perceptrons_output", *, quick=False, datasets=None,
     """
     n_splits = n_splits or (3 if quick else 10)
     max_iter = max_iter or (10 if quick else 100)
-    specs, chosen = _specs(datasets), _variants(max_iter, variants)
-    out = Path(os.fspath(output_dir))
-    store = Store.open(out / "demo_records.jsonl", resume=resume)
-    records = run_experiment("demo", specs, chosen, n_splits=n_splits,
-                             random_state=random_state, store=store,
-                             resume=resume, progress=progress)
-    text = {**{d.name: d.description for d in specs},
-            **{v.name: v.description for v in chosen}}
-    markdown = render_markdown(records, text)
-    files = {"records": store.path, **write_summary(records, out / "demo"),
-             "markdown": write_text(out / "demo_table.md", markdown),
-             "png": plot_results(records, out / "demo_accuracy.png", "demo")}
-    return {"records": records, "markdown": markdown, "files": files}
+    demo = Demo(_specs(datasets), _variants(max_iter, variants), n_splits,
+                random_state)
+    res = run_reproduction(demo, RunOptions(output_dir=output_dir,
+                                            progress=progress, resume=resume))
+    return {"records": res["records"], "markdown": res["markdown"],
+            "files": dict(zip(("records", "json", "csv", "markdown", "png"),
+                              res["files"]))}

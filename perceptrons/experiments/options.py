@@ -22,12 +22,16 @@ class RunOptions:
     progress : bool or None, default=None
         Show progress bars; None: only on a terminal.
     jobs : int, default=1
-        Parallel workers for the tasks that allow it.
+        Parallel worker processes (joblib) for the tasks.
     resume : bool, default=False
         Keep records already in the store and run only the missing tasks.
     scheduler : str or None, default=None
-        Address of a Dask scheduler (``tcp://host:8786``) to run the tasks
-        on, for the reproductions that allow it; None runs them locally.
+        Address of a Dask scheduler (``tcp://host:8786``, or ``local:N``
+        for a new local cluster of N workers) to run the tasks on; None
+        runs them locally.
+    render_only : bool, default=False
+        Run nothing: render the report again from the records in
+        ``output_dir``.
     """
 
     output_dir: Path = Path("perceptrons_output")
@@ -36,6 +40,7 @@ class RunOptions:
     jobs: int = 1
     resume: bool = False
     scheduler: str | None = None
+    render_only: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "output_dir", Path(self.output_dir))

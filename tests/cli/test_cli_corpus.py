@@ -256,9 +256,9 @@ def test_save_error_names_the_users_path(files, tmp_path, error_line,
 
 def test_reproduce_without_data_fails_and_says_where(tmp_path, monkeypatch,
                                                      capsys):
-    from perceptrons.experiments import reproduce_pdm
+    from perceptrons.experiments.pdm import tasks as pdm_tasks
 
-    monkeypatch.setattr(reproduce_pdm, "_warm_up", lambda: None)  # speed
+    monkeypatch.setattr(pdm_tasks, "_warm_up", lambda: None)  # speed
     monkeypatch.setenv("PERCEPTRONS_DATA", str(tmp_path))
     assert main(["reproduce", "pdm", "--quick", "--no-progress",
                  "--output-dir", str(tmp_path / "out")]) == 2

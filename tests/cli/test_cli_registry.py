@@ -111,6 +111,12 @@ def test_reproduce_passes_the_run_options(fake_run, tmp_path, capsys, entry):
     assert f"wrote {tmp_path / 'table.md'} in " in captured.err
 
 
+def test_reproduce_scheduler_and_render_only(fake_run):
+    assert main(["reproduce", "pdm", "--scheduler", "local:2",
+                 "--render-only"]) == 0
+    assert fake_run == [RunOptions(scheduler="local:2", render_only=True)]
+
+
 def test_reproduce_defaults(fake_run, capsys):
     assert main(["reproduce", registry.REPRODUCTIONS[0].name]) == 0
     assert fake_run == [RunOptions()]

@@ -80,14 +80,14 @@ def test_render_and_plot_read_the_store_without_refit(tiny, tmp_path):
 
 
 def test_resume_keeps_the_folds(tiny, tmp_path, monkeypatch):
-    from perceptrons.experiments import _runner
+    from perceptrons.experiments import demo
 
     first = run_demo(tmp_path, **{**TINY, "datasets": ["wdbc"]})
 
     def refuse(task):
         raise AssertionError("a finished fold ran again")
 
-    monkeypatch.setattr(_runner, "run_fold", refuse)
+    monkeypatch.setattr(demo, "run_fold", refuse)
     again = run_demo(tmp_path, resume=True, **{**TINY, "datasets": ["wdbc"]})
     assert again["records"] == first["records"]
     assert again["markdown"] == first["markdown"]

@@ -11,6 +11,7 @@ from sklearn.datasets import load_iris
 
 from perceptrons import ROMMA, Ballseptron, Perceptron
 from perceptrons.datasets import make_khardon_wachman
+from perceptrons.experiments import _cv_results, hypotheses
 from perceptrons.experiments import model_selection as ms
 from perceptrons.experiments.store import Store
 from perceptrons.models._voted import longest_survivor
@@ -62,10 +63,10 @@ def test_sequential_selection_fixes_the_first_stage_winner():
            (0.0, 2.0): 0.99}  # best jointly, but τ = 0 loses stage 1
     table = {(sid, ms.canonical_json({"tau": t, "lam": l})): {"last": a}
              for (t, l), a in acc.items() for sid in ("o0/i0", "o0/i1")}
-    assert ms._select(col, table, "o0", ["o0/i0", "o0/i1"], "last") == \
+    assert _cv_results._select(col, table, "o0", ["o0/i0", "o0/i1"], "last") == \
         {"tau": 1.0, "lam": 2.0}
     joint = ms.Column("τ×λ", ({"tau": (0.0, 1.0), "lam": (0.0, 2.0)},))
-    assert ms._select(joint, table, "o0", ["o0/i0", "o0/i1"], "last") == \
+    assert _cv_results._select(joint, table, "o0", ["o0/i0", "o0/i1"], "last") == \
         {"tau": 0.0, "lam": 2.0}
 
 
@@ -86,7 +87,7 @@ def test_bad_grid_refused_before_any_task(tmp_path, grid, word):
 
 def test_unreachable_scheduler_fails_fast_and_writes_nothing(tmp_path):
     from perceptrons.experiments.options import RunOptions
-    from perceptrons.experiments.reproduce_khardon_wachman import run
+    from perceptrons.experiments.khardon_wachman import run
 
     start = time.perf_counter()
     with pytest.raises(ConnectionError, match="tcp://127.0.0.1:9"):
@@ -147,7 +148,7 @@ def test_averaged_is_the_vote_weighted_average_of_the_hypotheses():
     for j, (s, a) in enumerate(zip(support, sign)):
         w, theta = w + a * est._support_X[s], theta - a
         acc_w, acc_t = acc_w + votes[j + 1] * w, acc_t + votes[j + 1] * theta
-    W, b = ms._vote_weighted_average(est)
+    W, b = hypotheses._vote_weighted_average(est, hypotheses._vote_log(est))
     np.testing.assert_allclose(W[0], acc_w / votes.sum())
     np.testing.assert_allclose(b[0], -acc_t / votes.sum())
 

@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 from perceptrons.bounds import d1_bound, freund_schapire_bound
-from perceptrons.experiments import reproduce_ballseptron as rb
+from perceptrons.experiments import ballseptron as rb
+from perceptrons.experiments.ballseptron import tasks as rb_tasks
+from perceptrons.experiments.ballseptron import view as rb_view
 from perceptrons.experiments.options import RunOptions
 from perceptrons.experiments.report import rows
 
@@ -86,9 +88,9 @@ def test_bounds_at_least_mistakes(tiny):
             assert r["D1"] == 0.0 and r["D2"] == 0.0
         if r["panel"] == "instance" and r["level"] == 0.0:
             assert r["R"] == pytest.approx(1.0)
-    view = rb._view(res["records"])
+    view = rb_view._view(res["records"])
     for kind in ("label", "instance"):
-        for s in rb._summary(view, kind):
+        for s in rb_view._summary(view, kind):
             assert s["d1_holds"] and s["d2_holds"]
             assert s["d2"] >= s["eps"] and s["d1"] >= s["eps"]
 
@@ -111,7 +113,7 @@ def test_resume_runs_only_new_tasks(tiny, tmp_path, monkeypatch):
     first = rb.run(_options(tmp_path), TINY)
     ran = []
     real = rb.noise_worker
-    monkeypatch.setattr(rb, "noise_worker",
+    monkeypatch.setattr(rb_tasks, "noise_worker",
                         lambda task: ran.append(task) or real(task))
     more = dataclasses.replace(TINY, seeds=(0, 1, 2))
     again = rb.run(_options(tmp_path, resume=True), more)
@@ -138,7 +140,7 @@ def _check_top(res, out, radii):
 
 def test_kernel_path(tmp_path, monkeypatch):
     # The top panels with tiny synthetic data in place of USPS / MNIST.
-    monkeypatch.setattr(rb, "_load_kernel_dataset", _blobs)
+    monkeypatch.setattr(rb_tasks, "_load_kernel_dataset", _blobs)
     config = dataclasses.replace(TINY, seeds=(0,), radii=(0.0, 0.2),
                                  kernel_datasets={"usps": 60, "mnist": None})
     res = rb.run(_options(tmp_path), config)
@@ -160,7 +162,7 @@ def test_unloadable_data_set_is_reported(tmp_path, monkeypatch):
     def missing(name):
         raise OSError(f"no {name} here")
 
-    monkeypatch.setattr(rb, "_load_kernel_dataset", missing)
+    monkeypatch.setattr(rb_tasks, "_load_kernel_dataset", missing)
     config = dataclasses.replace(TINY, seeds=(0,),
                                  kernel_datasets={"usps": 50})
     res = rb.run(_options(tmp_path), config)

@@ -7,7 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from perceptrons.experiments import reproduce_higher_order as rh
+from perceptrons.experiments import higher_order as rh
+from perceptrons.experiments.higher_order import estimators as rh_est
+from perceptrons.experiments.higher_order import paper as rh_paper
+from perceptrons.experiments.higher_order import tasks as rh_tasks
 from perceptrons.experiments.options import RunOptions
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -34,7 +37,7 @@ TINY = dataclasses.replace(
 
 def _lymphoma_available():
     try:
-        rh._load_lymphoma()
+        rh_tasks._load_lymphoma()
     except (OSError, ValueError):
         return False
     return True
@@ -96,8 +99,8 @@ def test_table3_rows_are_consistent(tiny):
     _, res = tiny
     grid = res["summary"]["table3"]["grid"]
     rows = res["summary"]["table3"]["rows"]
-    assert {r["algorithm"] for r in rows} == set(rh.TABLE3_ALGORITHMS)
-    assert len(rows) == 2 * len(rh.TABLE3_ALGORITHMS)  # two kernels
+    assert {r["algorithm"] for r in rows} == set(rh_paper.TABLE3_ALGORITHMS)
+    assert len(rows) == 2 * len(rh_paper.TABLE3_ALGORITHMS)  # two kernels
     for r in grid:
         assert r["n_folds_done"] == TINY.n_folds
         assert 0 <= r["test_error"] <= 1 and 0 <= r["cv_error"] <= 1
@@ -191,7 +194,7 @@ def test_other_readings_are_their_own_fits(tiny):
                                                       != yte))
     in_order = rh.make_estimator({"algorithm": "FO"}, kernel).fit(Xtr, ytr)
     assert rh.corrections(in_order) != rh.corrections(est)
-    poly = {**rh.POLY, "degree": 2}
+    poly = {**rh_paper.POLY, "degree": 2}
     raw = rh.make_estimator({"algorithm": "SO", "a": 1.0}, poly,
                             normalize=False).fit(Xtr, ytr)
     assert not raw.normalize
@@ -226,15 +229,15 @@ def test_smoothed_reading():
 
     rng = np.random.RandomState(0)
     X = rng.rand(5, 16)
-    out = rh._smoothed(X)
+    out = rh_est._smoothed(X)
     for i in range(5):
         np.testing.assert_allclose(
-            out[i], gaussian_filter(X[i].reshape(4, 4), rh.SMOOTH_SIGMA,
+            out[i], gaussian_filter(X[i].reshape(4, 4), rh_paper.SMOOTH_SIGMA,
                                     mode="constant").ravel())
     with pytest.raises(ValueError, match="not square images"):
-        rh._smoothed(rng.rand(3, 6))
+        rh_est._smoothed(rng.rand(3, 6))
     with pytest.raises(ValueError, match="unknown reading 'sorted'"):
-        rh._reading_variants(dataclasses.replace(TINY, readings=("sorted",)))
+        rh_tasks._reading_variants(dataclasses.replace(TINY, readings=("sorted",)))
 
 
 @pytest.mark.skipif(not _lymphoma_available(), reason="no Lymphoma file")
@@ -260,9 +263,9 @@ def test_resume_runs_nothing_new(tiny, monkeypatch):
     def fail(task):
         raise AssertionError(f"task run again: {task.params}")
 
-    monkeypatch.setattr(rh, "artificial_worker", fail)
-    monkeypatch.setattr(rh, "ocr_worker", fail)
-    monkeypatch.setattr(rh, "lymphoma_worker", fail)
+    monkeypatch.setattr(rh_tasks, "artificial_worker", fail)
+    monkeypatch.setattr(rh_tasks, "ocr_worker", fail)
+    monkeypatch.setattr(rh_tasks, "lymphoma_worker", fail)
     again = rh.run(RunOptions(output_dir=out, quick=True, progress=False,
                               resume=True), TINY)
     assert again["summary"]["table3"]["rows"] == res["summary"]["table3"][

@@ -4,7 +4,10 @@ import dataclasses
 
 import pytest
 
-from perceptrons.experiments import reproduce_khardon_wachman as rk
+from perceptrons.experiments import khardon_wachman as rk
+from perceptrons.experiments._svm_baselines import L1_C_GRID, L2_LAMBDA_GRID
+from perceptrons.experiments.khardon_wachman import paper as rk_paper
+from perceptrons.experiments.khardon_wachman.studies import make_studies as kw_studies
 from perceptrons.experiments.options import RunOptions
 
 TINY = dataclasses.replace(
@@ -21,7 +24,7 @@ def test_paper_tables_are_complete():
     assert rk.PAPER_TABLE6[("bupa", "last")]["τ→λ"] == (70.9, 5.9)
     assert rk.PAPER_TABLE4[("0.25", "voted")]["τ×α"] == 71.1
     # Table 2: 30 sets per noise level (ties are one column)
-    assert rk.PAPER_TABLE2[0.0][-1] == 30
+    assert rk_paper.PAPER_TABLE2[0.0][-1] == 30
 
 
 def test_tiny_run_writes_tables_and_figures_and_resumes(tmp_path,
@@ -40,8 +43,8 @@ def test_tiny_run_writes_tables_and_figures_and_resumes(tmp_path,
     assert all(r["status"] == "ok" for r in res["records"])
     # a rerun with resume computes nothing
     calls = []
-    import perceptrons.experiments.model_selection as ms
-    monkeypatch.setattr(ms, "run_cell",
+    import perceptrons.experiments.khardon_wachman.studies as ks
+    monkeypatch.setattr(ks, "run_cell",
                         lambda *a: calls.append(1) or pytest.fail("ran"))
     again = rk.run(RunOptions(output_dir=tmp_path, progress=False,
                               resume=True), TINY)
@@ -62,7 +65,7 @@ def test_svm_columns_of_table_6(tmp_path, monkeypatch):
                         dataclasses.make_dataclass("B", ["X", "y"])(X, y))
     config = dataclasses.replace(TINY, uci=("bupa",), artificial=(),
                                  table4=(), table6_artificial=())
-    studies = rk._studies(config)
+    studies = kw_studies(config)
     perceptron, svm = studies
     assert svm.name == "bupa (SVM)" and svm.folds_of == "bupa"
     assert svm.splits()["o1"][1].tolist() == \
@@ -81,12 +84,12 @@ def test_svm_columns_of_table_6(tmp_path, monkeypatch):
     assert "Perceptrons vs SVM" in md
     svm_records = [r for r in res["records"]
                    if r["task"]["dataset"] == "bupa (SVM)"]
-    assert len(svm_records) == 2 * (len(rk.L1_C_GRID)
-                                    + len(rk.L2_LAMBDA_GRID))
+    assert len(svm_records) == 2 * (len(L1_C_GRID)
+                                    + len(L2_LAMBDA_GRID))
     best, _ = search_result(svm, svm_records).best("SVM L1", "own")
     assert f"{100 * best:.1f} ±" in longest
     rows = (tmp_path / "khardon_wachman_svm.csv").read_text().splitlines()
-    assert len(rows) == 1 + len(rk.L1_C_GRID) + len(rk.L2_LAMBDA_GRID)
+    assert len(rows) == 1 + len(L1_C_GRID) + len(L2_LAMBDA_GRID)
 
 
 @pytest.mark.filterwarnings("ignore:Liblinear failed to converge")
@@ -130,7 +133,7 @@ def test_table5_adult_by_training_set_size(tmp_path, monkeypatch):
     config = dataclasses.replace(TINY, artificial=(), table4=(),
                                  table6_artificial=(), table5=(10, 100),
                                  table5_draws=3)
-    studies = rk._studies(config)
+    studies = kw_studies(config)
     assert [s.name for s in studies] == ["adult-n10", "adult-n100"]
     assert studies[0].X.max() == 1.0 and studies[0].estimator.eta == 0.4
     rk.run(RunOptions(output_dir=tmp_path, progress=False), config)
@@ -158,7 +161,7 @@ def test_table7_on_a_fixed_split_with_inner_cv(tmp_path, monkeypatch):
                                  table6_artificial=(), table7=("usps",),
                                  table7_kernel=("usps",),
                                  table3_extra=("usps",), inner=2)
-    study, kernel, search = rk._studies(config)
+    study, kernel, search = kw_studies(config)
     assert search.name == "usps (search)" and search.inner == 0
     assert search.estimator.max_iter == 100  # K&W's passes for the search
     assert "α" in [c.name for c in search.columns]
@@ -166,7 +169,7 @@ def test_table7_on_a_fixed_split_with_inner_cv(tmp_path, monkeypatch):
     assert (kernel.estimator.kernel, kernel.estimator.degree) == ("poly", 4)
     assert [c.name for c in kernel.columns] == ["Nothing", "τ"]
     assert (study.estimator.eta, study.estimator.max_iter) == (0.1, 10)
-    assert [c.name for c in study.columns] == list(rk.T7_COLS)
+    assert [c.name for c in study.columns] == list(rk_paper.T7_COLS)
     assert list(study.splits())[:2] == ["test", "test/i0"]
     rk.run(RunOptions(output_dir=tmp_path, progress=False), config)
     md = (tmp_path / "khardon_wachman.md").read_text()

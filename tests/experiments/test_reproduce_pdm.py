@@ -8,7 +8,9 @@ import pytest
 
 from perceptrons import PDM
 from perceptrons.experiments import _liblinear
-from perceptrons.experiments import reproduce_pdm as rp
+from perceptrons.experiments import pdm as rp
+from perceptrons.experiments.pdm import report as rp_report
+from perceptrons.experiments.pdm import tasks as rp_tasks
 from perceptrons.experiments.options import RunOptions
 from perceptrons.experiments.report import rows
 
@@ -41,7 +43,7 @@ def _run(out, config=TOY, **kw):
 
 def _fits(res):
     """The fit rows of a run, by algorithm, with the paper's numbers."""
-    return {r["algorithm"]: r for r in rp._view(res["records"])[1]}
+    return {r["algorithm"]: r for r in rp_report._view(res["records"])[1]}
 
 
 def _pdm_counts(est, m):
@@ -244,10 +246,10 @@ def test_deterministic(tmp_path):
 def test_resume_refits_nothing(tmp_path, monkeypatch):
     first = _run(tmp_path)
 
-    def refuse(task):
+    def refuse(task, data):
         raise AssertionError("a recorded fit ran again")
 
-    monkeypatch.setattr(rp, "fit_worker", refuse)
+    monkeypatch.setattr(rp_tasks, "fit_worker", refuse)
     again = _run(tmp_path, resume=True)
     assert again["records"][1:] == first["records"][1:]
     assert again["markdown"].split("| PDM |")[1] == \

@@ -1,13 +1,13 @@
-"""Cross-validate a list of variants on a list of data sets, through the store.
+"""Cross-validate a list of variants on a list of data sets (the demo's tasks).
 
 A configuration is a list of :class:`DatasetSpec` (how to get ``X, y``) and a
 list of :class:`Variant` (an estimator name plus parameters, K&W's τ among
 them as the estimator's ``tau``). :func:`experiment_tasks` makes one
 :func:`~.evaluation.run_fold` task per (data set, variant, fold), the same
-folds for every variant of a data set; :func:`run_experiment` runs them
-through :func:`~.store.run_tasks`, so a store keeps every fold's record and
-``resume`` skips the folds already done. :mod:`._results` summarizes and
-renders the records.
+folds for every variant of a data set; :func:`comparison_tasks` those of
+every data set, which the runner runs through the store, so ``resume``
+skips the folds already done. :mod:`._results` summarizes and renders the
+records.
 """
 
 import importlib
@@ -15,11 +15,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .evaluation import fold_tasks, run_fold
-from .store import progress_bar, run_tasks
+from .evaluation import fold_tasks
 
-__all__ = ["DatasetSpec", "Variant", "estimator_classes", "experiment_tasks",
-           "make_estimator", "run_experiment"]
+__all__ = ["DatasetSpec", "Variant", "comparison_tasks",
+           "estimator_classes", "experiment_tasks", "make_estimator"]
 
 #: Estimators that are not ours but may appear in a comparison.
 REFERENCE_ESTIMATORS = {
@@ -145,9 +144,9 @@ def experiment_tasks(name, dataset, X, y, variants, *, n_splits=10,
     return tasks
 
 
-def run_experiment(name, datasets, variants, *, n_splits=10, random_state=0,
-                   store=None, resume=False, progress=None, mapper=map):
-    """Cross-validate every variant on every data set; return the records.
+def comparison_tasks(name, datasets, variants, *, n_splits=10,
+                     random_state=0):
+    """The fold tasks of every variant on every data set.
 
     Parameters
     ----------
@@ -158,19 +157,12 @@ def run_experiment(name, datasets, variants, *, n_splits=10, random_state=0,
     n_splits : int, default=10
     random_state : int, default=0
         Seeds the folds (the same folds for every variant of a data set).
-    store : Store or None, default=None
-        Where each fold's record is appended as it finishes.
-    resume : bool, default=False
-        Skip the folds that have an "ok" record in ``store``.
-    progress : bool or None, default=None
-        Show a tqdm bar on stderr; None shows it only on a terminal.
-    mapper : callable, default=map
-        Runs :func:`~.evaluation.run_fold` over the tasks.
 
     Returns
     -------
-    list of dict
-        One record per (data set, variant, fold), in that order.
+    list of Task
+        One :func:`~.evaluation.run_fold` task per (data set, variant,
+        fold), in that order.
     """
     classes = estimator_classes()
     for v in variants:
@@ -182,9 +174,4 @@ def run_experiment(name, datasets, variants, *, n_splits=10, random_state=0,
         X, y = ds.load()
         tasks += experiment_tasks(name, ds, X, y, variants,
                                   n_splits=n_splits, random_state=random_state)
-    bar = progress_bar(len(tasks), progress, desc=name)
-    try:
-        return run_tasks(run_fold, tasks, store, resume=resume, mapper=mapper,
-                         on_record=lambda _: bar.update())
-    finally:
-        bar.close()
+    return tasks
