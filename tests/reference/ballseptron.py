@@ -375,12 +375,13 @@ class BallseptronState:
 
 
 def fit(X, y, *, radius=0.1, hypothesis="averaged", max_iter=10, kernel=None,
-        degree=3, gamma=None, coef0=1.0):
+        degree=3, gamma=None, coef0=1.0, classes=None):
     """Figure 2 (two classes) or Sec. 4 (more) for ``max_iter`` passes.
 
     The parameters are ``perceptrons.Ballseptron``'s (defaults included),
     with ``shuffle=False``; a ``kernel`` runs the brute-force dual forms
     (:func:`figure2_dual`, :func:`section4_dual` and their averages).
+    ``classes`` (as ``partial_fit``'s) when y does not show them all.
 
     Returns
     -------
@@ -388,7 +389,7 @@ def fit(X, y, *, radius=0.1, hypothesis="averaged", max_iter=10, kernel=None,
     """
     X_train = densify(X)
     y = np.asarray(y)
-    classes = np.unique(y)
+    classes = np.unique(y if classes is None else classes)
     idx = np.searchsorted(classes, y)
     binary = len(classes) == 2
     signs = np.where(idx == 1, 1.0, -1.0)
