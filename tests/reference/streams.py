@@ -18,8 +18,8 @@ from typing import NamedTuple, Optional
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["Stream", "make_stream", "storages", "seed_of", "in_order",
-           "median_norm"]
+__all__ = ["Stream", "make_stream", "margin_stream", "storages", "seed_of",
+           "in_order", "median_norm"]
 
 
 class Stream(NamedTuple):
@@ -179,3 +179,15 @@ def make_stream(seed, *, n_classes=2, n=60, d=5, values="float", int_range=2,
         idx[0] = 1 - idx[0]
     y = idx.copy() if labels is None else np.asarray(labels)[idx]
     return Stream(X, y, idx, X_test, median_norm(X))
+
+
+def margin_stream(seed, n=40, d=5, noise=0.0, sparsity=0.3):
+    """(X, y) of the margin perceptrons' tests (PDM, PFM, ROMMA): float rows
+    with exact zeros, labels ±1 from a random hyperplane with a bias, rows
+    nearer to it than 0.2 of the score gaps' standard deviation dropped (a
+    clean margin: separable when ``noise=0``), ``noise`` of the labels
+    redrawn."""
+    s = make_stream(seed, n=n, d=d, sparsity=sparsity, bias=0.3,
+                    min_margin=0.2, noise=noise, every_class=False,
+                    labels=[-1, 1])
+    return s.X, s.y
