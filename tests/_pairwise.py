@@ -122,6 +122,10 @@ def all_pairs(factors, corners=()):
 
 
 def _short(value):
+    if isinstance(value, dict):
+        return "_".join(f"{k}{_short(v)}" for k, v in value.items())
+    if isinstance(value, (tuple, list)):
+        return "_".join(_short(v) for v in value)
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     text = getattr(value, "__name__", None) or repr(value)
