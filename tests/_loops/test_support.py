@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
-from kernel_cases import KERNELS, sklearn_gram
 
 from perceptrons._loops.mercer import (
     KERNEL_LINEAR,
@@ -29,6 +28,7 @@ from perceptrons._loops.support import (
     support_scores,
 )
 from perceptrons.utils.validation import as_flat_loop_arrays
+from tests._loops.kernel_cases import KERNELS, sklearn_gram
 
 
 

@@ -14,9 +14,6 @@ bound on the safe side and require the duality gap to be small.
   Remark 1) and Theorem 3.1 (PFM).
 """
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -30,10 +27,9 @@ from perceptrons.bounds import (
     pfm_update_bound_beta,
 )
 
-from _theory_helpers import noisy_sample, separable_problems, separable_sample
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
-from pdm import extended_patterns  # noqa: E402
+from tests.reference.pdm import extended_patterns
+from tests.theory._theory_helpers import (noisy_sample, separable_problems,
+                                          separable_sample)
 
 TOL = 1e-7  # relative slack for the solver's duality gap
 
