@@ -33,6 +33,8 @@ from perceptrons._loops._common import row_sq_norms
 from perceptrons.utils.validation import as_flat_loop_arrays, as_loop_arrays
 from tests._loops.kernel_cases import KERNELS, sklearn_gram
 
+pytestmark = pytest.mark.reference
+
 
 
 @pytest.fixture(scope="module")

@@ -30,6 +30,8 @@ from perceptrons._loops.support import (
 from perceptrons.utils.validation import as_flat_loop_arrays
 from tests._loops.kernel_cases import KERNELS, sklearn_gram
 
+pytestmark = pytest.mark.reference
+
 
 
 def engine_state(X, code, degree, gamma, coef0, normalized=False,

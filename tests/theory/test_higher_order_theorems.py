@@ -187,6 +187,7 @@ def test_transformed_sequence_is_eq1():
                - hinge_losses(run.transformed, run.labels, u, 0.1).sum()) > 0.05
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("seed", range(2))
 @pytest.mark.parametrize("form", ["implicit", "primal"])
 @pytest.mark.parametrize("c_ho", [0.0, 0.4])
@@ -252,6 +253,7 @@ def test_so_theorem1_for_any_gamma_unit_u_and_scale(seed, n, d, flip, a, scale,
     assert _leq(run.n_mistakes, _so_bound(run, u, gamma))
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("seed", range(2))
 @pytest.mark.parametrize("a", [0.5, 2.0])
 def test_so_estimator_makes_the_oracles_mistakes(seed, a):

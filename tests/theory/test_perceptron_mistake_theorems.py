@@ -258,6 +258,7 @@ def test_novikoff_with_threshold_via_augment(seed, n, d, gamma_frac, offset_frac
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("sparse_input", [False, True], ids=["dense", "csr"])
 def test_package_perceptron_matches_reference_and_obeys_bounds(sparse_input):
     """perceptrons.Perceptron's n_mistakes_ equals the reference count and
