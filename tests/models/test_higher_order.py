@@ -4,7 +4,9 @@ Every form (primal, implicit primal, dual with the linear and the RBF kernel)
 must make the oracle's mistakes, trial for trial in count, the same matrix
 updates, and the same predictions, with weights and margins equal to
 rounding; on dense and CSR, float and integer data, two and three classes,
-one and three epochs, in file order and shuffled.
+one and three epochs, in file order and shuffled. The oracles are
+``higher_order.fit`` and ``second_order.fit`` of ``tests/reference``; the
+form grids are all pairs plus corners (``tests/_pairwise.py``).
 """
 
 import numpy as np

@@ -5,12 +5,15 @@ STYLE habits 11-12 (lightning's ``KernelPRank(kernel="linear")`` ≡ ``PRank``):
 * with ``kernel="linear"`` the dual estimator is ``Perceptron``: the same
   online mistakes and updates, predictions and decision values (up to the
   order of summation), for every final hypothesis, multiclass rule and
-  margin/λ/α-bound setting, on dense and CSR input, with ``fit`` and with
-  ``partial_fit`` (support vectors carried across calls);
-* with "poly" and "rbf" kernels it matches :func:`dual_reference`, K&W
+  margin/λ/α-bound setting (every pair of them, ``tests/_pairwise.py``),
+  on dense and CSR input, with ``fit`` and with ``partial_fit`` (support
+  vectors carried across calls);
+* with the "linear", "poly" and "rbf" kernels it matches
+  ``khardon_wachman.fit(..., kernel=...)`` (``tests/reference``), K&W
   Figure 2 in dual form written as a plain loop over an explicit Gram
-  matrix from scikit-learn, which also stores every hypothesis so that the
-  voted prediction is checked against a brute-force vote;
+  matrix, which also stores every hypothesis so that the voted prediction
+  is checked against a brute-force vote: the same mistakes and updates per
+  epoch, decision values, predictions, ``dual_coef_`` and ``intercept_``;
 * the Gram-row cache changes nothing (bit for bit) whatever its size.
 """
 
