@@ -16,7 +16,6 @@ import os
 import signal
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,10 +29,9 @@ from perceptrons.datasets import dump_svmlight
 from perceptrons.distributed import ParameterMixing
 from perceptrons.persistence import model_state
 
-_TESTS = Path(__file__).resolve().parent
-sys.path[:0] = [str(_TESTS / "reference"), str(_TESTS / "theory")]
-from _theory_helpers import separable_problems  # noqa: E402
-from parameter_mixing import parameter_mixing  # noqa: E402
+from tests.reference import parameter_mixing
+from tests.reference.streams import make_stream
+from tests.theory._theory_helpers import separable_problems
 
 MIXABLE = [
     Perceptron(random_state=1),
@@ -89,13 +87,12 @@ def test_one_shard_is_fit_bit_for_bit(est, n_classes, storage):
 def _integer_shards(n_shards, seed):
     # Small integers, η = 1 and integral thresholds: Figure 2's arithmetic
     # is exact, so both sides see the same signs.
-    rng = np.random.default_rng(seed)
-    X = rng.integers(-2, 3, size=(60 * n_shards, 5)).astype(float)
-    u = rng.integers(-2, 3, size=5)
-    y = np.where(X @ u + rng.integers(-3, 4, size=X.shape[0]) > 0, 1, -1)
-    return X, y
+    s = make_stream(seed, n=60 * n_shards, d=5, values="integer", noise=0.2,
+                    every_class=False, labels=[-1, 1])
+    return s.X, s.y
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("mixing", ["uniform", "mistakes"])
 @pytest.mark.parametrize("hypothesis", ["last", "averaged"])
 @pytest.mark.parametrize("n_shards,extras", [
@@ -103,21 +100,24 @@ def _integer_shards(n_shards, seed):
     (2, {"alpha_bound": 1})])
 def test_shards_follow_algorithm_2(mixing, hypothesis, n_shards, extras):
     X, y = _integer_shards(n_shards, seed=n_shards)
-    params = dict(eta=1.0, theta_init=3.0, threshold_step=2.0, **extras)
-    cut = np.array_split(np.arange(X.shape[0]), n_shards)
-    history = parameter_mixing([(X[c], y[c]) for c in cut], 3,
-                               mixing=mixing, **params)
-    for epoch, ref in enumerate(history, 1):
-        est = Perceptron(hypothesis=hypothesis, shuffle=False,
-                         max_iter=epoch, **params)
+    params = dict(eta=1.0, theta_init=3.0, threshold_step=2.0,
+                  hypothesis=hypothesis, **extras)
+    ref = parameter_mixing.fit(X, y, n_shards=n_shards, mixing=mixing,
+                               max_iter=3, **params)
+    for epoch in range(1, 4):
+        est = Perceptron(shuffle=False, max_iter=epoch, **params)
         ipm = ParameterMixing(est, n_shards=n_shards, mixing=mixing).fit(X, y)
-        assert_array_equal(ipm.updates_per_shard_[-1], ref["updates"])
-        assert_array_equal(ipm.mistakes_per_shard_[-1], ref["mistakes"])
-        assert_allclose(ipm.mixing_weights_[-1], ref["mu"], rtol=1e-15)
-        w, theta = ((ref["w_avg"], ref["theta_avg"])
-                    if hypothesis == "averaged" else (ref["w"], ref["theta"]))
-        assert_allclose(ipm.coef_[0], w, rtol=1e-12, atol=1e-12)
-        assert_allclose(ipm.intercept_[0], -theta, rtol=1e-12, atol=1e-12)
+        assert_array_equal(ipm.updates_per_shard_,
+                           ref.updates_per_shard[:epoch])
+        assert_array_equal(ipm.mistakes_per_shard_,
+                           ref.mistakes_per_shard[:epoch])
+        assert_allclose(ipm.mixing_weights_, ref.mixing_weights[:epoch],
+                        rtol=1e-15)
+        assert_allclose(ipm.coef_[0], ref.coef_per_epoch[epoch - 1],
+                        rtol=1e-12, atol=1e-12)
+        assert_allclose(ipm.intercept_[0], ref.intercept_per_epoch[epoch - 1],
+                        rtol=1e-12, atol=1e-12)
+    assert ref.updates_per_shard.sum() > 0
 
 
 def test_shards_as_lists_and_as_one_array_agree():

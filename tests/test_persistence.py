@@ -64,6 +64,17 @@ def assert_state_equal(a, b, where="state"):
         assert a == b, where
 
 
+def _internal(obj, name, *value):
+    """The one access of this module to private state by name: read
+    ``obj.name``, or set it to ``value[0]`` (the declared ``_model_state``
+    of a class, the raw ``_weights`` of a voted Perceptron, attributes that
+    are not part of the model)."""
+    if value:
+        setattr(obj, name, value[0])
+        return value[0]
+    return getattr(obj, name)
+
+
 def _state(est):
     """An estimator's attributes in name order (files keep declared order)."""
     return dict(sorted(vars(est).items()))
@@ -173,9 +184,9 @@ def test_string_labels_unfitted_and_randomstate(tmp_path):
 def test_shared_arrays_stored_once(tmp_path):
     X, y = _data(2)
     clf = Perceptron(hypothesis="voted", max_iter=2, random_state=0).fit(X, y)
-    clf.coef_ = clf._weights  # two declared attributes, one array
+    clf.coef_ = _internal(clf, "_weights")  # two declared attributes, one array
     loaded = _roundtrip(clf, tmp_path)
-    assert loaded.coef_ is loaded._weights
+    assert loaded.coef_ is _internal(loaded, "_weights")
     header = read_header(tmp_path / "model.npz")
     assert header["attributes"]["coef_"] == header["attributes"]["_weights"]
 
@@ -183,12 +194,13 @@ def test_shared_arrays_stored_once(tmp_path):
 def test_only_the_declared_state_is_saved(tmp_path):
     X, y = _data(2)
     clf = Perceptron(max_iter=2, random_state=0).fit(X, y)
-    clf._scratch = np.zeros(X.shape[0])  # not part of the model
+    _internal(clf, "_scratch", np.zeros(X.shape[0]))  # not part of the model
     save_model(clf, tmp_path / "m.npz")
     header = read_header(tmp_path / "m.npz")
     assert "_scratch" not in header["attributes"]
     assert list(header["attributes"]) == [
-        name for name in Perceptron._model_state if name in vars(clf)]
+        name for name in _internal(Perceptron, "_model_state")
+        if name in vars(clf)]
 
 
 def test_header_contents(tmp_path):
@@ -228,7 +240,7 @@ def test_save_rejects_unsupported_attribute(tmp_path):
         save_model(clf, tmp_path / "m.npz")
 
     clf = Perceptron(max_iter=2).fit(X, y)
-    clf._theta = {"a": [1, (2.0, object())]}
+    _internal(clf, "_theta", {"a": [1, (2.0, object())]})
     with pytest.raises(TypeError, match="_theta"):
         save_model(clf, tmp_path / "m.npz")
 

@@ -12,7 +12,6 @@ import pytest
 from numba import njit
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
-from kernel_cases import KERNELS, sklearn_gram
 from sklearn.metrics.pairwise import polynomial_kernel
 
 from perceptrons._loops.mercer import (
@@ -32,6 +31,9 @@ from perceptrons._loops.mercer import (
 )
 from perceptrons._loops._common import row_sq_norms
 from perceptrons.utils.validation import as_flat_loop_arrays, as_loop_arrays
+from tests._loops.kernel_cases import KERNELS, sklearn_gram
+
+pytestmark = pytest.mark.reference
 
 
 

@@ -1,5 +1,9 @@
 """The support set, kernel-row cache and BLAS blocks of ``perceptrons._loops.support``.
 
+The ``reference`` tests (rows against scikit-learn's Gram matrices) also run
+with the JIT off; the bit-for-bit invariance tests on wide rows would take
+minutes there and run compiled only.
+
 The rows the engine hands a dual loop must be the kernel (or its normalised
 form) against the support held, whatever path gives them (cache, block,
 row by row, CSR); dense input gives a pair the same bits on every path and
@@ -10,7 +14,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
-from kernel_cases import KERNELS, sklearn_gram
 
 from perceptrons._loops.mercer import (
     KERNEL_LINEAR,
@@ -29,6 +32,7 @@ from perceptrons._loops.support import (
     support_scores,
 )
 from perceptrons.utils.validation import as_flat_loop_arrays
+from tests._loops.kernel_cases import KERNELS, sklearn_gram
 
 
 
@@ -100,6 +104,7 @@ def rows_with_zeros():
     return X
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("name, code, degree, gamma, coef0", KERNELS)
 @pytest.mark.parametrize("normalized", [False, True])
 @pytest.mark.parametrize("storage", ["dense", "csr"])
@@ -186,6 +191,7 @@ def test_every_dense_path_gives_a_pair_the_same_bits(name, code, degree,
                     rtol=1e-11, atol=1e-13)
 
 
+@pytest.mark.reference
 def test_normalised_rows_of_a_zero_row_are_zero(rows_with_zeros):
     state = engine_state(rows_with_zeros, KERNEL_LINEAR, 1, 1.0, 0.0,
                          normalized=True, support=[5, 3])
@@ -218,6 +224,7 @@ def _block_values(X, code, degree, gamma, coef0, support, n_support, filled,
     return out
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("name, code, degree, gamma, coef0", KERNELS)
 def test_kernel_block_values_are_the_kernel(name, code, degree, gamma, coef0):
     """A block holds k(x_i, x_support[p]) for the slots past each row's cache."""

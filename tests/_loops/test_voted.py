@@ -17,6 +17,8 @@ from perceptrons._loops.voted import (
     voted_prototype_decision,
 )
 
+pytestmark = pytest.mark.reference
+
 
 def _random_csr(rng, n, d, density, int32=True):
     X = sp.random(n, d, density=density, random_state=rng,

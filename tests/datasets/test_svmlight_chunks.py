@@ -79,6 +79,7 @@ def located(err, offset, line):
 
 
 # ------------------------------------------------------------------ corpus
+@pytest.mark.reference
 @pytest.mark.parametrize("name", sorted(p.name for p in CORPUS.glob("*.svm")))
 def test_corpus_files(name):
     buf = (CORPUS / name).read_bytes()
@@ -138,6 +139,7 @@ ACCEPTED = [
 ]
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("buf", ACCEPTED)
 def test_accepted_edge_cases(buf):
     ref = sklearn_parse(buf)
@@ -197,6 +199,7 @@ MALFORMED = [
 ]
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("bad, fragment", MALFORMED)
 @pytest.mark.parametrize("newline", [b"\n", b"\r\n"])
 def test_malformed_line_is_located(bad, fragment, newline):
@@ -260,6 +263,7 @@ def test_buffer_types(kind):
     assert_same(parse_svmlight_chunk(arg), sklearn_parse(buf))
 
 
+@pytest.mark.reference
 def test_chunks_equal_the_whole():
     rng = np.random.default_rng(1)
     buf = _random_file(rng, 300)
@@ -300,6 +304,7 @@ def test_loop_resumes_after_each_status():
 
 
 # -------------------------------------------------------------- numbers
+@pytest.mark.reference
 def test_fast_path_is_exact_on_many_decimals():
     """Many plain decimals (most on the fast path) against ``float``."""
     rng = np.random.default_rng(3)
@@ -429,6 +434,7 @@ def _assert_chunked(pieces, ref):
     assert_same(whole, ref)
 
 
+@pytest.mark.reference
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), weird=st.booleans())
@@ -442,6 +448,7 @@ def test_fuzz_random_files(seed, weird):
 FLOATS = st.floats(allow_nan=False, allow_infinity=False, width=64)
 
 
+@pytest.mark.reference
 @settings(max_examples=150, deadline=None)
 @given(values=st.lists(FLOATS, min_size=1, max_size=20),
        fmt=st.sampled_from(["{!r}", "{:.17g}", "{:.3e}", "{:.6g}", "{:.0f}",
@@ -457,6 +464,7 @@ def test_fuzz_float_formats(values, fmt):
 TOKEN_BYTES = b"0123456789 .:+-eE#\t\r\n\x0b\x00qid_nafxI"
 
 
+@pytest.mark.reference
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from([b"1 2:3 4:5\n", b"-1 qid:2 7:0.25\n",
                                  b"1e3 10:1.5e-3\n", b"# c\n", b"\n"]),

@@ -153,8 +153,7 @@ def test_cross_validate_mapper_and_progress():
 def test_cross_validate_kernel_perceptron_if_available():
     import perceptrons
 
-    if "KernelPerceptron" not in perceptrons.__all__:
-        pytest.skip("KernelPerceptron not exported yet")
+    assert "KernelPerceptron" in perceptrons.__all__
     X, y = _blobs(n=60)
     res = cross_validate(perceptrons.KernelPerceptron(max_iter=2,
                                                       random_state=0),

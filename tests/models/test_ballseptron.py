@@ -25,9 +25,6 @@ Equivalences: ``Ballseptron(radius=0)`` is the Rosenblatt member of
 
 import doctest
 import pickle
-import sys
-import zlib
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -38,20 +35,19 @@ import perceptrons.models.ballseptron as ballseptron_module
 from perceptrons import Ballseptron, Perceptron
 from perceptrons._loops.ballseptron import ballseptron_epoch
 from perceptrons.utils.validation import as_loop_arrays
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
-from ballseptron import (  # noqa: E402
-    figure2,
-    figure2_averaged,
-    section4,
-    section4_averaged,
-)
+from tests._pairwise import all_pairs, parametrize
+from tests.reference import ballseptron as reference
+from tests.reference.ballseptron import figure2
+from tests.reference.streams import make_stream as _make_stream
+from tests.reference.streams import seed_of as _seed
 
 RTOL = 1e-10
 
 
-def _seed(*parts):
-    return zlib.crc32(repr(parts).encode())
+def _internal(est, name):
+    """The one access of this module to an estimator's private state (the
+    raw last iterate ``_weights`` of the averaged hypothesis)."""
+    return getattr(est, name)
 
 
 def make_stream(n_classes, seed, integer=False):
@@ -60,42 +56,24 @@ def make_stream(n_classes, seed, integer=False):
     Labels are not 0..K-1 (to exercise the encoding) and every class occurs.
     Returns X, y (raw labels), y as class indices, and the median row norm.
     """
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(40, 90))
-    d = int(rng.integers(2, 14))
-    if integer:
-        X = rng.integers(-2, 3, (n, d)).astype(np.float64)
-    else:
-        X = rng.standard_normal((n, d))
-    X[rng.random((n, d)) < 0.25] = 0.0
-    X[rng.integers(0, n)] = X[rng.integers(0, n)]
-    X[rng.choice(n, 2, replace=False)] = 0.0
-    V = rng.standard_normal((d, n_classes))
-    idx = np.argmax(X @ V, axis=1)
-    flip = rng.random(n) < 0.15
-    idx[flip] = rng.integers(0, n_classes, flip.sum())
-    idx[:n_classes] = np.arange(n_classes)
-    labels = np.array([-1, 1]) if n_classes == 2 else np.array([0, 2, 5, 7, 9])
-    scale = float(np.median(np.linalg.norm(X, axis=1)))
-    return X, labels[idx], idx, scale
+    labels = [-1, 1] if n_classes == 2 else [0, 2, 5, 7, 9][:n_classes]
+    s = _make_stream(seed, n_classes=n_classes, n=(40, 89), d=(2, 13),
+                     values="integer" if integer else "float",
+                     sparsity=0.25, zero_rows=2, duplicate=True, noise=0.15,
+                     labels=labels)
+    return s.X, s.y, s.idx, s.scale
 
 
-def run_reference(X, idx, n_classes, radius, n_epochs):
-    if n_classes == 2:
-        w, mistakes, margin = figure2(X, np.where(idx == 1, 1.0, -1.0),
-                                      radius, n_epochs)
-        return w[None, :], mistakes, margin
-    return section4(X, idx, n_classes, radius, n_epochs)
-
-
-def assert_matches_reference(est, W, mistakes, margin):
-    assert_array_equal(est.mistakes_per_epoch_, mistakes)
-    assert_array_equal(est.margin_errors_per_epoch_, margin)
-    assert est.n_mistakes_ == sum(mistakes)
-    assert est.n_margin_errors_ == sum(margin)
-    assert est.n_updates_ == sum(mistakes) + sum(margin)
-    assert_array_equal(est.updates_per_epoch_,
-                       np.add(mistakes, margin))
+def assert_matches_reference(est, ref):
+    """Counts pass by pass, weights to RTOL, against a BallseptronState."""
+    assert_array_equal(est.mistakes_per_epoch_, ref.mistakes_per_epoch)
+    assert_array_equal(est.margin_errors_per_epoch_,
+                       ref.margin_errors_per_epoch)
+    assert est.n_mistakes_ == ref.n_mistakes
+    assert est.n_margin_errors_ == ref.n_margin_errors
+    assert est.n_updates_ == ref.n_updates
+    assert_array_equal(est.updates_per_epoch_, ref.updates_per_epoch)
+    W = ref.coef
     assert est.coef_.shape == W.shape
     scale = max(1.0, float(np.max(np.abs(W))))
     assert_allclose(est.coef_, W, rtol=RTOL, atol=RTOL * scale)
@@ -103,24 +81,31 @@ def assert_matches_reference(est, W, mistakes, margin):
 
 
 # ------------------------------------------------------------ reference
-@pytest.mark.parametrize("n_classes", [2, 3, 5])
-@pytest.mark.parametrize("rel_radius", [0.0, 0.02, 0.2, 1.0])
-@pytest.mark.parametrize("seed", range(3))
+# Classes × relative radius × stream: every pair, not the 36-row product.
+GRID = all_pairs({"n_classes": [2, 3, 5], "rel_radius": [0.0, 0.02, 0.2, 1.0],
+                  "seed": [0, 1, 2]})
+
+
+@pytest.mark.reference
+@parametrize(GRID)
 def test_matches_reference_dense_and_csr(n_classes, rel_radius, seed):
     X, y, idx, scale = make_stream(n_classes, _seed(n_classes, rel_radius,
                                                     seed))
     radius = rel_radius * scale
     n_epochs = 4
-    W, mistakes, margin = run_reference(X, idx, n_classes, radius, n_epochs)
+    ref = reference.fit(X, y, radius=radius, max_iter=n_epochs,
+                        hypothesis="last")
     if rel_radius > 0:
-        assert sum(margin) > 0  # the margin-error branch is exercised
+        assert ref.n_margin_errors > 0  # the margin-error branch is exercised
     for Xs in (X, sp.csr_matrix(X)):
         est = Ballseptron(radius=radius, max_iter=n_epochs, shuffle=False,
                           hypothesis="last")
         est.fit(Xs, y)
-        assert_matches_reference(est, W, mistakes, margin)
+        assert_matches_reference(est, ref)
+        assert_array_equal(est.predict(Xs), ref.predict(X))
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("n_classes", [2, 3, 5])
 @pytest.mark.parametrize("seed", range(3))
 def test_matches_reference_with_a_radius_far_above_the_data(n_classes, seed):
@@ -134,28 +119,30 @@ def test_matches_reference_with_a_radius_far_above_the_data(n_classes, seed):
     """
     X, y, idx, scale = make_stream(n_classes, _seed("far", n_classes, seed))
     radius = 4.0 * scale
-    W, mistakes, margin = run_reference(X, idx, n_classes, radius, 1)
+    ref = reference.fit(X, y, radius=radius, max_iter=1, hypothesis="last")
+    W = ref.coef
     for Xs in (X, sp.csr_matrix(X)):
         est = Ballseptron(radius=radius, max_iter=1, shuffle=False,
                           hypothesis="last")
         est.fit(Xs, y)
-        assert_array_equal(est.mistakes_per_epoch_, mistakes)
-        assert_array_equal(est.margin_errors_per_epoch_, margin)
+        assert_array_equal(est.mistakes_per_epoch_, ref.mistakes_per_epoch)
+        assert_array_equal(est.margin_errors_per_epoch_,
+                           ref.margin_errors_per_epoch)
         assert_allclose(est.coef_, W, rtol=1e-5,
                         atol=1e-5 * max(1.0, float(np.max(np.abs(W)))))
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("n_classes", [2, 4])
 @pytest.mark.parametrize("radius", [0.0, 0.5, 1.0, 3.0])
 def test_matches_reference_on_integer_data_with_ties(n_classes, radius):
     # Integer rows: many exact ties (score 0, equal class scores).
     X, y, idx, _ = make_stream(n_classes, _seed("int", n_classes, radius),
                                integer=True)
-    W, mistakes, margin = run_reference(X, idx, n_classes, radius, 3)
+    ref = reference.fit(X, y, radius=radius, max_iter=3, hypothesis="last")
     est = Ballseptron(radius=radius, max_iter=3, shuffle=False,
                       hypothesis="last")
-    assert_matches_reference(est.fit(sp.csr_matrix(X), y), W, mistakes,
-                             margin)
+    assert_matches_reference(est.fit(sp.csr_matrix(X), y), ref)
 
 
 SCALE_EDGE_CASES = [
@@ -169,20 +156,23 @@ SCALE_EDGE_CASES = [
 ]
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("stream, labels, radius", SCALE_EDGE_CASES)
 def test_lazy_scale_edge_cases_1d(stream, labels, radius):
     X = np.asarray(stream)[:, None]
     y = np.asarray(labels, dtype=np.float64)
+    ref = reference.fit(X, y, radius=radius, max_iter=2, hypothesis="last",
+                        classes=[-1.0, 1.0])
+    assert ref.n_margin_errors > 0
     for Xs in (X, sp.csr_matrix(X)):
         est = Ballseptron(radius=radius, max_iter=2, shuffle=False,
                           hypothesis="last")
         est.partial_fit(Xs, y, classes=[-1.0, 1.0])
         est.partial_fit(Xs, y)
-        w, mistakes, margin = figure2(X, y, radius, 2)
-        assert sum(margin) > 0
-        assert_matches_reference(est, w[None, :], mistakes, margin)
+        assert_matches_reference(est, ref)
 
 
+@pytest.mark.reference
 def test_lazy_scale_extremes_reach_the_loop():
     """The three scale paths are taken and still agree with Figure 2."""
     rng = np.random.default_rng(7)
@@ -203,77 +193,68 @@ def test_lazy_scale_extremes_reach_the_loop():
 
 
 # ------------------------------------------------------------ averaged
-def run_averaged_reference(X, idx, n_classes, radius, n_epochs):
-    if n_classes == 2:
-        w_avg, _, mistakes, margin = figure2_averaged(
-            X, np.where(idx == 1, 1.0, -1.0), radius, n_epochs)
-        return w_avg[None, :], mistakes, margin
-    W_avg, _, mistakes, margin = section4_averaged(X, idx, n_classes, radius,
-                                                   n_epochs)
-    return W_avg, mistakes, margin
-
-
-def assert_same_trajectory(est, last):
-    """Averaging changes the hypothesis returned, never the online run."""
+def assert_same_trajectory(est, last, ref):
+    """Averaging changes the hypothesis returned, never the online run: the
+    counts, and the raw last iterate (private) is the reference's last w."""
     assert_array_equal(est.mistakes_per_epoch_, last.mistakes_per_epoch_)
     assert_array_equal(est.margin_errors_per_epoch_,
                        last.margin_errors_per_epoch_)
-    assert_array_equal(est._weights, last.coef_)
+    assert_array_equal(_internal(est, "_weights"), last.coef_)
+    scale = max(1.0, float(np.max(np.abs(ref.last_coef))))
+    assert_allclose(last.coef_, ref.last_coef, rtol=RTOL, atol=RTOL * scale)
 
 
-@pytest.mark.parametrize("n_classes", [2, 3, 5])
-@pytest.mark.parametrize("rel_radius", [0.0, 0.02, 0.2, 1.0])
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.reference
+@parametrize(GRID)
 def test_averaged_matches_reference_dense_and_csr(n_classes, rel_radius,
                                                   seed):
     X, y, idx, scale = make_stream(n_classes, _seed("avg", n_classes,
                                                     rel_radius, seed))
     radius = rel_radius * scale
     n_epochs = 4
-    W_avg, mistakes, margin = run_averaged_reference(X, idx, n_classes,
-                                                     radius, n_epochs)
+    ref = reference.fit(X, y, radius=radius, max_iter=n_epochs,
+                        hypothesis="averaged")
     if rel_radius > 0:
-        assert sum(margin) > 0
+        assert ref.n_margin_errors > 0
     for Xs in (X, sp.csr_matrix(X)):
         params = dict(radius=radius, max_iter=n_epochs, shuffle=False)
         est = Ballseptron(hypothesis="averaged", **params).fit(Xs, y)
-        assert_matches_reference(est, W_avg, mistakes, margin)
+        assert_matches_reference(est, ref)
         last = Ballseptron(hypothesis="last", **params).fit(Xs, y)
-        assert_same_trajectory(est, last)
+        assert_same_trajectory(est, last, ref)
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("stream, labels, radius", SCALE_EDGE_CASES)
 def test_averaged_lazy_scale_edge_cases_1d(stream, labels, radius):
     """Scale 0, multiplied out, and huge: the running sum follows."""
     X = np.asarray(stream)[:, None]
     y = np.asarray(labels, dtype=np.float64)
-    w_avg, _, mistakes, margin = figure2_averaged(X, y, radius, 2)
+    ref = reference.fit(X, y, radius=radius, max_iter=2,
+                        hypothesis="averaged", classes=[-1.0, 1.0])
     for Xs in (X, sp.csr_matrix(X)):
         est = Ballseptron(radius=radius, hypothesis="averaged")
         est.partial_fit(Xs, y, classes=[-1.0, 1.0])
         est.partial_fit(Xs, y)
-        assert_matches_reference(est, w_avg[None, :], mistakes, margin)
+        assert_matches_reference(est, ref)
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_averaged_matches_reference_on_a_long_stream(n_classes):
     """Thousands of margin errors: the binary scale drifts by many powers of
     ten within a pass (the sum is folded as it goes), and the multiclass
     running sum cancels against step × W over a long pass."""
-    rng = np.random.default_rng(_seed("long", n_classes))
-    n, d = 1500, 6
-    X = rng.standard_normal((n, d))
-    idx = np.argmax(X @ rng.standard_normal((d, n_classes)), axis=1)
-    flip = rng.random(n) < 0.1
-    idx[flip] = rng.integers(0, n_classes, flip.sum())
-    radius = float(np.median(np.linalg.norm(X, axis=1)))
-    W_avg, mistakes, margin = run_averaged_reference(X, idx, n_classes,
-                                                     radius, 2)
-    assert sum(margin) > 1000
+    X, _, idx, _, radius = _make_stream(_seed("long", n_classes),
+                                        n_classes=n_classes, n=1500, d=6,
+                                        noise=0.1, every_class=False)
+    ref = reference.fit(X, idx, radius=radius, max_iter=2,
+                        hypothesis="averaged")
+    assert ref.n_margin_errors > 1000
     for Xs in (X, sp.csr_matrix(X)):
         est = Ballseptron(radius=radius, max_iter=2, shuffle=False,
                           hypothesis="averaged").fit(Xs, idx)
-        assert_matches_reference(est, W_avg, mistakes, margin)
+        assert_matches_reference(est, ref)
 
 
 @pytest.mark.parametrize("n_classes", [2, 3, 5])

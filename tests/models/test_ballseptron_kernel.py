@@ -18,9 +18,6 @@
 """
 
 import pickle
-import sys
-import zlib
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,41 +25,28 @@ import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 
 from perceptrons import Ballseptron, KernelPerceptron
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
-from ballseptron import (  # noqa: E402
-    figure2,
-    figure2_averaged,
-    figure2_dual,
-    figure2_dual_averaged,
-    gram_matrix,
-    section4_dual,
-    section4_dual_averaged,
-)
+from tests._pairwise import all_pairs, corners_of, parametrize
+from tests.reference import ballseptron as reference
+from tests.reference.ballseptron import gram_matrix
+from tests.reference.streams import make_stream as _make_stream
+from tests.reference.streams import seed_of as _seed
 
 TOL = 1e-8
 
 
-def _seed(*parts):
-    return zlib.crc32(repr(parts).encode())
+def _internal(est, name):
+    """The one access of this module to an estimator's private state (the
+    carried norms ``_gram`` of the dual loop)."""
+    return getattr(est, name)
 
 
 def make_stream(n_classes, seed, n=None):
     """Noisy linearly labelled rows with exact zeros and one zero row."""
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(40, 80)) if n is None else n
-    d = int(rng.integers(2, 10))
-    X = rng.standard_normal((n, d))
-    X[rng.random((n, d)) < 0.25] = 0.0
-    X[rng.integers(0, n)] = 0.0
-    V = rng.standard_normal((d, n_classes))
-    idx = np.argmax(X @ V, axis=1)
-    flip = rng.random(n) < 0.15
-    idx[flip] = rng.integers(0, n_classes, flip.sum())
-    idx[:n_classes] = np.arange(n_classes)
-    labels = np.array([-1, 1]) if n_classes == 2 else np.array([0, 3, 8])
-    scale = float(np.median(np.linalg.norm(X, axis=1)))
-    return X, labels[idx], idx, scale
+    labels = [-1, 1] if n_classes == 2 else [0, 3, 8][:n_classes]
+    s = _make_stream(seed, n_classes=n_classes,
+                     n=(40, 79) if n is None else n, d=(2, 9),
+                     sparsity=0.25, zero_rows=1, noise=0.15, labels=labels)
+    return s.X, s.y, s.idx, s.scale
 
 
 def assert_close_scores(a, b):
@@ -71,11 +55,12 @@ def assert_close_scores(a, b):
 
 
 # ---------------------------------------------------------- linear = primal
-@pytest.mark.parametrize("hypothesis", ["last", "averaged"])
-@pytest.mark.parametrize("n_classes", [2, 3])
-@pytest.mark.parametrize("rel_radius", [0.0, 0.05, 0.3, 1.0])
-@pytest.mark.parametrize("sparse", [False, True])
-def test_linear_kernel_equals_primal(n_classes, rel_radius, sparse,
+LINEAR_FACTORS = {"rel_radius": [0.0, 0.05, 0.3, 1.0], "n_classes": [2, 3],
+                  "sparse": [False, True], "hypothesis": ["last", "averaged"]}
+
+
+@parametrize(all_pairs(LINEAR_FACTORS, corners_of(LINEAR_FACTORS)))
+def test_linear_kernel_equals_primal(rel_radius, n_classes, sparse,
                                      hypothesis):
     X, y, _, scale = make_stream(n_classes, _seed("lin", n_classes,
                                                   rel_radius))
@@ -106,88 +91,70 @@ KERNEL_PARAMS = [
 ]
 
 
-def _fits_matching_reference(X, y, A, mistakes, margin, **params):
-    """Fit on dense and CSR X, in order; check the counts of every pass and
-    the decision values ``K(X, X) A``. Returns (Xs, est, expected) for
-    each."""
-    kernel_params = {k: params[k] for k in ("degree", "gamma", "coef0")
-                     if k in params}
-    expected = gram_matrix(X, X, params["kernel"], **kernel_params) @ A.T
-    if A.shape[0] == 1:
-        expected = expected[:, 0]
+def _fits_matching_reference(X, y, ref, **params):
+    """Fit on dense and CSR X, in order; check the counts of every pass, the
+    decision values and the predictions of the reference state. Returns
+    the estimators."""
+    expected = ref.decision_function(X)
     out = []
     for Xs in (X, sp.csr_matrix(X)):
         est = Ballseptron(shuffle=False, **params).fit(Xs, y)
-        assert_array_equal(est.mistakes_per_epoch_, mistakes)
-        assert_array_equal(est.margin_errors_per_epoch_, margin)
+        assert_array_equal(est.mistakes_per_epoch_, ref.mistakes_per_epoch)
+        assert_array_equal(est.margin_errors_per_epoch_,
+                           ref.margin_errors_per_epoch)
+        assert est.n_updates_ == ref.n_updates
         assert_close_scores(est.decision_function(Xs), expected)
-        out.append((Xs, est, expected))
+        assert_array_equal(est.predict(Xs), ref.predict(X))
+        out.append(est)
     return out
 
 
+def _kernel_case(tag, kernel, params, n_classes, rel_radius):
+    """Rows of norm about 1, and a radius relative to the feature-space
+    norms of the rows."""
+    X, y, idx, _ = make_stream(n_classes, _seed(tag, kernel, n_classes,
+                                                rel_radius))
+    X = X / np.sqrt(X.shape[1])
+    diag = np.diag(gram_matrix(X[:5], X[:5], kernel, **params))
+    return X, y, rel_radius * float(np.sqrt(np.median(diag)))
+
+
+@pytest.mark.reference
 @pytest.mark.parametrize("kernel, params", KERNEL_PARAMS)
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("rel_radius", [0.0, 0.2, 1.0])
 def test_kernels_match_brute_force_dual_reference(kernel, params, n_classes,
                                                   rel_radius):
-    X, y, idx, _ = make_stream(n_classes, _seed("ker", kernel, n_classes,
-                                                rel_radius))
-    X = X / np.sqrt(X.shape[1])  # rows of norm about 1
-    # Radii relative to the feature-space norms of the rows.
-    diag = np.diag(gram_matrix(X[:5], X[:5], kernel, **params))
-    radius = rel_radius * float(np.sqrt(np.median(diag)))
-    n_epochs = 3
-    if n_classes == 2:
-        a, mistakes, margin = figure2_dual(
-            X, np.where(idx == 1, 1.0, -1.0), radius, kernel, n_epochs,
-            **params)
-        A = a[None, :]
-    else:
-        A, mistakes, margin = section4_dual(X, idx, n_classes, radius,
-                                            kernel, n_epochs, **params)
+    X, y, radius = _kernel_case("ker", kernel, params, n_classes, rel_radius)
+    ref = reference.fit(X, y, radius=radius, max_iter=3, hypothesis="last",
+                        kernel=kernel, **params)
+    A = ref.dual_coef
     if rel_radius > 0:
-        assert sum(margin) > 0
-    fits = _fits_matching_reference(X, y, A, mistakes, margin, kernel=kernel,
-                                    radius=radius, max_iter=n_epochs,
-                                    hypothesis="last", **params)
-    for Xs, est, expected in fits:
-        if n_classes == 2:
-            pred = np.where(expected > 0, 1, -1)
-        else:
-            pred = np.array([0, 3, 8])[np.argmax(expected, axis=1)]
-        assert_array_equal(est.predict(Xs), pred)
+        assert ref.n_margin_errors > 0
+    for est in _fits_matching_reference(X, y, ref, kernel=kernel,
+                                        radius=radius, max_iter=3,
+                                        hypothesis="last", **params):
         # dual_coef_ is A on the rows with a non-zero coefficient.
         keep = np.flatnonzero(np.any(A != 0.0, axis=0))
         assert_array_equal(est.support_, keep)
         assert_close_scores(est.dual_coef_, A[:, keep])
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("kernel, params", KERNEL_PARAMS)
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("rel_radius", [0.0, 0.2, 1.0])
 def test_averaged_kernels_match_brute_force_dual_reference(
         kernel, params, n_classes, rel_radius):
-    X, y, idx, _ = make_stream(n_classes, _seed("kavg", kernel, n_classes,
-                                                rel_radius))
-    X = X / np.sqrt(X.shape[1])
-    diag = np.diag(gram_matrix(X[:5], X[:5], kernel, **params))
-    radius = rel_radius * float(np.sqrt(np.median(diag)))
-    n_epochs = 3
-    if n_classes == 2:
-        a_avg, a, mistakes, margin = figure2_dual_averaged(
-            X, np.where(idx == 1, 1.0, -1.0), radius, kernel, n_epochs,
-            **params)
-        A_avg, A = a_avg[None, :], a[None, :]
-    else:
-        A_avg, A, mistakes, margin = section4_dual_averaged(
-            X, idx, n_classes, radius, kernel, n_epochs, **params)
+    X, y, radius = _kernel_case("kavg", kernel, params, n_classes, rel_radius)
+    ref = reference.fit(X, y, radius=radius, max_iter=3,
+                        hypothesis="averaged", kernel=kernel, **params)
+    A_avg, A = ref.dual_coef, ref.last_dual_coef
     if rel_radius > 0:
-        assert sum(margin) > 0
-    fits = _fits_matching_reference(X, y, A_avg, mistakes, margin,
-                                    kernel=kernel, radius=radius,
-                                    max_iter=n_epochs, hypothesis="averaged",
-                                    **params)
-    for _, est, _ in fits:
+        assert ref.n_margin_errors > 0
+    for est in _fits_matching_reference(X, y, ref, kernel=kernel,
+                                        radius=radius, max_iter=3,
+                                        hypothesis="averaged", **params):
         # The support: every row in the average (or still in w).
         keep = np.flatnonzero(np.any((A_avg != 0.0) | (A != 0.0), axis=0))
         assert_array_equal(est.support_, keep)
@@ -268,7 +235,7 @@ def test_single_row_partial_fit_stream(n_classes):
     K = gram_matrix(online.support_vectors_, online.support_vectors_,
                     "poly", degree=2, gamma=0.5, coef0=1.0)
     exact = online.dual_coef_ @ K @ online.dual_coef_.T
-    assert_allclose(online._gram, exact, rtol=1e-9, atol=1e-9)
+    assert_allclose(_internal(online, "_gram"), exact, rtol=1e-9, atol=1e-9)
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
@@ -330,6 +297,7 @@ def test_blas_blocks_cache_and_storage(n_classes, kernel):
     assert_array_equal(ball.dual_coef_, perceptron.dual_coef_)
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("stream, labels, radius", [
     # ‖w‖ = r exactly: the shrink factor is 0 (scale 0 path).
     ([2.0, 1.0, 1.0, 3.0, 0.5], [1, 1, 1, 1, 1], 2.0),
@@ -342,17 +310,20 @@ def test_blas_blocks_cache_and_storage(n_classes, kernel):
 def test_lazy_scale_edge_cases_1d(stream, labels, radius):
     X = np.asarray(stream)[:, None]
     y = np.asarray(labels, dtype=np.float64)
-    w, mistakes, margin = figure2(X, y, radius, 2)
-    assert sum(margin) > 0
-    w_avg = figure2_averaged(X, y, radius, 2)[0]
-    for Xs in (X, sp.csr_matrix(X)):
-        for hypothesis, expected in (("last", w), ("averaged", w_avg)):
+    for hypothesis in ("last", "averaged"):
+        ref = reference.fit(X, y, radius=radius, max_iter=2,
+                            hypothesis=hypothesis, classes=[-1.0, 1.0])
+        assert ref.n_margin_errors > 0
+        expected = ref.coef[0]
+        for Xs in (X, sp.csr_matrix(X)):
             est = Ballseptron(kernel="linear", radius=radius, max_iter=2,
                               shuffle=False, hypothesis=hypothesis)
             est.partial_fit(Xs, y, classes=[-1.0, 1.0])
             est.partial_fit(Xs, y)
-            assert_array_equal(est.mistakes_per_epoch_, mistakes)
-            assert_array_equal(est.margin_errors_per_epoch_, margin)
+            assert_array_equal(est.mistakes_per_epoch_,
+                               ref.mistakes_per_epoch)
+            assert_array_equal(est.margin_errors_per_epoch_,
+                               ref.margin_errors_per_epoch)
             assert_allclose(est.coef_[0], expected, rtol=1e-8,
                             atol=1e-8 * max(1.0, np.max(np.abs(expected))))
 
@@ -375,6 +346,7 @@ def test_attributes_pickle_and_parameters():
         Ballseptron(kernel="poly", degree=200, gamma=10.0).fit(X * 1e3, y)
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("radius", [0.3, 1.0])
 def test_near_parallel_prototypes(radius):
     """Classes 1 and 2 differ by a small feature, class 0 is opposite.
@@ -392,16 +364,20 @@ def test_near_parallel_prototypes(radius):
     X[:, 0] = np.where(idx == 0, -1.0, 1.0)
     X[:, 1:] = 0.01 * rng.standard_normal((n, 2))
     X[:, 1] += np.where(idx == 1, 0.3, np.where(idx == 2, -0.3, 0.0))
-    A, mistakes, margin = section4_dual(X, idx, 3, radius, "linear", 3)
+    ref = reference.fit(X, idx, radius=radius, max_iter=3, hypothesis="last",
+                        kernel="linear")
     primal = Ballseptron(radius=radius, max_iter=3, shuffle=False,
                          hypothesis="last").fit(X, idx)
     for Xs in (X, sp.csr_matrix(X)):
         dual = Ballseptron(kernel="linear", radius=radius, max_iter=3,
                            shuffle=False, hypothesis="last").fit(Xs, idx)
-        assert_array_equal(dual.mistakes_per_epoch_, mistakes)
-        assert_array_equal(dual.margin_errors_per_epoch_, margin)
-        assert_array_equal(primal.margin_errors_per_epoch_, margin)
-        assert_close_scores(dual.decision_function(Xs), X @ (A @ X).T)
+        assert_array_equal(dual.mistakes_per_epoch_, ref.mistakes_per_epoch)
+        assert_array_equal(dual.margin_errors_per_epoch_,
+                           ref.margin_errors_per_epoch)
+        assert_array_equal(primal.margin_errors_per_epoch_,
+                           ref.margin_errors_per_epoch)
+        assert_close_scores(dual.decision_function(Xs),
+                            X @ (ref.dual_coef @ X).T)
 
 
 def test_refit_with_another_form_drops_stale_attributes():

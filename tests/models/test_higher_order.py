@@ -4,11 +4,10 @@ Every form (primal, implicit primal, dual with the linear and the RBF kernel)
 must make the oracle's mistakes, trial for trial in count, the same matrix
 updates, and the same predictions, with weights and margins equal to
 rounding; on dense and CSR, float and integer data, two and three classes,
-one and three epochs, in file order and shuffled.
+one and three epochs, in file order and shuffled. The oracles are
+``higher_order.fit`` and ``second_order.fit`` of ``tests/reference``; the
+form grids are all pairs plus corners (``tests/_pairwise.py``).
 """
-
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,61 +16,51 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from perceptrons import HigherOrderPerceptron, Perceptron, SecondOrderPerceptron
 from perceptrons.utils.random import epoch_orders
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
-from higher_order import (  # noqa: E402
-    higher_order_kernel_reference,
-    higher_order_reference,
-    ovr_reference,
-)
-from second_order import (  # noqa: E402
-    second_order_kernel_reference,
-    second_order_reference,
-)
+from tests._pairwise import all_pairs, corners_of, parametrize
+from tests.reference import higher_order, second_order
+from tests.reference.streams import make_stream
 
 
 def stream(seed, n_classes=2, n=70, d=6, integer=False, flip=0.1):
     """Noisy linearly labelled rows (no zero row), labels 0..n_classes-1."""
-    rng = np.random.default_rng(seed)
-    while True:
-        X = (rng.integers(-20, 21, size=(n, d)).astype(float) if integer
-             else rng.standard_normal((n, d)) * rng.uniform(0.5, 3.0, d))
-        if np.all(np.any(X != 0, axis=1)):
-            break
-    scores = X @ rng.standard_normal((d, n_classes))
-    y = (np.argmax(scores, axis=1) if n_classes > 2
-         else (scores[:, 0] > 0).astype(int))
-    noisy = rng.random(n) < flip
-    y[noisy] = rng.integers(0, n_classes, noisy.sum())
-    return X, y
+    s = make_stream(seed, n_classes=n_classes, n=n, d=d,
+                    values="integer" if integer else "float", int_range=20,
+                    feature_scale=None if integer else (0.5, 3.0),
+                    nonzero_rows=True, noise=flip, every_class=False)
+    return s.X, s.y
 
 
-CASES = [
-    pytest.param(dict(seed=s, n_classes=k, integer=i), id=f"s{s}-k{k}-int{i}")
-    for s, k, i in [(0, 2, False), (1, 3, False), (2, 2, True), (3, 3, True)]
-]
+CASES = [dict(seed=s, n_classes=k, integer=i)
+         for s, k, i in [(0, 2, False), (1, 3, False), (2, 2, True),
+                         (3, 3, True)]]
 
 
 def _orders(est, n):
     return list(epoch_orders(est.random_state, n, est.max_iter, est.shuffle))
 
 
-def _check_against(est, ref, X, X_test, rtol=1e-8, atol=1e-10):
+def _check_against(est, ref, X_test, rtol=1e-8, atol=1e-10):
+    """The estimator's public attributes equal the reference state's (an
+    ``OvRResult`` fitted with ``X_test``)."""
     assert est.n_mistakes_ == ref.n_mistakes
     assert est.n_matrix_updates_ == ref.n_matrix_updates
-    per_epoch = np.sum([r.mistakes_per_epoch for r in ref.problems], axis=0)
-    assert_array_equal(est.mistakes_per_epoch_, per_epoch)
+    assert_array_equal(est.mistakes_per_epoch_, ref.mistakes_per_epoch)
     assert_array_equal(est.n_mistakes_per_problem_,
-                       [r.n_mistakes for r in ref.problems])
-    assert_array_equal(est.predict(X_test), ref.predict(X_test))
-    assert_allclose(est.decision_function(X_test),
-                    ref.decision_function(X_test), rtol=rtol, atol=atol)
+                       ref.n_mistakes_per_problem)
+    scores = ref.test_scores
+    assert_allclose(est.decision_function(X_test).reshape(scores.shape),
+                    scores, rtol=rtol, atol=atol)
+    if ref.kernel is None:
+        assert_array_equal(est.predict(X_test), ref.predict(X_test))
 
 
-@pytest.mark.parametrize("case", CASES)
-@pytest.mark.parametrize("form", ["primal", "implicit", "dual"])
-@pytest.mark.parametrize("sparse_variant", [False, True])
-@pytest.mark.parametrize("csr", [False, True])
+# Stream × form × sparse variant × storage: every pair (48 in the product).
+HO_FACTORS = {"case": CASES, "form": ["primal", "implicit", "dual"],
+              "sparse_variant": [False, True], "csr": [False, True]}
+
+
+@pytest.mark.reference
+@parametrize(all_pairs(HO_FACTORS, corners_of(HO_FACTORS, by="case")))
 def test_higher_order_forms_match_figure1(case, form, sparse_variant, csr):
     X, y = stream(**case)
     X_test, _ = stream(case["seed"] + 100, case["n_classes"])
@@ -82,14 +71,15 @@ def test_higher_order_forms_match_figure1(case, form, sparse_variant, csr):
                                 kernel=kernel, max_iter=max_iter,
                                 shuffle=bool(case["seed"] % 2),
                                 random_state=case["seed"]).fit(Xf, y)
-    ref = ovr_reference(higher_order_reference, X, y, _orders(est, len(y)),
-                        c=0.6, sparse=sparse_variant)
-    _check_against(est, ref, X, X_test)
+    # The dual form with the linear kernel is the primal algorithm.
+    ref = higher_order.fit(X, y, c=0.6, sparse=sparse_variant,
+                           orders=_orders(est, len(y)), X_test=X_test)
+    _check_against(est, ref, X_test)
     # The dual form with the linear kernel exposes the same w as coef_.
-    assert_allclose(est.coef_, [r.w for r in ref.problems], rtol=1e-8,
-                    atol=1e-10)
+    assert_allclose(est.coef_, ref.coef, rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("p", [3.0, 4.0, 7.0])
 @pytest.mark.parametrize("csr", [False, True])
 def test_implicit_p_norm_matches_figure1(p, csr):
@@ -98,13 +88,12 @@ def test_implicit_p_norm_matches_figure1(p, csr):
     est = HigherOrderPerceptron(p=p, c=0.4, max_iter=2, shuffle=False).fit(
         sp.csr_matrix(X) if csr else X, y)
     assert est.form_ == "implicit"
-    ref = ovr_reference(higher_order_reference, X, y, _orders(est, len(y)),
-                        p=p, c=0.4)
-    _check_against(est, ref, X, X_test)
-    assert_allclose(est.coef_, [r.w for r in ref.problems], rtol=1e-8,
-                    atol=1e-12)
+    ref = higher_order.fit(X, y, p=p, c=0.4, max_iter=2, X_test=X_test)
+    _check_against(est, ref, X_test)
+    assert_allclose(est.coef_, ref.coef, rtol=1e-8, atol=1e-12)
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("kernel, params", [("rbf", dict(gamma=0.3)),
                                             ("poly", dict(degree=2,
                                                           coef0=1.0))])
@@ -115,21 +104,9 @@ def test_dual_kernel_matches_figure1_in_feature_space(kernel, params,
     X_test, _ = stream(107, n_classes, n=20, d=4)
     est = HigherOrderPerceptron(c=0.4, kernel=kernel, max_iter=2,
                                 shuffle=False, **params).fit(X, y)
-    orders = _orders(est, len(y))
-    results, scores = [], []
-    positives = est.classes_[1:] if n_classes == 2 else est.classes_
-    for cl in positives:
-        r, s = higher_order_kernel_reference(
-            X, np.where(y == cl, 1.0, -1.0), orders, kernel=kernel,
-            X_test=X_test, c=0.4, **params)
-        results.append(r)
-        scores.append(s)
-    assert est.n_mistakes_ == sum(r.n_mistakes for r in results)
-    assert_array_equal(est.n_mistakes_per_problem_,
-                       [r.n_mistakes for r in results])
-    scores = np.column_stack(scores)
-    assert_allclose(est.decision_function(X_test).reshape(scores.shape),
-                    scores, rtol=1e-6, atol=1e-8)
+    ref = higher_order.fit(X, y, c=0.4, kernel=kernel, max_iter=2,
+                           X_test=X_test, **params)
+    _check_against(est, ref, X_test, rtol=1e-6, atol=1e-8)
 
 
 def test_first_order_is_the_packages_perceptron_on_unit_rows():
@@ -166,10 +143,12 @@ def test_partial_fit_continues_the_run():
 
 
 # --------------------------------------------------------------- second order
-@pytest.mark.parametrize("case", CASES)
-@pytest.mark.parametrize("form", ["primal", "dual"])
-@pytest.mark.parametrize("csr", [False, True])
-@pytest.mark.parametrize("normalize", [False, True])
+SO_FACTORS = {"case": CASES, "form": ["primal", "dual"], "csr": [False, True],
+              "normalize": [False, True]}
+
+
+@pytest.mark.reference
+@parametrize(all_pairs(SO_FACTORS, corners_of(SO_FACTORS, by="case")))
 def test_second_order_forms_match_the_explicit_inverse(case, form, csr,
                                                        normalize):
     X, y = stream(**case)
@@ -181,33 +160,26 @@ def test_second_order_forms_match_the_explicit_inverse(case, form, csr,
                                 shuffle=bool(case["seed"] % 2),
                                 random_state=case["seed"]).fit(
         sp.csr_matrix(X) if csr else X, y)
-    ref = ovr_reference(second_order_reference, X, y, _orders(est, len(y)),
-                        a=0.7, normalize=normalize)
+    ref = second_order.fit(X, y, a=0.7, normalize=normalize,
+                           orders=_orders(est, len(y)), X_test=X_test)
     # (aI + K)⁻¹ of unnormalised integer rows (entries ~10³) is the least
     # well conditioned path: margins agree to ~1e-7 relative there.
-    _check_against(est, ref, X, X_test,
-                   *((1e-8, 1e-10) if form == "primal" else (1e-6, 1e-8)))
+    tol = (1e-8, 1e-10) if form == "primal" else (1e-6, 1e-8)
+    _check_against(est, ref, X_test, *tol)
+    # w = A⁻¹v (the primal form and the linear kernel).
+    assert_allclose(est.coef_, ref.coef, rtol=tol[0] * 100, atol=tol[1])
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_second_order_rbf_matches_in_feature_space(n_classes):
     X, y = stream(17, n_classes, n=50, d=4)
     X_test, _ = stream(117, n_classes, n=20, d=4)
     est = SecondOrderPerceptron(a=0.5, kernel="rbf", gamma=0.4, max_iter=2,
                                 shuffle=False).fit(X, y)
-    orders = _orders(est, len(y))
-    positives = est.classes_[1:] if n_classes == 2 else est.classes_
-    results, scores = [], []
-    for cl in positives:
-        r, s = second_order_kernel_reference(
-            X, np.where(y == cl, 1.0, -1.0), orders, kernel="rbf", gamma=0.4,
-            X_test=X_test, a=0.5)
-        results.append(r)
-        scores.append(s)
-    assert est.n_mistakes_ == sum(r.n_mistakes for r in results)
-    scores = np.column_stack(scores)
-    assert_allclose(est.decision_function(X_test).reshape(scores.shape),
-                    scores, rtol=1e-6, atol=1e-8)
+    ref = second_order.fit(X, y, a=0.5, kernel="rbf", gamma=0.4, max_iter=2,
+                           X_test=X_test)
+    _check_against(est, ref, X_test, rtol=1e-6, atol=1e-8)
 
 
 # ------------------------------------------------------------------ bad input

@@ -5,12 +5,15 @@ STYLE habits 11-12 (lightning's ``KernelPRank(kernel="linear")`` ≡ ``PRank``):
 * with ``kernel="linear"`` the dual estimator is ``Perceptron``: the same
   online mistakes and updates, predictions and decision values (up to the
   order of summation), for every final hypothesis, multiclass rule and
-  margin/λ/α-bound setting, on dense and CSR input, with ``fit`` and with
-  ``partial_fit`` (support vectors carried across calls);
-* with "poly" and "rbf" kernels it matches :func:`dual_reference`, K&W
+  margin/λ/α-bound setting (every pair of them, ``tests/_pairwise.py``),
+  on dense and CSR input, with ``fit`` and with ``partial_fit`` (support
+  vectors carried across calls);
+* with the "linear", "poly" and "rbf" kernels it matches
+  ``khardon_wachman.fit(..., kernel=...)`` (``tests/reference``), K&W
   Figure 2 in dual form written as a plain loop over an explicit Gram
-  matrix from scikit-learn, which also stores every hypothesis so that the
-  voted prediction is checked against a brute-force vote;
+  matrix, which also stores every hypothesis so that the voted prediction
+  is checked against a brute-force vote: the same mistakes and updates per
+  epoch, decision values, predictions, ``dual_coef_`` and ``intercept_``;
 * the Gram-row cache changes nothing (bit for bit) whatever its size.
 """
 
@@ -21,10 +24,13 @@ import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
-from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
+from sklearn.metrics.pairwise import polynomial_kernel
 from sklearn.utils._param_validation import InvalidParameterError
 
 from perceptrons import KernelPerceptron, Perceptron
+from tests._pairwise import all_pairs, corners_of, parametrize
+from tests.reference import khardon_wachman
+from tests.reference.streams import make_stream
 
 HYPOTHESES = ["last", "longest", "voted", "averaged"]
 MULTICLASS = ["ovr", "prototype"]
@@ -32,23 +38,16 @@ MULTICLASS = ["ovr", "prototype"]
 
 # ----------------------------------------------------------------- data
 def make_data(n_classes, seed, n=60, d=5, exact=False, zero_row=True):
-    """(X, y, X_test): noisy blobs with an all-zero row and a duplicate."""
-    rng = np.random.default_rng(seed)
-    if exact:
-        X = rng.integers(-2, 3, (n, d)).astype(np.float64)
-        X_test = rng.integers(-2, 3, (20, d)).astype(np.float64)
-    else:
-        X = rng.standard_normal((n, d))
-        X[rng.random((n, d)) < 0.25] = 0.0
-        X_test = rng.standard_normal((20, d))
-    if zero_row:
-        X[3] = 0.0
-    X[9] = X[4]
-    V = rng.standard_normal((d, n_classes))
-    y = np.argmax(X @ V + 0.3 * rng.standard_normal((n, n_classes)), axis=1)
-    y[:n_classes] = np.arange(n_classes)
-    labels = np.array([-1, 1]) if n_classes == 2 else np.array([0, 3, 7])
-    return X, labels[y], X_test
+    """(X, y, X_test): noisy linear classes with an all-zero row (unless
+    ``zero_row=False``) and a duplicate."""
+    s = make_stream(seed, n_classes=n_classes, n=n, d=d,
+                    values="integer" if exact else "float",
+                    sparsity=0.0 if exact else 0.25,
+                    zero_rows=1 if zero_row else 0, nonzero_rows=not zero_row,
+                    duplicate=True, noise=0.1,
+                    labels=[-1, 1] if n_classes == 2 else [0, 3, 7],
+                    n_test=20)
+    return s.X, s.y, s.X_test
 
 
 SETTINGS = {
@@ -81,13 +80,16 @@ def assert_same_model(dual, primal, X_test, scale):
 
 
 # ------------------------------------------------- linear kernel ≡ primal
-@pytest.mark.parametrize("storage", ["dense", "csr"])
-@pytest.mark.parametrize("setting", list(SETTINGS))
-@pytest.mark.parametrize("multiclass", MULTICLASS)
-@pytest.mark.parametrize("hypothesis", HYPOTHESES)
-@pytest.mark.parametrize("n_classes", [2, 3])
-def test_linear_kernel_is_perceptron(n_classes, hypothesis, multiclass,
-                                     setting, storage):
+# Hypothesis × setting × multiclass × classes × storage: every pair (the
+# product has 128 rows), all-off and all-on.
+LINEAR_FACTORS = {"hypothesis": HYPOTHESES, "setting": list(SETTINGS),
+                  "multiclass": MULTICLASS, "n_classes": [2, 3],
+                  "storage": ["dense", "csr"]}
+
+
+@parametrize(all_pairs(LINEAR_FACTORS, corners_of(LINEAR_FACTORS)))
+def test_linear_kernel_is_perceptron(hypothesis, setting, multiclass,
+                                     n_classes, storage):
     X, y, X_test = make_data(n_classes, seed=n_classes)
     if storage == "csr":
         X, X_test = sp.csr_matrix(X), sp.csr_matrix(X_test)
@@ -125,12 +127,13 @@ def test_linear_kernel_shuffled_is_perceptron(hypothesis, multiclass):
     assert_same_model(dual, primal, X_test, scale=dual.theta_init_)
 
 
-@pytest.mark.parametrize("storage", ["dense", "csr"])
-@pytest.mark.parametrize("multiclass", MULTICLASS)
-@pytest.mark.parametrize("hypothesis", HYPOTHESES)
-@pytest.mark.parametrize("n_classes", [2, 3])
-def test_linear_kernel_partial_fit_is_perceptron(n_classes, hypothesis,
-                                                 multiclass, storage):
+PARTIAL_FACTORS = {"hypothesis": HYPOTHESES, "multiclass": MULTICLASS,
+                   "n_classes": [2, 3], "storage": ["dense", "csr"]}
+
+
+@parametrize(all_pairs(PARTIAL_FACTORS, corners_of(PARTIAL_FACTORS)))
+def test_linear_kernel_partial_fit_is_perceptron(hypothesis, multiclass,
+                                                 n_classes, storage):
     """Support vectors and coefficients of earlier calls carry over."""
     X, y, X_test = make_data(n_classes, seed=20 + n_classes, n=90)
     if storage == "csr":
@@ -157,155 +160,48 @@ def test_linear_kernel_partial_fit_is_perceptron(n_classes, hypothesis,
 
 
 # ------------------------------------------------- brute-force dual reference
-def dual_reference(K, targets, n_classes, *, eta, theta_init, C, margin,
-                   lam, alpha_bound, hypothesis, multiclass, epochs):
-    """K&W Figure 2 in dual form over an explicit Gram matrix ``K``.
-
-    Plain Python, one example at a time; every hypothesis (coefficients,
-    θ, vote) is stored. Conventions of ``Perceptron``: θ ← θ - η y C, τ
-    absolute, ties are mistakes, the vote includes the initial hypothesis,
-    "averaged" is the mean over all steps of the state after each step.
-
-    Returns
-    -------
-    dict with n_mistakes, n_updates, and ``score(K_test)``, a function of
-    the (n_test, n) kernel block giving the decision values.
-    """
-    n = K.shape[0]
-    prototype = multiclass == "prototype"
-    P = n_classes if (prototype or n_classes > 2) else 1
-    G = 1 if prototype else P  # independent counters
-    c = np.zeros((P, n))
-    theta = np.full(P, float(theta_init))
-    alpha = np.zeros((G, n), dtype=int)
-    # hypotheses[g] = list of [coef rows, theta rows, vote]
-    rows_of = [list(range(P))] if prototype else [[k] for k in range(P)]
-    hyps = [[[c[r].copy(), theta[r].copy(), 0]] for r in rows_of]
-    tally = [0] * G
-    best = [0] * G
-    ls = [(c[r].copy(), theta[r].copy()) for r in rows_of]
-    c_sum = np.zeros_like(c)
-    theta_sum = np.zeros_like(theta)
-    mistakes = updates = steps = 0
-    for _ in range(epochs):
-        for i in range(n):
-            t = targets[i]
-            scores = [sum(c[k, j] * K[j, i] for j in range(n)) - theta[k]
-                      for k in range(P)]
-            if P == 1:
-                if (1 if t == 1 else -1) * scores[0] <= 0:
-                    mistakes += 1
-            elif any(scores[r] >= scores[t] for r in range(P) if r != t):
-                mistakes += 1
-            for g in range(G):
-                if prototype:
-                    other = max((r for r in range(P) if r != t),
-                                key=lambda r: (scores[r], -r))
-                    s = scores[t] - scores[other]
-                    if lam and alpha[g, i]:
-                        s += lam * K[i, i]
-                    update = s <= margin
-                else:
-                    y = 1.0 if (t == 1 if P == 1 else t == g) else -1.0
-                    s = scores[g]
-                    if lam and alpha[g, i]:
-                        s += y * lam * K[i, i]
-                    update = y * s <= margin
-                if update:
-                    if alpha_bound is None or alpha[g, i] < alpha_bound:
-                        if prototype:
-                            c[t, i] += eta
-                            c[other, i] -= eta
-                            theta[t] -= eta * C
-                            theta[other] += eta * C
-                        else:
-                            c[g, i] += eta * y
-                            theta[g] -= eta * y * C
-                        alpha[g, i] += 1
-                        updates += 1
-                        tally[g] = 0
-                        r = rows_of[g]
-                        hyps[g].append([c[r].copy(), theta[r].copy(), 0])
-                else:
-                    hyps[g][-1][2] += 1
-                    tally[g] += 1
-                    if tally[g] > best[g]:
-                        best[g] = tally[g]
-                        r = rows_of[g]
-                        ls[g] = (c[r].copy(), theta[r].copy())
-            c_sum += c
-            theta_sum += theta
-            steps += 1
-
-    def score(K_test):
-        if hypothesis == "voted":
-            out = np.zeros((K_test.shape[0], P))
-            for g in range(G):
-                for coef, th, vote in hyps[g]:
-                    raw = K_test @ coef.T - th
-                    if prototype:
-                        for m, row in enumerate(raw):
-                            out[m, int(np.argmax(row))] += vote
-                    else:
-                        out[:, g] += vote * np.sign(raw[:, 0])
-        else:
-            if hypothesis == "last":
-                coef, th = c, theta
-            elif hypothesis == "averaged":
-                coef, th = c_sum / steps, theta_sum / steps
-            else:
-                coef = np.vstack([ls[g][0] for g in range(G)])
-                th = np.concatenate([ls[g][1] for g in range(G)])
-            out = K_test @ coef.T - th
-        if prototype and P == 2:
-            return out[:, 1] - out[:, 0]
-        return out[:, 0] if P == 1 else out
-
-    return {"n_mistakes": mistakes, "n_updates": updates, "score": score}
+# Kernel × classes × hypothesis × multiclass × setting: every pair (the
+# product has 96 rows), all-off and all-on for each kernel.
+DUAL_FACTORS = {"kernel": ["linear", "poly", "rbf"], "n_classes": [2, 3],
+                "hypothesis": HYPOTHESES, "multiclass": MULTICLASS,
+                "setting": ["plain", "all"]}
 
 
-def kernel_matrix(kernel, A, B, gamma):
-    if kernel == "poly":
-        return polynomial_kernel(A, B, degree=3, gamma=gamma, coef0=1.0)
-    return rbf_kernel(A, B, gamma=gamma)
-
-
-@pytest.mark.parametrize("setting", ["plain", "all"])
-@pytest.mark.parametrize("multiclass", MULTICLASS)
-@pytest.mark.parametrize("hypothesis", HYPOTHESES)
-@pytest.mark.parametrize("n_classes", [2, 3])
-@pytest.mark.parametrize("kernel", ["poly", "rbf"])
+@pytest.mark.reference
+@parametrize(all_pairs(DUAL_FACTORS, corners_of(DUAL_FACTORS, by="kernel")))
 def test_matches_dual_reference(kernel, n_classes, hypothesis, multiclass,
                                 setting):
+    """K&W Figure 2 in dual form over an explicit Gram matrix
+    (``khardon_wachman.fit`` with a kernel), which stores every hypothesis,
+    so that the voted prediction is a brute-force vote."""
     # No zero row here: its kernel values are all coef0^degree (or 1), so
     # class scores can tie exactly in exact arithmetic, and the summation
     # order then decides the tie differently in the reference.
     X, y, X_test = make_data(n_classes, seed=40 + n_classes, n=36, d=4,
                              zero_row=False)
-    gamma = 0.5
-    est = KernelPerceptron(kernel=kernel, gamma=gamma, hypothesis=hypothesis,
-                           multiclass=multiclass, max_iter=4, shuffle=False,
-                           **SETTINGS[setting]).fit(X, y)
-    K = kernel_matrix(kernel, X, X, gamma)
-    ref = dual_reference(
-        K, np.searchsorted(est.classes_, y), n_classes,
-        eta=est.eta, theta_init=est.theta_init_, C=est.threshold_step_,
-        margin=est.margin, lam=est.lam, alpha_bound=est.alpha_bound,
-        hypothesis=hypothesis, multiclass=multiclass, epochs=4)
-    assert_allclose(est.theta_init_, np.mean(np.diag(K)), rtol=1e-12)
-    assert est.n_mistakes_ == ref["n_mistakes"]
-    assert est.n_updates_ == ref["n_updates"]
-    expected = ref["score"](kernel_matrix(kernel, X_test, X, gamma))
+    params = dict(kernel=kernel, gamma=0.5, hypothesis=hypothesis,
+                  multiclass=multiclass, max_iter=4, **SETTINGS[setting])
+    est = KernelPerceptron(shuffle=False, **params).fit(X, y)
+    ref = khardon_wachman.fit(X, y, **params)
+    assert_allclose(est.theta_init_, ref.theta_init, rtol=1e-12)
+    assert est.n_mistakes_ == ref.n_mistakes
+    assert est.n_updates_ == ref.n_updates
+    assert_array_equal(est.mistakes_per_epoch_, ref.mistakes_per_epoch)
+    assert_array_equal(est.updates_per_epoch_, ref.updates_per_epoch)
+    expected = ref.decision_function(X_test)
     got = est.decision_function(X_test)
     if hypothesis == "voted":
         assert_array_equal(got, expected)  # vote totals are integers
     else:
         assert_allclose(got, expected, rtol=1e-9, atol=1e-9)
-    if n_classes == 2:
-        pred = np.where(expected > 0, est.classes_[1], est.classes_[0])
-    else:
-        pred = est.classes_[np.argmax(expected, axis=1)]
-    assert_array_equal(est.predict(X_test), pred)
+        # The final hypothesis itself: its coefficients by support vector
+        # (and none elsewhere), and its thresholds.
+        assert_allclose(est.dual_coef_, ref.dual_coef[:, est.support_],
+                        rtol=1e-9, atol=1e-12)
+        assert not np.delete(ref.dual_coef, est.support_, axis=1).any()
+        assert_allclose(est.intercept_, ref.intercept, rtol=1e-9,
+                        atol=1e-12)
+    assert_array_equal(est.predict(X_test), ref.predict(X_test))
 
 
 @pytest.mark.parametrize("kernel", ["poly", "rbf"])

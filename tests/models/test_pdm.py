@@ -10,9 +10,7 @@ are compared to ``RTOL``; a decision within that rounding of its threshold
 would make them diverge, which random float data does not produce.
 """
 
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,143 +21,115 @@ from sklearn.exceptions import ConvergenceWarning
 from perceptrons import PDM, PFM
 from perceptrons._loops.margin import RULE_PDM, RULE_PFM, n_multiple_updates
 from perceptrons.models.margin import epsilon_schedule
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
-from pdm import directional_margin, extended_patterns, run_reference  # noqa: E402
+from tests.reference import pdm as reference
+from tests.reference.pdm import directional_margin, extended_patterns
+from tests.reference.streams import make_stream as _make_stream
+from tests.reference.streams import margin_stream as make_stream
 
 RTOL = 1e-9
 
 
-# ----------------------------------------------------------------- data
-def make_stream(seed, n=40, d=5, noise=0.0, sparsity=0.3):
-    """Float data with exact zeros, labels from a random hyperplane with bias.
-
-    ``noise`` of the labels are flipped (the data is then inseparable).
-    """
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d))
-    X[rng.random((n, d)) < sparsity] = 0.0
-    u = rng.standard_normal(d)
-    scores = X @ u + 0.3
-    y = np.where(scores > 0, 1, -1)
-    keep = np.abs(scores) > 0.2 * np.abs(scores).std()
-    X, y = X[keep], y[keep]
-    flip = rng.random(y.shape[0]) < noise
-    y[flip] = -y[flip]
-    if np.unique(y).shape[0] < 2:
-        y[0] = -y[0]
-    return X, y
+def _internal(est, name):
+    """The one access of this module to an estimator's private state (the
+    running scalars ``_scalars``: ‖a‖² in column 1)."""
+    return getattr(est, name)
 
 
 def _fmt(X, sparse):
     return sp.csr_matrix(X) if sparse else X
 
 
-# (name, estimator factory, reference kwargs, data kwargs)
+# name: (estimator, its parameters, data kwargs)
 CASES = {
-    "pdm-plain": (
-        lambda **kw: PDM(store_dual=True, extension=None, epsilon=0.2, **kw),
-        dict(rule="pdm", schedule=[0.2]), dict()),
-    "pdm-plain-ext": (
-        lambda **kw: PDM(store_dual=True, epsilon=0.1, extension=0.7, augmentation=2.0, **kw),
-        dict(rule="pdm", schedule=[0.1], rho=2.0, delta=0.7),
-        dict(noise=0.15)),
-    "pdm-succ": (
-        lambda **kw: PDM(store_dual=True, epsilon=0.05, successive=3.0, extension=1.0, **kw),
-        dict(rule="pdm", schedule=epsilon_schedule(0.05, 3.0), delta=1.0),
-        dict(noise=0.1)),
-    "pfm-plain": (
-        lambda **kw: PFM(store_dual=True, extension=None, beta=0.05, **kw),
-        dict(rule="pfm", schedule=[0.05]), dict()),
-    "pfm-ext": (
-        lambda **kw: PFM(store_dual=True, beta=0.05, extension=1.0, augmentation=0.5, **kw),
-        dict(rule="pfm", schedule=[0.05], rho=0.5, delta=1.0),
-        dict(noise=0.2)),
+    "pdm-plain": (PDM, dict(extension=None, epsilon=0.2), dict()),
+    "pdm-plain-ext": (PDM, dict(epsilon=0.1, extension=0.7, augmentation=2.0),
+                      dict(noise=0.15)),
+    "pdm-succ": (PDM, dict(epsilon=0.05, successive=3.0, extension=1.0),
+                 dict(noise=0.1)),
+    "pfm-plain": (PFM, dict(extension=None, beta=0.05), dict()),
+    "pfm-ext": (PFM, dict(beta=0.05, extension=1.0, augmentation=0.5),
+                dict(noise=0.2)),
 }
 
 
-def _reference(X, y, ref_kwargs, max_epochs, active, multiple, first_plain):
-    return run_reference(X, y, max_epochs=max_epochs, active_sets=active,
-                         multiple=multiple, first_epoch_plain=first_plain,
-                         **ref_kwargs)
-
-
-def _check_agrees(est, ref, X, y, ref_kwargs):
-    rho = ref_kwargs.get("rho", 1.0)
-    assert_array_equal(est.dual_coef_[0], (y * ref["counts"])[est.support_])
-    assert_array_equal(est.support_, np.flatnonzero(ref["counts"]))
-    assert est.n_updates_ == ref["t"]
-    assert est.n_mistakes_ == ref["mistakes"]
-    assert est.n_iter_ == ref["epochs"]
-    assert bool(est.converged_[0]) == ref["converged"]
-    scale = max(1.0, float(np.abs(ref["a"]).max()))
-    assert_allclose(est.coef_[0], ref["w"], rtol=RTOL, atol=RTOL * scale)
-    assert_allclose(est.intercept_[0], rho * ref["b"], rtol=RTOL,
+def _check_agrees(est, ref):
+    """The estimator's public attributes equal the reference state's."""
+    assert_array_equal(est.support_, np.flatnonzero(ref.counts[0]))
+    assert_array_equal(est.dual_coef_[0], ref.dual_coef[0][est.support_])
+    assert est.n_updates_ == ref.n_updates
+    assert est.n_mistakes_ == ref.n_mistakes
+    assert est.n_iter_ == ref.n_iter
+    assert_array_equal(est.converged_, ref.converged)
+    scale = max(1.0, float(np.abs(ref.a[0]).max()))
+    assert_allclose(est.coef_, ref.coef, rtol=RTOL, atol=RTOL * scale)
+    assert_allclose(est.intercept_, ref.intercept, rtol=RTOL,
                     atol=RTOL * scale)
-    assert_allclose(est.directional_margin_[0], directional_margin(ref["a"], ref["Y"]),
+    assert_allclose(est.directional_margin_, ref.directional_margin,
                     rtol=1e-8, atol=1e-12)
+    assert_allclose(est.margin_bound_, ref.margin_bound, rtol=1e-8)
 
 
+def _fit(cls, params, X, y, sparse, **kw):
+    est = cls(store_dual=True, shuffle=False, **params, **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return est.fit(_fmt(X, sparse), y)
+
+
+@pytest.mark.reference
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 @pytest.mark.parametrize("case", sorted(CASES))
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_plain_matches_reference(case, seed, sparse):
-    factory, ref_kwargs, data_kwargs = CASES[case]
+    cls, params, data_kwargs = CASES[case]
     X, y = make_stream(seed, **data_kwargs)
-    max_epochs = 60
-    est = factory(active_sets=False, multiple_updates=False, shuffle=False,
-                  max_iter=max_epochs)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        est.fit(_fmt(X, sparse), y)
-    ref = _reference(X, y, ref_kwargs, max_epochs, False, False, False)
-    _check_agrees(est, ref, X, y, ref_kwargs)
+    options = dict(active_sets=False, multiple_updates=False, max_iter=60)
+    est = _fit(cls, params, X, y, sparse, **options)
+    _check_agrees(est, reference.fit(X, y, **params, **options))
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 @pytest.mark.parametrize("case", sorted(CASES))
 @pytest.mark.parametrize("seed", [3, 4])
 def test_active_sets_and_multiple_updates_match_reference(case, seed, sparse):
-    factory, ref_kwargs, data_kwargs = CASES[case]
+    cls, params, data_kwargs = CASES[case]
     X, y = make_stream(seed, **data_kwargs)
-    max_epochs = 8
-    est = factory(shuffle=False, max_iter=max_epochs)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        est.fit(_fmt(X, sparse), y)
-    first_plain = isinstance(est, PDM) and est.successive is None
-    ref = _reference(X, y, ref_kwargs, max_epochs, True, True, first_plain)
-    _check_agrees(est, ref, X, y, ref_kwargs)
-    assert est.n_active_passes_ == ref["active_passes"]
+    est = _fit(cls, params, X, y, sparse, max_iter=8)
+    ref = reference.fit(X, y, **params, max_iter=8)
+    _check_agrees(est, ref)
+    assert est.n_active_passes_ == ref.n_active_passes
 
 
+@pytest.mark.reference
 def test_multiclass_is_one_vs_rest_of_binary_runs():
-    rng = np.random.default_rng(5)
-    X = rng.standard_normal((45, 4))
-    y = np.argmax(X @ rng.standard_normal((4, 3)), axis=1) * 10 + 7
-    est = PDM(store_dual=True, epsilon=0.1, extension=1.0, shuffle=False, active_sets=False,
-              multiple_updates=False, max_iter=30)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        est.fit(X, y)
+    X, y, _, _, _ = _make_stream(5, n_classes=3, n=45, d=4,
+                                 labels=[7, 17, 27])
+    params = dict(epsilon=0.1, extension=1.0, active_sets=False,
+                  multiple_updates=False, max_iter=30)
+    est = _fit(PDM, params, X, y, sparse=False)
+    ref = reference.fit(X, y, **params)
     assert est.coef_.shape == (3, 4)
-    for k, label in enumerate(est.classes_):
-        labels = np.where(y == label, 1, -1)
-        ref = run_reference(X, labels, "pdm", [0.1], delta=1.0,
-                            max_epochs=30)
-        assert est.n_updates_per_problem_[k] == ref["t"]
-        assert_allclose(est.coef_[k], ref["w"], rtol=RTOL, atol=1e-9)
-        assert_array_equal(est.dual_coef_[k], (labels * ref["counts"])[est.support_])
+    assert_array_equal(est.classes_, ref.classes)
+    assert_array_equal(est.n_updates_per_problem_, ref.n_updates_per_problem)
+    assert_array_equal(est.n_iter_per_problem_, ref.n_iter_per_problem)
+    assert_allclose(est.coef_, ref.coef, rtol=RTOL, atol=1e-9)
+    assert_allclose(est.intercept_, ref.intercept, rtol=RTOL, atol=1e-9)
+    assert_array_equal(est.dual_coef_, ref.dual_coef[:, est.support_])
+    assert not np.delete(ref.dual_coef, est.support_, axis=1).any()
     assert est.n_updates_ == est.n_updates_per_problem_.sum()
     assert est.predict(X).shape == (45,)
 
 
+@pytest.mark.reference
 def test_partial_fit_is_one_plain_pass():
     X, y = make_stream(6, noise=0.1)
     est = PDM(store_dual=True, epsilon=0.3, extension=1.0)
     est.partial_fit(X, y, classes=[-1, 1])
-    ref = run_reference(X, y, "pdm", [0.3], delta=1.0, max_epochs=1)
-    _check_agrees(est, {**ref, "converged": ref["t"] == 0}, X, y, {})
+    ref = reference.fit(X, y, epsilon=0.3, extension=1.0, active_sets=False,
+                        multiple_updates=False, max_iter=1)
+    assert ref.n_updates > 0 and not ref.converged[0]
+    _check_agrees(est, ref)
     # a second call: fresh extension coordinates, earlier ones kept in ‖a‖
     est.partial_fit(X, y)
     assert est.n_iter_ == 2
@@ -188,7 +158,7 @@ def test_running_norm_does_not_drift():
     counts = np.abs(est.dual_coef_[0])
     w, b = est.coef_[0], est.intercept_[0]
     exact = w @ w + b * b + 0.25 * counts @ counts
-    assert_allclose(est._scalars[0, 1], exact, rtol=1e-10)
+    assert_allclose(_internal(est, "_scalars")[0, 1], exact, rtol=1e-10)
 
 
 def test_epsilon_schedule():

@@ -20,16 +20,13 @@ and the same predictions, for every combination of margin τ, λ-trick,
 * ``"rosenblatt"``: the same integer data with η = 1, θ_Init = 0, C = 0.
 
 Where scores are not exact, test points within ``TIE_TOL`` of a decision
-are left out of the prediction checks.
+are left out of the prediction checks. The grids are all-pairs covering sets
+(``tests/_pairwise.py``) plus their corners, not full products.
 
 Equivalences checked without the reference: ``partial_fit`` one pass per call
 equals ``fit``; the averaged ``coef_`` equals the mean of the iterates; the
 voted ``predict`` equals a brute-force vote over the hypotheses.
 """
-
-import sys
-import zlib
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -37,14 +34,17 @@ import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 
 from perceptrons import Perceptron
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
-from khardon_wachman import (  # noqa: E402
+from tests._pairwise import all_pairs, corners_of, parametrize
+from tests.reference import khardon_wachman
+from tests.reference.khardon_wachman import (
     KhardonWachmanReference,
     average_sq_norm,
     densify,
     first_argmax,
 )
+from tests.reference.streams import make_stream as _make_stream
+from tests.reference.streams import seed_of as _seed
+from tests.reference.streams import storages
 
 HYPOTHESES = ["last", "longest", "voted", "averaged"]
 RTOL = 1e-10
@@ -52,49 +52,23 @@ TIE_TOL = 1e-9
 
 
 # ----------------------------------------------------------------- data
-def _seed(*parts):
-    return zlib.crc32(repr(parts).encode())
-
-
-def _labels(rng, scores, noise):
-    """Argmax labels of linear scores, a fraction ``noise`` redrawn."""
-    y = np.argmax(scores, axis=1)
-    flip = rng.random(y.shape[0]) < noise
-    y[flip] = rng.integers(0, scores.shape[1], flip.sum())
-    return y
-
-
 def make_stream(setting, n_classes, seed):
     """(X_train, y_train, X_test): a small stream with zeros and duplicates.
 
     Labels are not 0..K-1 (to exercise the encoding) and every class occurs.
     Zero rows everywhere except under "kw-auto" (see module docstring).
     """
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(30, 81))
-    d = int(rng.integers(3, 13))
-    n_test = 25
-    if setting in ("kw-auto", "float"):
-        X = rng.standard_normal((n, d))
-        X[rng.random((n, d)) < 0.25] = 0.0
-        X_test = rng.standard_normal((n_test, d))
-    else:
-        X = rng.integers(-2, 3, (n, d)).astype(np.float64)
-        X[rng.random((n, d)) < 0.2] = 0.0
-        X_test = rng.integers(-2, 3, (n_test, d)).astype(np.float64)
-        X_test[-1] = 0.0  # zero test row: every output sits on -θ
-    X[rng.integers(0, n)] = X[rng.integers(0, n)]  # a duplicate row
+    labels = [-1, 1] if n_classes == 2 else [0, 2, 5, 7][:n_classes]
+    common = dict(n_classes=n_classes, n=(30, 80), d=(3, 12), duplicate=True,
+                  bias=1.0, noise=0.15, labels=labels, n_test=25)
     if setting == "kw-auto":
-        zero = ~X.any(axis=1)  # the zero-entry mask may blank a row
-        X[zero] = rng.standard_normal((zero.sum(), d))
-    else:
-        X[rng.choice(n, 2, replace=False)] = 0.0  # zero rows
-    V = rng.standard_normal((d, n_classes))
-    b = rng.standard_normal(n_classes)
-    y = _labels(rng, X @ V + b, noise=0.15)
-    y[:n_classes] = np.arange(n_classes)  # every class present
-    labels = np.array([-1, 1]) if n_classes == 2 else np.array([0, 2, 5, 7])
-    return X, labels[y], X_test
+        s = _make_stream(seed, sparsity=0.25, nonzero_rows=True, **common)
+    elif setting == "float":
+        s = _make_stream(seed, sparsity=0.25, zero_rows=2, **common)
+    else:  # zero test row: every output sits on -θ
+        s = _make_stream(seed, values="integer", sparsity=0.2, zero_rows=2,
+                         zero_test_row=True, **common)
+    return s.X, s.y, s.X_test
 
 
 def settings(setting, X, margin_on, lam_on):
@@ -117,22 +91,20 @@ def settings(setting, X, margin_on, lam_on):
     return params
 
 
-def storages(X):
-    return [("dense", X), ("csr", sp.csr_matrix(X))]
-
-
 # ----------------------------------------------------------------- checks
 def assert_same_training(est, ref, scale):
-    assert est.n_mistakes_ == ref.n_mistakes_
-    assert est.n_updates_ == ref.n_updates_
-    assert_array_equal(est.mistakes_per_epoch_, ref.mistakes_per_epoch_)
-    assert_array_equal(est.updates_per_epoch_, ref.updates_per_epoch_)
-    assert est.t_ == ref.t_
-    assert_allclose(est.theta_init_, ref.theta_init_, rtol=RTOL)
-    assert_allclose(est.threshold_step_, ref.threshold_step_, rtol=RTOL)
-    assert est.coef_.shape == ref.coef_.shape
-    assert_allclose(est.coef_, ref.coef_, rtol=RTOL, atol=RTOL * scale)
-    assert_allclose(est.intercept_, ref.intercept_, rtol=RTOL,
+    """The estimator's public attributes equal the reference state's."""
+    assert est.n_mistakes_ == ref.n_mistakes
+    assert est.n_updates_ == ref.n_updates
+    assert_array_equal(est.mistakes_per_epoch_, ref.mistakes_per_epoch)
+    assert_array_equal(est.updates_per_epoch_, ref.updates_per_epoch)
+    assert est.t_ == ref.t
+    assert_array_equal(est.classes_, ref.classes)
+    assert_allclose(est.theta_init_, ref.theta_init, rtol=RTOL)
+    assert_allclose(est.threshold_step_, ref.threshold_step, rtol=RTOL)
+    assert est.coef_.shape == ref.coef.shape
+    assert_allclose(est.coef_, ref.coef, rtol=RTOL, atol=RTOL * scale)
+    assert_allclose(est.intercept_, ref.intercept, rtol=RTOL,
                     atol=RTOL * scale)
 
 
@@ -169,7 +141,7 @@ CASES = [("kw-auto", 2), ("kw-auto", 3), ("float", 2), ("float", 4),
          ("exact", 2), ("exact", 4), ("rosenblatt", 2), ("rosenblatt", 3)]
 
 
-def reference_for(est, params, X, y, max_iter, snapshot_epochs=()):
+def reference_for(est, params, X, y, max_iter):
     """The reference run with the estimator's resolved θ_Init and C.
 
     "auto" is checked against the reference's own average <x, x> first,
@@ -183,22 +155,30 @@ def reference_for(est, params, X, y, max_iter, snapshot_epochs=()):
         assert_allclose(getattr(est, name + "_"), want, rtol=1e-12)
     resolved = dict(params, theta_init=est.theta_init_,
                     threshold_step=est.threshold_step_)
-    return KhardonWachmanReference(**resolved).fit(
-        X, y, max_iter=max_iter, snapshot_epochs=snapshot_epochs)
+    return khardon_wachman.fit(X, y, max_iter=max_iter, **resolved)
 
 
 def _scale(ref):
-    return 1.0 + np.abs(ref.coef_).max() + np.abs(ref.intercept_).max()
+    return 1.0 + np.abs(ref.coef).max() + np.abs(ref.intercept).max()
 
 
-@pytest.mark.parametrize("margin_on", [False, True], ids=["tau0", "tau"])
-@pytest.mark.parametrize("lam_on", [False, True], ids=["lam0", "lam"])
-@pytest.mark.parametrize("alpha_bound", [None, 1, 2])
-@pytest.mark.parametrize("hypothesis", HYPOTHESES)
-@pytest.mark.parametrize("multiclass", ["ovr", "prototype"])
-@pytest.mark.parametrize("setting,n_classes", CASES)
-def test_fit_matches_figure2(setting, n_classes, multiclass, hypothesis,
-                             alpha_bound, lam_on, margin_on):
+# The full product (setting × classes × multiclass × hypothesis × α-bound ×
+# λ × τ) has 768 rows that mostly repeat one another: every pair of values
+# of every two factors, plus all-off and all-on for each (setting, classes).
+FIGURE2_FACTORS = {
+    "case": CASES, "multiclass": ["ovr", "prototype"],
+    "hypothesis": HYPOTHESES, "alpha_bound": [None, 1, 2],
+    "lam_on": [False, True], "margin_on": [False, True],
+}
+FIGURE2_GRID = all_pairs(FIGURE2_FACTORS,
+                         corners_of(FIGURE2_FACTORS, by="case"))
+
+
+@pytest.mark.reference
+@parametrize(FIGURE2_GRID)
+def test_fit_matches_figure2(case, multiclass, hypothesis, alpha_bound,
+                             lam_on, margin_on):
+    setting, n_classes = case
     seed = _seed(setting, n_classes, multiclass, hypothesis, alpha_bound,
                  lam_on, margin_on)
     X, y, X_test = make_stream(setting, n_classes, seed)
@@ -213,24 +193,26 @@ def test_fit_matches_figure2(setting, n_classes, multiclass, hypothesis,
                 for max_iter in (1, 3)}
         key = (ests[3].theta_init_, ests[3].threshold_step_)
         if key not in refs:
-            ref3 = reference_for(ests[3], params, X, y, 3,
-                                 snapshot_epochs=(1,))
-            refs[key] = {
-                max_iter: (ref, reference_predictions(ref, X_test, exact))
-                for max_iter, ref in ((1, ref3.snapshots_[1]), (3, ref3))}
+            refs[key] = {}
+            for max_iter, est in ests.items():
+                ref = reference_for(est, params, X, y, max_iter)
+                refs[key][max_iter] = (
+                    ref, reference_predictions(ref, X_test, exact))
         for max_iter, (ref, expected) in refs[key].items():
             assert_same_training(ests[max_iter], ref, _scale(ref))
             assert_same_predictions(ests[max_iter], X_test, expected)
 
 
 # ----------------------------------------------------------------- partial_fit
-@pytest.mark.parametrize("margin_on", [False, True], ids=["tau0", "tau"])
-@pytest.mark.parametrize("hypothesis", HYPOTHESES)
-@pytest.mark.parametrize("multiclass", ["ovr", "prototype"])
-@pytest.mark.parametrize("setting,n_classes", CASES)
-def test_partial_fit_passes_equal_fit(setting, n_classes, multiclass,
-                                      hypothesis, margin_on):
+PARTIAL_FACTORS = {"case": CASES, "multiclass": ["ovr", "prototype"],
+                   "hypothesis": HYPOTHESES, "margin_on": [False, True]}
+
+
+@parametrize(all_pairs(PARTIAL_FACTORS, corners_of(PARTIAL_FACTORS)))
+def test_partial_fit_passes_equal_fit(case, multiclass, hypothesis,
+                                      margin_on):
     """λ = 0, α-bound = None: per-call counters do not matter."""
+    setting, n_classes = case
     seed = _seed("partial", setting, n_classes, multiclass, hypothesis,
                  margin_on)
     X, y, X_test = make_stream(setting, n_classes, seed)
@@ -253,17 +235,20 @@ def test_partial_fit_passes_equal_fit(setting, n_classes, multiclass,
                         atol=1e-12)
 
 
-@pytest.mark.parametrize("alpha_bound", [None, 1])
-@pytest.mark.parametrize("lam_on", [False, True], ids=["lam0", "lam"])
-@pytest.mark.parametrize("hypothesis", HYPOTHESES)
-@pytest.mark.parametrize("multiclass", ["ovr", "prototype"])
-@pytest.mark.parametrize("setting,n_classes", [("exact", 2), ("exact", 4),
-                                               ("kw-auto", 3)])
-def test_partial_fit_chunks_match_reference(setting, n_classes, multiclass,
-                                            hypothesis, lam_on, alpha_bound):
+CHUNK_FACTORS = {"case": [("exact", 2), ("exact", 4), ("kw-auto", 3)],
+                 "multiclass": ["ovr", "prototype"],
+                 "hypothesis": HYPOTHESES, "lam_on": [False, True],
+                 "alpha_bound": [None, 1]}
+
+
+@pytest.mark.reference
+@parametrize(all_pairs(CHUNK_FACTORS, corners_of(CHUNK_FACTORS, by="case")))
+def test_partial_fit_chunks_match_reference(case, multiclass, hypothesis,
+                                            lam_on, alpha_bound):
     """Mini-batches: α and the λ indicator restart at zero in every call
     (documented), everything else carries over; θ_Init "auto" comes from the
     first call's data."""
+    setting, n_classes = case
     seed = _seed("chunks", setting, n_classes, multiclass, hypothesis, lam_on,
                  alpha_bound)
     X, y, X_test = make_stream(setting, n_classes, seed)
@@ -291,7 +276,7 @@ def test_partial_fit_chunks_match_reference(setting, n_classes, multiclass,
         key = (est.theta_init_, est.threshold_step_)
         if key not in refs:
             ref = feed(KhardonWachmanReference(**dict(
-                params, theta_init=key[0], threshold_step=key[1])), X)
+                params, theta_init=key[0], threshold_step=key[1])), X).state()
             refs[key] = ref, reference_predictions(ref, X_test, exact)
         ref, expected = refs[key]
         assert_same_training(est, ref, _scale(ref))
@@ -333,6 +318,7 @@ def test_averaged_is_mean_of_iterates(setting, n_classes, multiclass):
                     atol=RTOL * scale)
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("layout", ["dense", "csr"])
 @pytest.mark.parametrize("margin_on", [False, True], ids=["tau0", "tau"])
 @pytest.mark.parametrize("multiclass", ["ovr", "prototype"])
@@ -392,6 +378,7 @@ def test_voted_predict_is_brute_force_vote(n_classes, multiclass, margin_on,
     assert_array_equal(est.predict(fmt(X_test)), expected)
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("alpha_bound", [None, 1])
 @pytest.mark.parametrize("multiclass", ["ovr", "prototype"])
 @pytest.mark.parametrize("n_classes", [2, 4])
@@ -404,7 +391,7 @@ def test_longest_survivor_without_survivor(n_classes, multiclass, alpha_bound):
                   alpha_bound=alpha_bound, hypothesis="longest",
                   multiclass=multiclass)
     est = Perceptron(**params, max_iter=2, shuffle=False).fit(X, y)
-    ref = KhardonWachmanReference(**params).fit(X, y, max_iter=2)
+    ref = khardon_wachman.fit(X, y, max_iter=2, **params)
     assert_same_training(est, ref, _scale(ref))
     assert_array_equal(est.coef_, 0.0)
     assert_array_equal(est.intercept_, -params["theta_init"])
@@ -414,13 +401,9 @@ def test_longest_survivor_without_survivor(n_classes, multiclass, alpha_bound):
 
 def test_dense_and_csr_fit_the_same_model_with_kw_defaults():
     """STYLE habit 11: the same weights on dense and CSR input."""
-    rng = np.random.default_rng(12)
-    n, d = int(rng.integers(30, 81)), int(rng.integers(3, 13))
-    X = rng.standard_normal((n, d))
-    X[rng.random((n, d)) < 0.25] = 0.0
-    X[rng.choice(n, 3, replace=False)] = 0.0  # zero rows
-    y = np.where(X @ rng.standard_normal(d)
-                 + 0.3 * rng.standard_normal(n) > 0.2, 1, -1)
+    X, y, _, _, _ = _make_stream(12, n=(30, 80), d=(3, 12), sparsity=0.25,
+                                 zero_rows=3, bias=0.3, noise=0.1,
+                                 labels=[-1, 1])
     dense = Perceptron(max_iter=10, shuffle=False).fit(X, y)
     csr = Perceptron(max_iter=10, shuffle=False).fit(sp.csr_matrix(X), y)
     assert dense.theta_init_ == csr.theta_init_

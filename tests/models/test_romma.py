@@ -7,9 +7,7 @@ updates, epochs and active passes, and the same a up to rounding (the loop
 keeps a as a scale times a vector and ‖a‖² as a running value).
 """
 
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,29 +16,11 @@ from numpy.testing import assert_allclose
 from sklearn.exceptions import ConvergenceWarning
 
 from perceptrons import PDM, ROMMA
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
-from pdm import directional_margin  # noqa: E402
-from romma import run_reference  # noqa: E402
+from tests.reference import romma as reference
+from tests.reference.streams import margin_stream as make_stream
+from tests.reference.romma import run_reference
 
 RTOL = 1e-9
-
-
-def make_stream(seed, n=40, d=5, noise=0.0, sparsity=0.3):
-    """Float data with exact zeros, labels from a random hyperplane with bias."""
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d))
-    X[rng.random((n, d)) < sparsity] = 0.0
-    u = rng.standard_normal(d)
-    scores = X @ u + 0.3
-    y = np.where(scores > 0, 1, -1)
-    keep = np.abs(scores) > 0.2 * np.abs(scores).std()
-    X, y = X[keep], y[keep]
-    flip = rng.random(y.shape[0]) < noise
-    y[flip] = -y[flip]
-    if np.unique(y).shape[0] < 2:
-        y[0] = -y[0]
-    return X, y
 
 
 CASES = {
@@ -57,6 +37,17 @@ CASES = {
 }
 
 
+def _check_agrees(clf, ref):
+    """The estimator's public attributes equal the reference state's."""
+    assert clf.n_updates_ == ref.n_updates
+    assert clf.n_mistakes_ == ref.n_mistakes
+    assert_allclose(clf.coef_, ref.coef, rtol=RTOL, atol=1e-12)
+    assert_allclose(clf.intercept_, ref.intercept, rtol=RTOL, atol=1e-12)
+    assert_allclose(clf.directional_margin_, ref.directional_margin,
+                    rtol=1e-8)
+
+
+@pytest.mark.reference
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -65,39 +56,28 @@ def test_matches_reference(case, seed, sparse):
     X, y = make_stream(seed, **data)
     clf = ROMMA(store_dual=True, shuffle=False, **params).fit(
         sp.csr_matrix(X) if sparse else X, y)
-    ref = run_reference(
-        X, np.where(y == 1, 1.0, -1.0), params["epsilon"],
-        rho=params.get("augmentation", 1.0), delta=params.get("extension"),
-        active_sets=params.get("active_sets", True))
-    assert ref["converged"] and clf.converged_[0]
-    assert clf.n_updates_ == ref["t"]
-    assert clf.n_mistakes_ == ref["mistakes"]
-    assert clf.n_iter_ == ref["epochs"]
-    assert clf.n_active_passes_ == ref["active_passes"]
-    assert_allclose(clf.coef_[0], ref["w"], rtol=RTOL, atol=1e-12)
-    rho = params.get("augmentation", 1.0)
-    assert_allclose(clf.intercept_[0], rho * ref["b"], rtol=RTOL, atol=1e-12)
-    assert_allclose(clf.directional_margin_[0], directional_margin(ref["a"], ref["Y"]),
-                    rtol=1e-8)
-    assert_allclose(clf.margin_bound_[0], 1 / np.linalg.norm(ref["a"]),
-                    rtol=1e-8)
+    ref = reference.fit(X, y, **params)
+    assert ref.converged[0] and clf.converged_[0]
+    _check_agrees(clf, ref)
+    assert clf.n_iter_ == ref.n_iter
+    assert clf.n_active_passes_ == ref.n_active_passes
+    assert_allclose(clf.margin_bound_, ref.margin_bound, rtol=1e-8)
     # Guarantee on convergence: min_k a·y_k >= 1 - ε.
     assert clf.margin_fraction_[0] >= 1 - params["epsilon"] - 1e-9
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 def test_partial_fit_is_one_reference_pass(sparse):
     X, y = make_stream(3, noise=0.1)
     clf = ROMMA(store_dual=True, epsilon=0.05, extension=1.0).partial_fit(
         sp.csr_matrix(X) if sparse else X, y, classes=[-1, 1])
-    ref = run_reference(X, y.astype(float), 0.05, delta=1.0, max_epochs=1)
-    assert clf.n_updates_ == ref["t"]
-    assert clf.n_mistakes_ == ref["mistakes"]
-    assert_allclose(clf.coef_[0], ref["w"], rtol=RTOL, atol=1e-12)
-    assert_allclose(clf.directional_margin_[0], directional_margin(ref["a"], ref["Y"]),
-                    rtol=1e-8)
+    ref = reference.fit(X, y, epsilon=0.05, extension=1.0, active_sets=False,
+                        max_iter=1)
+    _check_agrees(clf, ref)
 
 
+@pytest.mark.reference
 def test_slack_old_constraint_restarts_at_pattern():
     # a = y1/‖y1‖² = [1, 0]; y2 = [0.5, 0.1]: ‖a‖²‖y2‖² = 0.26 < a·y2 = 0.5,
     # so the minimiser ignores the old half-space: a' = y2/‖y2‖².

@@ -14,19 +14,16 @@ mistake, and the class whose prototype is decreased is the best class other
 than the true one, lowest index among equals (this is ŷ on a mistake and ỹ
 otherwise).
 
-The module name is unique under ``tests/`` (pytest's prepend import mode puts
-test directories on ``sys.path``).
+The common entry is :func:`fit` (``fit(X, y, **params) -> BallseptronState``,
+the estimator's parameter names, rows in their given order).
 """
 
+import dataclasses
+from typing import Any, Callable, Optional
+
 import numpy as np
-import scipy.sparse as sp
 
-
-def densify(X):
-    """The reference works on dense float64 rows only."""
-    if sp.issparse(X):
-        return np.asarray(X.toarray(), dtype=np.float64)
-    return np.array(X, dtype=np.float64)
+from tests.reference.kernels import densify, gram, kernel_value  # noqa: F401
 
 
 def best_other(scores, y):
@@ -127,22 +124,10 @@ def section4(X, y, n_classes, radius, n_epochs=1, W=None):
 
 
 # ---------------------------------------------------------------- dual form
-def kernel_value(x, z, kernel, degree=3, gamma=1.0, coef0=1.0):
-    """k(x, z) for one pair: "linear", "poly" or "rbf", in plain Python."""
-    dot = sum(float(a) * float(b) for a, b in zip(x, z))
-    if kernel == "linear":
-        return dot
-    if kernel == "poly":
-        return (gamma * dot + coef0) ** degree
-    d2 = sum((float(a) - float(b)) ** 2 for a, b in zip(x, z))
-    return float(np.exp(-gamma * d2))
-
-
 def gram_matrix(A, B, kernel, **params):
-    """Explicit Gram matrix ``[[k(a, b) for b in B] for a in A]``."""
-    A, B = densify(A), densify(B)
-    return np.array([[kernel_value(a, b, kernel, **params) for b in B]
-                     for a in A])
+    """Explicit Gram matrix ``[[k(a, b) for b in B] for a in A]``
+    (:func:`tests.reference.kernels.gram`)."""
+    return gram(A, B, kernel, **params)
 
 
 def figure2_dual(X, y, radius, kernel, n_epochs=1, **params):
@@ -349,3 +334,121 @@ def section4_dual_averaged(X, y, n_classes, radius, kernel, n_epochs=1,
         mistakes.append(n_mistakes)
         margin_errors.append(n_margin)
     return total / (n_epochs * K.shape[0]), A, mistakes, margin_errors
+
+
+# --------------------------------------------------------------- the entry
+@dataclasses.dataclass
+class BallseptronState:
+    """What a Ballseptron run ends with, under the estimator's names.
+
+    Attributes
+    ----------
+    classes : ndarray
+        Sorted labels (two classes: ``classes[1]`` is +1 of Figure 2).
+    coef : ndarray of shape (n_rows, n_features) or None
+        The returned hypothesis (the last w, or the average of the w after
+        each trial); one row for two classes, else one prototype per class.
+        None in dual form.
+    last_coef : ndarray or None
+        The last weights (equal to ``coef`` for "last").
+    dual_coef, last_dual_coef : ndarray of shape (n_rows, n_samples) or None
+        Dual form only: the same, as coefficients by training row.
+    mistakes_per_epoch, margin_errors_per_epoch, updates_per_epoch : list
+    n_mistakes, n_margin_errors, n_updates : int
+    decision_function, predict : callable
+        On new rows (1-D scores for two classes).
+    """
+
+    classes: np.ndarray
+    coef: Optional[np.ndarray]
+    last_coef: Optional[np.ndarray]
+    dual_coef: Optional[np.ndarray]
+    last_dual_coef: Optional[np.ndarray]
+    mistakes_per_epoch: list
+    margin_errors_per_epoch: list
+    updates_per_epoch: list
+    n_mistakes: int
+    n_margin_errors: int
+    n_updates: int
+    decision_function: Callable[[Any], np.ndarray]
+    predict: Callable[[Any], np.ndarray]
+
+
+def fit(X, y, *, radius=0.1, hypothesis="averaged", max_iter=10, kernel=None,
+        degree=3, gamma=None, coef0=1.0, classes=None):
+    """Figure 2 (two classes) or Sec. 4 (more) for ``max_iter`` passes.
+
+    The parameters are ``perceptrons.Ballseptron``'s (defaults included),
+    with ``shuffle=False``; a ``kernel`` runs the brute-force dual forms
+    (:func:`figure2_dual`, :func:`section4_dual` and their averages).
+    ``classes`` (as ``partial_fit``'s) when y does not show them all.
+
+    Returns
+    -------
+    BallseptronState
+    """
+    X_train = densify(X)
+    y = np.asarray(y)
+    classes = np.unique(y if classes is None else classes)
+    idx = np.searchsorted(classes, y)
+    binary = len(classes) == 2
+    signs = np.where(idx == 1, 1.0, -1.0)
+    averaged = hypothesis == "averaged"
+    if hypothesis not in ("averaged", "last"):
+        raise ValueError(hypothesis)
+    kernel_params = dict(degree=degree, gamma=gamma, coef0=coef0)
+    if kernel is None:
+        if binary and averaged:
+            avg, last, m, e = figure2_averaged(X_train, signs, radius, max_iter)
+            avg, last = avg[None, :], last[None, :]
+        elif binary:
+            last, m, e = figure2(X_train, signs, radius, max_iter)
+            last = avg = last[None, :]
+        elif averaged:
+            avg, last, m, e = section4_averaged(X_train, idx, len(classes),
+                                                radius, max_iter)
+        else:
+            last, m, e = section4(X_train, idx, len(classes), radius,
+                                  max_iter)
+            avg = last
+        coef, last_coef, dual, last_dual = avg, last, None, None
+
+        def decision_function(Z):
+            s = densify(Z) @ coef.T
+            return s[:, 0] if binary else s
+    else:
+        if binary and averaged:
+            avg, last, m, e = figure2_dual_averaged(
+                X_train, signs, radius, kernel, max_iter, **kernel_params)
+            avg, last = avg[None, :], last[None, :]
+        elif binary:
+            last, m, e = figure2_dual(X_train, signs, radius, kernel,
+                                      max_iter, **kernel_params)
+            last = avg = last[None, :]
+        elif averaged:
+            avg, last, m, e = section4_dual_averaged(
+                X_train, idx, len(classes), radius, kernel, max_iter,
+                **kernel_params)
+        else:
+            last, m, e = section4_dual(X_train, idx, len(classes), radius,
+                                       kernel, max_iter, **kernel_params)
+            avg = last
+        coef, last_coef, dual, last_dual = None, None, avg, last
+
+        def decision_function(Z):
+            s = gram(Z, X_train, kernel, **kernel_params) @ dual.T
+            return s[:, 0] if binary else s
+
+    def predict(Z):
+        s = decision_function(Z)
+        if s.ndim == 1:
+            return classes[(s > 0).astype(int)]
+        return classes[np.argmax(s, axis=1)]
+
+    return BallseptronState(
+        classes=classes, coef=coef, last_coef=last_coef, dual_coef=dual,
+        last_dual_coef=last_dual, mistakes_per_epoch=list(m),
+        margin_errors_per_epoch=list(e),
+        updates_per_epoch=list(np.add(m, e)), n_mistakes=int(sum(m)),
+        n_margin_errors=int(sum(e)), n_updates=int(sum(m) + sum(e)),
+        decision_function=decision_function, predict=predict)

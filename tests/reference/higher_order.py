@@ -33,16 +33,18 @@ training *and* test points, Figure 1 on the rows of L (row-normalised, which is
 the feature-space normalisation ``k(x,x')/√(k(x,x)k(x',x'))``) is the kernel
 algorithm on those points, to rounding.
 
-The module name is unique under ``tests/`` (pytest's prepend import mode puts
-test directories on ``sys.path``).
+The common entry is :func:`fit` (``fit(X, y, **params) -> OvRResult``, the
+parameter names of ``perceptrons.HigherOrderPerceptron``, rows in their given
+order unless ``orders`` says otherwise).
 """
 
 import dataclasses
+from typing import Optional
 
 import numpy as np
-from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
-from khardon_wachman import densify  # dense float64 rows; CSR densified here
+from tests.reference.kernels import densify  # dense float64 rows
+from tests.reference.kernels import gram as _plain_gram
 
 
 # --------------------------------------------------------------------------
@@ -239,21 +241,35 @@ def higher_order_reference(X, y, orders, *, p=2.0, c=0.4, sparse=False,
 # --------------------------------------------------------------------------
 @dataclasses.dataclass
 class OvRResult:
-    """K binary runs over the same presentation order.
+    """K binary runs over the same presentation order (the state of
+    :func:`fit`).
 
     ``problems[k]`` is the result of problem k (class ``classes[k]`` against
     the rest; with two classes a single problem with ``classes[1]``
     positive). ``n_mistakes`` (and ``n_matrix_updates`` when the runs have
-    it) total over the problems, like the paper's "Train" column.
+    it) total over the problems, like the paper's "Train" column;
+    ``mistakes_per_epoch`` sums the problems epoch by epoch;
+    ``n_mistakes_per_problem`` lists them. ``coef`` holds each problem's
+    primal weight vector (None for kernel runs, which live in an embedding
+    of the Gram matrix); ``test_scores`` the decision values on the
+    ``X_test`` given to :func:`fit` (kernel runs can score no other rows).
     """
 
     classes: np.ndarray
     problems: list
     n_mistakes: int
     n_matrix_updates: int
+    mistakes_per_epoch: Optional[np.ndarray] = None
+    n_mistakes_per_problem: Optional[np.ndarray] = None
+    coef: Optional[np.ndarray] = None
+    test_scores: Optional[np.ndarray] = None
+    kernel: Optional[str] = None
 
     def decision_function(self, Z):
         """(n,) scores for two classes, else (n, K)."""
+        if self.kernel is not None:
+            raise ValueError("a kernel run scores only the X_test given to "
+                             "fit (see test_scores)")
         scores = np.column_stack([r.decision_function(Z) for r in self.problems])
         return scores[:, 0] if len(self.classes) == 2 else scores
 
@@ -280,12 +296,78 @@ def ovr_reference(fn, X, y_classes, orders, **kw):
     """Run the binary oracle ``fn(X, y, orders, **kw)`` once per OvR problem."""
     classes, targets = ovr_targets(y_classes)
     problems = [fn(X, target, orders, **kw) for target in targets]
+    return _collect(classes, problems)
+
+
+def _collect(classes, problems, test_scores=None, kernel=None):
     return OvRResult(
         classes=classes,
         problems=problems,
         n_mistakes=int(sum(r.n_mistakes for r in problems)),
         n_matrix_updates=int(sum(getattr(r, "n_matrix_updates", 0) for r in problems)),
+        mistakes_per_epoch=np.sum([r.mistakes_per_epoch for r in problems],
+                                  axis=0),
+        n_mistakes_per_problem=np.array([r.n_mistakes for r in problems]),
+        coef=(None if kernel is not None
+              else np.array([_primal_w(r) for r in problems])),
+        test_scores=test_scores,
+        kernel=kernel,
     )
+
+
+def _primal_w(run):
+    """w of a primal run: HO's ``Bᵀg(Bv)``; for SO, whose margin is not
+    linear in x, ``A⁻¹v`` (the numerator of the Sherman-Morrison form
+    ``vᵀA⁻¹x / (1 + xᵀA⁻¹x)``)."""
+    if hasattr(run, "w"):
+        return run.w
+    return np.linalg.solve(run.A, run.v)
+
+
+def kernel_ovr(fn, X, y_classes, orders, *, kernel, degree, gamma, coef0,
+               X_test=None, **kw):
+    """One-vs-rest of a kernel oracle ``fn`` (returning ``(result,
+    test_scores)``), as an :class:`OvRResult` whose ``test_scores`` are
+    ``X_test``'s, (n,) for two classes, else (n, K)."""
+    classes, targets = ovr_targets(y_classes)
+    runs = [fn(X, target, orders, kernel=kernel, degree=degree, gamma=gamma,
+               coef0=coef0, X_test=X_test, **kw) for target in targets]
+    scores = None
+    if X_test is not None:
+        scores = np.column_stack([s for _, s in runs])
+        scores = scores[:, 0] if len(classes) == 2 else scores
+    return _collect(classes, [r for r, _ in runs], scores, kernel)
+
+
+def fit(X, y, *, p=2.0, c=0.4, sparse=False, normalize=True, kernel=None,
+        degree=3, gamma=None, coef0=0.0, max_iter=1, orders=None,
+        X_test=None):
+    """Figure 1, one-vs-rest, for ``max_iter`` passes in order.
+
+    The parameters are ``perceptrons.HigherOrderPerceptron``'s (defaults
+    included; the estimator's ``form`` is how it computes, not what). The
+    rows are presented in order (``shuffle=False``) unless ``orders`` (one
+    index array per epoch) is given. With a ``kernel``, Figure 1 runs on an
+    explicit feature map of the joint Gram matrix of X and ``X_test``
+    (p = 2), and ``test_scores`` are ``X_test``'s decision values.
+
+    Returns
+    -------
+    OvRResult
+    """
+    n = densify(X).shape[0]
+    orders = [np.arange(n)] * max_iter if orders is None else orders
+    if kernel is None:
+        res = ovr_reference(higher_order_reference, X, y, orders, p=p, c=c,
+                            sparse=sparse, normalize=normalize)
+        if X_test is not None:
+            res.test_scores = res.decision_function(X_test)
+        return res
+    if p != 2.0:
+        raise ValueError("the dual form exists for p = 2 only")
+    return kernel_ovr(higher_order_kernel_reference, X, y, orders,
+                      kernel=kernel, degree=degree, gamma=gamma, coef0=coef0,
+                      X_test=X_test, c=c, sparse=sparse, normalize=normalize)
 
 
 # --------------------------------------------------------------------------
@@ -293,18 +375,10 @@ def ovr_reference(fn, X, y_classes, orders, **kw):
 # --------------------------------------------------------------------------
 def gram(A, B, kernel, *, degree=3, gamma=None, coef0=0.0):
     """k(a, b) for all rows: linear ``⟨a,b⟩``; poly ``(γ⟨a,b⟩ + coef0)^degree``;
-    rbf ``exp(-γ‖a-b‖²)``. ``gamma=None`` is ``1 / n_features`` (the
+    rbf ``exp(-γ‖a-b‖²)`` (:func:`tests.reference.kernels.gram`, with this
+    family's ``coef0=0`` default). ``gamma=None`` is ``1 / n_features`` (the
     estimators' ``gamma_``)."""
-    A, B = densify(A), densify(B)
-    if gamma is None:
-        gamma = 1.0 / A.shape[1]
-    if kernel == "linear":
-        return linear_kernel(A, B)
-    if kernel == "poly":
-        return polynomial_kernel(A, B, degree=degree, gamma=gamma, coef0=coef0)
-    if kernel == "rbf":
-        return rbf_kernel(A, B, gamma=gamma)
-    raise ValueError(f"unknown kernel {kernel!r}")
+    return _plain_gram(A, B, kernel, degree=degree, gamma=gamma, coef0=coef0)
 
 
 def joint_gram(X_train, X_test=None, kernel="rbf", **params):

@@ -25,21 +25,19 @@ with the project decisions documented in ``perceptrons.Perceptron``:
   or one prototype per class (Crammer & Singer / Shalev-Shwartz & Singer
   2005, Eq. 18) with Figure 2's margin, λ-trick and α-bound carried over.
 
-The module name is unique under ``tests/`` (pytest's prepend import mode puts
-test directories on ``sys.path``).
+The common entry is :func:`fit` (``fit(X, y, **params) -> Figure2State``,
+the estimator's parameter names, rows in their given order). With a
+``kernel`` it runs :func:`dual_figure2`, Figure 2 in dual form over an
+explicit Gram matrix, instead of the primal transcription.
 """
 
 import copy
+import dataclasses
+from typing import Any, Callable, Optional
 
 import numpy as np
-import scipy.sparse as sp
 
-
-def densify(X):
-    """The reference works on dense float64 rows only."""
-    if sp.issparse(X):
-        return np.asarray(X.toarray(), dtype=np.float64)
-    return np.array(X, dtype=np.float64)
+from tests.reference.kernels import densify, gram
 
 
 def average_sq_norm(X):
@@ -470,3 +468,255 @@ def _scores_ambiguous(s, zero, tol):
     if len(s) == 1:
         return abs(s[0]) < tol and not zero[0]
     return _argmax_ambiguous(s, zero, tol)
+
+
+# --------------------------------------------------------------------------
+# Figure 2 in dual form, over an explicit Gram matrix.
+# --------------------------------------------------------------------------
+def dual_figure2(K, targets, n_classes, *, eta, theta_init, C, margin, lam,
+                 alpha_bound, hypothesis, multiclass, epochs):
+    """K&W Figure 2 in dual form over an explicit Gram matrix ``K``.
+
+    Plain Python, one example at a time; every hypothesis (coefficients,
+    θ, vote) is stored. Conventions of ``Perceptron``: θ ← θ - η y C, τ
+    absolute, ties are mistakes, the vote includes the initial hypothesis,
+    "averaged" is the mean over all steps of the state after each step.
+    ``targets`` are class indices; with two classes and one-vs-rest, one
+    problem with class 1 positive.
+
+    Returns
+    -------
+    dict
+        ``n_mistakes``, ``n_updates``, ``mistakes_per_epoch``,
+        ``updates_per_epoch``, ``coef`` and ``theta`` (the final hypothesis
+        by training row; the last one for "voted"), and ``score(K_test)``,
+        the decision values from the (n_test, n) kernel block.
+    """
+    n = K.shape[0]
+    prototype = multiclass == "prototype"
+    P = n_classes if (prototype or n_classes > 2) else 1
+    G = 1 if prototype else P  # independent counters
+    c = np.zeros((P, n))
+    theta = np.full(P, float(theta_init))
+    alpha = np.zeros((G, n), dtype=int)
+    # hypotheses[g] = list of [coef rows, theta rows, vote]
+    rows_of = [list(range(P))] if prototype else [[k] for k in range(P)]
+    hyps = [[[c[r].copy(), theta[r].copy(), 0]] for r in rows_of]
+    tally = [0] * G
+    best = [0] * G
+    ls = [(c[r].copy(), theta[r].copy()) for r in rows_of]
+    c_sum = np.zeros_like(c)
+    theta_sum = np.zeros_like(theta)
+    steps = 0
+    mistakes_per_epoch, updates_per_epoch = [], []
+    for _ in range(epochs):
+        mistakes = updates = 0
+        for i in range(n):
+            t = targets[i]
+            scores = [sum(c[k, j] * K[j, i] for j in range(n)) - theta[k]
+                      for k in range(P)]
+            if P == 1:
+                if (1 if t == 1 else -1) * scores[0] <= 0:
+                    mistakes += 1
+            elif any(scores[r] >= scores[t] for r in range(P) if r != t):
+                mistakes += 1
+            for g in range(G):
+                if prototype:
+                    other = max((r for r in range(P) if r != t),
+                                key=lambda r: (scores[r], -r))
+                    s = scores[t] - scores[other]
+                    if lam and alpha[g, i]:
+                        s += lam * K[i, i]
+                    update = s <= margin
+                else:
+                    y = 1.0 if (t == 1 if P == 1 else t == g) else -1.0
+                    s = scores[g]
+                    if lam and alpha[g, i]:
+                        s += y * lam * K[i, i]
+                    update = y * s <= margin
+                if update:
+                    if alpha_bound is None or alpha[g, i] < alpha_bound:
+                        if prototype:
+                            c[t, i] += eta
+                            c[other, i] -= eta
+                            theta[t] -= eta * C
+                            theta[other] += eta * C
+                        else:
+                            c[g, i] += eta * y
+                            theta[g] -= eta * y * C
+                        alpha[g, i] += 1
+                        updates += 1
+                        tally[g] = 0
+                        r = rows_of[g]
+                        hyps[g].append([c[r].copy(), theta[r].copy(), 0])
+                else:
+                    hyps[g][-1][2] += 1
+                    tally[g] += 1
+                    if tally[g] > best[g]:
+                        best[g] = tally[g]
+                        r = rows_of[g]
+                        ls[g] = (c[r].copy(), theta[r].copy())
+            c_sum += c
+            theta_sum += theta
+            steps += 1
+        mistakes_per_epoch.append(mistakes)
+        updates_per_epoch.append(updates)
+
+    if hypothesis in ("last", "voted"):
+        coef, th = c.copy(), theta.copy()
+    elif hypothesis == "averaged":
+        coef, th = c_sum / steps, theta_sum / steps
+    else:
+        coef = np.vstack([ls[g][0] for g in range(G)])
+        th = np.concatenate([ls[g][1] for g in range(G)])
+
+    def score(K_test):
+        if hypothesis == "voted":
+            out = np.zeros((K_test.shape[0], P))
+            for g in range(G):
+                for coef_h, th_h, vote in hyps[g]:
+                    raw = K_test @ coef_h.T - th_h
+                    if prototype:
+                        for m, row in enumerate(raw):
+                            out[m, int(np.argmax(row))] += vote
+                    else:
+                        out[:, g] += vote * np.sign(raw[:, 0])
+        else:
+            out = K_test @ coef.T - th
+        if prototype and P == 2:
+            return out[:, 1] - out[:, 0]
+        return out[:, 0] if P == 1 else out
+
+    return {"n_mistakes": sum(mistakes_per_epoch),
+            "n_updates": sum(updates_per_epoch),
+            "mistakes_per_epoch": mistakes_per_epoch,
+            "updates_per_epoch": updates_per_epoch,
+            "coef": coef, "theta": th, "score": score}
+
+
+# --------------------------------------------------------------------------
+# The common entry.
+# --------------------------------------------------------------------------
+@dataclasses.dataclass
+class Figure2State:
+    """What a Figure 2 run ends with, under the estimator's names.
+
+    Attributes
+    ----------
+    classes : ndarray
+        Sorted labels.
+    coef : ndarray of shape (n_rows, n_features) or None
+        w of the final hypothesis (the last one for "voted"); one row per
+        one-vs-rest problem (one for two classes) or per prototype. None in
+        dual form.
+    intercept : ndarray of shape (n_rows,)
+        -θ of the final hypothesis.
+    dual_coef : ndarray of shape (n_rows, n_samples) or None
+        Dual form only: the final hypothesis's coefficients by training row
+        (``w = Σ_j dual_coef[:, j] φ(x_j)``).
+    theta_init, threshold_step : float
+        The resolved θ_Init and C.
+    n_mistakes, n_updates, t : int
+        Online mistakes, updates, examples presented.
+    mistakes_per_epoch, updates_per_epoch : list of int
+    hypothesis, multiclass : str
+    decision_function, predict : callable
+        On new rows: scores of the final hypothesis (vote totals for
+        "voted"), labels.
+    ambiguous : callable or None
+        Primal only: ``ambiguous(X, tol)``, the rows whose prediction hinges
+        on a comparison within ``tol`` (see
+        :meth:`KhardonWachmanReference.ambiguous`).
+    """
+
+    classes: np.ndarray
+    coef: Optional[np.ndarray]
+    intercept: np.ndarray
+    dual_coef: Optional[np.ndarray]
+    theta_init: float
+    threshold_step: float
+    n_mistakes: int
+    n_updates: int
+    t: int
+    mistakes_per_epoch: list
+    updates_per_epoch: list
+    hypothesis: str
+    multiclass: str
+    decision_function: Callable[[Any], np.ndarray]
+    predict: Callable[[Any], np.ndarray]
+    ambiguous: Optional[Callable[[Any, float], np.ndarray]] = None
+
+
+def _state_of(ref):
+    """The :class:`Figure2State` of a primal :class:`KhardonWachmanReference`
+    (a snapshot: later partial_fit calls do not change it)."""
+    ref = copy.deepcopy(ref)
+    return Figure2State(
+        classes=ref.classes_, coef=ref.coef_.copy(),
+        intercept=ref.intercept_.copy(), dual_coef=None,
+        theta_init=ref.theta_init_, threshold_step=ref.threshold_step_,
+        n_mistakes=ref.n_mistakes_, n_updates=ref.n_updates_, t=ref.t_,
+        mistakes_per_epoch=list(ref.mistakes_per_epoch_),
+        updates_per_epoch=list(ref.updates_per_epoch_),
+        hypothesis=ref.hypothesis, multiclass=ref.multiclass,
+        decision_function=ref.decision_function, predict=ref.predict,
+        ambiguous=ref.ambiguous)
+
+
+KhardonWachmanReference.state = _state_of
+
+
+def fit(X, y, *, eta=0.1, theta_init="auto", threshold_step="auto",
+        margin=0.0, lam=0.0, alpha_bound=None, hypothesis="averaged",
+        multiclass="ovr", max_iter=10, kernel=None, degree=3, gamma=None,
+        coef0=1.0):
+    """Figure 2 for ``max_iter`` passes over the rows in order.
+
+    The parameters are ``perceptrons.Perceptron``'s (defaults included),
+    with ``shuffle=False``. Without a kernel, the primal transcription
+    (:class:`KhardonWachmanReference`); with one ("linear", "poly", "rbf"),
+    :func:`dual_figure2` over the explicit Gram matrix of
+    :func:`tests.reference.kernels.gram`, where "auto" is the average
+    k(x, x).
+
+    Returns
+    -------
+    Figure2State
+    """
+    if kernel is None:
+        ref = KhardonWachmanReference(
+            eta=eta, theta_init=theta_init, threshold_step=threshold_step,
+            margin=margin, lam=lam, alpha_bound=alpha_bound,
+            hypothesis=hypothesis, multiclass=multiclass)
+        return ref.fit(X, y, max_iter=max_iter).state()
+    X = densify(X)
+    y = np.asarray(y)
+    classes = np.unique(y)
+    kernel_params = dict(degree=degree, gamma=gamma, coef0=coef0)
+    K = gram(X, X, kernel, **kernel_params)
+    avg = float(np.mean(np.diag(K)))
+    theta_init = avg if theta_init == "auto" else float(theta_init)
+    C = avg if threshold_step == "auto" else float(threshold_step)
+    run = dual_figure2(K, np.searchsorted(classes, y), len(classes), eta=eta,
+                       theta_init=theta_init, C=C, margin=margin, lam=lam,
+                       alpha_bound=alpha_bound, hypothesis=hypothesis,
+                       multiclass=multiclass, epochs=max_iter)
+
+    def decision_function(Z):
+        return run["score"](gram(Z, X, kernel, **kernel_params))
+
+    def predict(Z):
+        s = decision_function(Z)
+        if s.ndim == 1:
+            return classes[(s > 0).astype(int)]
+        return classes[[first_argmax(list(row)) for row in s]]
+
+    return Figure2State(
+        classes=classes, coef=None, intercept=-run["theta"],
+        dual_coef=run["coef"], theta_init=theta_init, threshold_step=C,
+        n_mistakes=run["n_mistakes"], n_updates=run["n_updates"],
+        t=max_iter * X.shape[0],
+        mistakes_per_epoch=run["mistakes_per_epoch"],
+        updates_per_epoch=run["updates_per_epoch"], hypothesis=hypothesis,
+        multiclass=multiclass, decision_function=decision_function,
+        predict=predict)

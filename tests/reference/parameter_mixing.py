@@ -20,11 +20,18 @@ of shard i in epoch n (the package's decisions, documented in
 ``perceptrons.distributed.ParameterMixing``: when no shard updated, w stays;
 θ is mixed as w is; each shard keeps its α counts from epoch to epoch; the
 averaged hypothesis is the mean of every hypothesis any shard visited).
-Slow on purpose; nothing is imported from ``perceptrons``.
+Slow on purpose; nothing is imported from ``perceptrons``. The common entry
+is :func:`fit` (``fit(X, y, **params) -> MixingState``, the parameter names of
+``ParameterMixing`` and of its ``Perceptron``); :func:`parameter_mixing`
+takes the shards themselves.
 """
 
+import dataclasses
+
 import numpy as np
-from khardon_wachman import Figure2Run, _Params, average_sq_norm, densify
+
+from tests.reference.khardon_wachman import (Figure2Run, _Params,
+                                             average_sq_norm, densify)
 
 
 def parameter_mixing(shards, n_epochs, *, mixing, eta, theta_init,
@@ -82,3 +89,68 @@ def parameter_mixing(shards, n_epochs, *, mixing, eta, theta_init,
             "theta_avg": float(np.mean([v[1] for v in visited])),
             "updates": updates, "mistakes": mistakes, "mu": mu})
     return history
+
+
+@dataclasses.dataclass
+class MixingState:
+    """Algorithm 2 on a binary problem, epoch by epoch.
+
+    Attributes
+    ----------
+    classes : ndarray
+        The two labels (``classes[1]`` is +1).
+    coef_per_epoch : ndarray of shape (n_epochs, n_features)
+        w of the requested hypothesis after each epoch (the mixed one for
+        "last", the mean of every hypothesis visited so far for "averaged").
+    intercept_per_epoch : ndarray of shape (n_epochs,)
+        The matching -θ.
+    coef, intercept : ndarray
+        Those of the last epoch, shaped as ``coef_`` (1, n_features) and
+        ``intercept_`` (1,).
+    updates_per_shard, mistakes_per_shard : ndarray of shape (n_epochs, S)
+    mixing_weights : ndarray of shape (n_epochs, S)
+        μ_(i,n).
+    """
+
+    classes: np.ndarray
+    coef_per_epoch: np.ndarray
+    intercept_per_epoch: np.ndarray
+    coef: np.ndarray
+    intercept: np.ndarray
+    updates_per_shard: np.ndarray
+    mistakes_per_shard: np.ndarray
+    mixing_weights: np.ndarray
+
+
+def fit(X, y, *, n_shards=2, mixing="uniform", max_iter=10, eta=0.1,
+        theta_init="auto", threshold_step="auto", margin=0.0, lam=0.0,
+        alpha_bound=None, hypothesis="averaged"):
+    """Algorithm 2 for ``max_iter`` epochs on the rows cut into ``n_shards``
+    consecutive pieces (as ``numpy.array_split`` cuts them), each shard in
+    order (``shuffle=False``). Binary problems only.
+
+    Returns
+    -------
+    MixingState
+    """
+    X, y = densify(X), np.asarray(y)
+    classes = np.unique(y)
+    if len(classes) != 2:
+        raise ValueError("the reference mixes binary problems only")
+    signs = np.where(y == classes[1], 1, -1)
+    cut = np.array_split(np.arange(X.shape[0]), n_shards)
+    history = parameter_mixing(
+        [(X[c], signs[c]) for c in cut], max_iter, mixing=mixing, eta=eta,
+        theta_init=theta_init, threshold_step=threshold_step, margin=margin,
+        lam=lam, alpha_bound=alpha_bound)
+    key_w, key_t = (("w_avg", "theta_avg") if hypothesis == "averaged"
+                    else ("w", "theta"))
+    coefs = np.array([h[key_w] for h in history])
+    intercepts = -np.array([h[key_t] for h in history], dtype=np.float64)
+    return MixingState(
+        classes=classes, coef_per_epoch=coefs,
+        intercept_per_epoch=intercepts, coef=coefs[-1][None, :],
+        intercept=intercepts[-1:],
+        updates_per_shard=np.array([h["updates"] for h in history]),
+        mistakes_per_shard=np.array([h["mistakes"] for h in history]),
+        mixing_weights=np.array([h["mu"] for h in history]))

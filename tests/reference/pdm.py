@@ -17,9 +17,12 @@ sum, so agreement checks both tricks.
   the last;
 * active sets (Sec. 4): see :func:`_active_rounds`.
 
-The module name is unique under ``tests/`` (pytest's prepend import mode).
+The common entry is :func:`fit` (``fit(X, y, **params) -> MarginState``, the
+parameter names of ``perceptrons.PDM`` and ``perceptrons.PFM``, rows in their
+given order); :func:`run_reference` is one binary run.
 """
 
+import dataclasses
 import math
 
 import numpy as np
@@ -197,3 +200,141 @@ def run_reference(X, labels, rule, schedule, rho=1.0, delta=None,
 def directional_margin(a, Y):
     """``min_k a·y_k / ‖a‖`` on materialised patterns."""
     return float(np.min(Y @ a) / np.linalg.norm(a))
+
+
+# --------------------------------------------------------------- the entry
+def accuracy_schedule(epsilon, successive):
+    """ε of each successive run of PDM-succ (Sec. 5): ε_0 = 1/2,
+    ε_{n+1} = ε_n / η (η = ``successive``), the first value not above ε
+    replaced by ε itself; a single run ``[ε]`` without η or for ε >= 1/2."""
+    if successive is None or epsilon >= 0.5:
+        return [float(epsilon)]
+    out, e = [], 0.5
+    while e > epsilon:
+        out.append(e)
+        e = e / successive
+    return out + [float(epsilon)]
+
+
+@dataclasses.dataclass
+class MarginState:
+    """What a PDM, PFM or ROMMA run ends with, under the estimators' names.
+
+    One binary problem for two classes (``classes[1]`` positive), else one
+    per class (one-vs-rest); arrays run over the problems.
+
+    Attributes
+    ----------
+    classes : ndarray
+    coef : ndarray of shape (n_problems, n_features)
+        w, the first d coordinates of a.
+    intercept : ndarray of shape (n_problems,)
+        ρ b: the decision is ``X @ coef.T + intercept``.
+    counts : ndarray of shape (n_problems, n_samples)
+        Updates made on each row (PDM/PFM; None for ROMMA, whose a is not a
+        sum of patterns with integer counts).
+    dual_coef : ndarray of shape (n_problems, n_samples) or None
+        ``label × counts``, by row.
+    n_updates_per_problem, n_iter_per_problem, n_active_passes_per_problem :
+        ndarray of int
+    n_updates, n_mistakes, n_iter, n_active_passes : int
+        Totals over the problems (``n_iter`` is the largest).
+    converged : ndarray of bool
+    directional_margin : ndarray
+        ``min_k a·y_k / ‖a‖`` on the materialised patterns.
+    margin_bound : ndarray
+        ``‖a‖ / t`` (PDM/PFM, Eq. 4) or ``1 / ‖a‖`` (ROMMA).
+    a, patterns : list of ndarray
+        The extended weight vector and the pattern matrix of each problem.
+    """
+
+    classes: np.ndarray
+    coef: np.ndarray
+    intercept: np.ndarray
+    counts: object
+    dual_coef: object
+    n_updates_per_problem: np.ndarray
+    n_iter_per_problem: np.ndarray
+    n_active_passes_per_problem: np.ndarray
+    n_updates: int
+    n_mistakes: int
+    n_iter: int
+    n_active_passes: int
+    converged: np.ndarray
+    directional_margin: np.ndarray
+    margin_bound: np.ndarray
+    a: list
+    patterns: list
+
+
+def problems(y):
+    """(classes, ±1 label vectors of the one-vs-rest problems)."""
+    y = np.asarray(y)
+    classes = np.unique(y)
+    positives = classes[1:] if len(classes) == 2 else classes
+    return classes, [np.where(y == c, 1.0, -1.0) for c in positives]
+
+
+def collect(classes, runs, rho, dual):
+    """A :class:`MarginState` from the dicts of the binary runs."""
+    return MarginState(
+        classes=classes,
+        coef=np.array([r["w"] for r in runs]),
+        intercept=np.array([rho * r["b"] for r in runs]),
+        counts=np.array([r["counts"] for r in runs]) if dual else None,
+        dual_coef=(np.array([r["labels"] * r["counts"] for r in runs])
+                   if dual else None),
+        n_updates_per_problem=np.array([r["t"] for r in runs]),
+        n_iter_per_problem=np.array([r["epochs"] for r in runs]),
+        n_active_passes_per_problem=np.array([r["active_passes"]
+                                              for r in runs]),
+        n_updates=int(sum(r["t"] for r in runs)),
+        n_mistakes=int(sum(r["mistakes"] for r in runs)),
+        n_iter=int(max(r["epochs"] for r in runs)),
+        n_active_passes=int(sum(r["active_passes"] for r in runs)),
+        converged=np.array([r["converged"] for r in runs]),
+        directional_margin=np.array([directional_margin(r["a"], r["Y"])
+                                     for r in runs]),
+        margin_bound=np.array([r["margin_bound"] for r in runs]),
+        a=[r["a"] for r in runs], patterns=[r["Y"] for r in runs])
+
+
+def fit(X, y, *, epsilon=None, beta=None, successive=None, augmentation=1.0,
+        extension=1.0, active_sets=True, multiple_updates=True,
+        max_iter=1000):
+    """PDM (``epsilon``, default 0.01) or PFM (``beta``) to convergence.
+
+    The parameters are ``perceptrons.PDM``'s and ``perceptrons.PFM``'s
+    (``beta="auto"`` is ``extension / (2√m)``, 0 without extension), with
+    ``shuffle=False``. Plain PDM (no ``successive``) makes its first full
+    epoch with single updates, collecting with c1 = 1.1 (Sec. 4).
+
+    Returns
+    -------
+    MarginState
+    """
+    if beta is not None and epsilon is not None:
+        raise ValueError("pass epsilon (PDM) or beta (PFM), not both")
+    if beta is None:
+        rule = "pdm"
+        schedule = accuracy_schedule(0.01 if epsilon is None else epsilon,
+                                     successive)
+    else:
+        rule = "pfm"
+        if beta == "auto":
+            beta = (0.0 if extension is None
+                    else 0.5 * extension / math.sqrt(X.shape[0]))
+        schedule = [float(beta)]
+    first_plain = rule == "pdm" and successive is None
+    classes, targets = problems(y)
+    runs = []
+    for labels in targets:
+        r = run_reference(X, labels, rule, schedule, rho=augmentation,
+                          delta=extension, max_epochs=max_iter,
+                          active_sets=active_sets, multiple=multiple_updates,
+                          first_epoch_plain=first_plain)
+        r["labels"] = labels
+        r["margin_bound"] = (float(np.linalg.norm(r["a"])) / r["t"]
+                             if r["t"] else 0.0)
+        runs.append(r)
+    return collect(classes, runs, augmentation, dual=True)

@@ -12,12 +12,16 @@ both constraints active (``a' = c a + d y_k`` from the 2×2 system
 ``a' = y_k/‖y_k‖²``. A pattern is updated when ``a·y_k < 1 - ε``; active
 sets collect ``a·y_k <= c (1-ε)`` (PDM's Sec. 4 schedule).
 
-The module name is unique under ``tests/`` (pytest's prepend import mode).
+The common entry is :func:`fit` (``fit(X, y, **params) ->
+tests.reference.pdm.MarginState``, the parameter names of
+``perceptrons.ROMMA``, rows in their given order); :func:`run_reference` is
+one binary run.
 """
 
 import numpy as np
 
-from pdm import C1, C2, N_EP1, N_EP2, N_EP3, extended_patterns
+from tests.reference.pdm import (C1, C2, N_EP1, N_EP2, N_EP3, collect,
+                                 extended_patterns, problems)
 
 
 class Reference:
@@ -106,3 +110,25 @@ def run_reference(X, labels, epsilon, rho=1.0, delta=None, max_epochs=1000,
             "mistakes": ref.mistakes,
             "epochs": epochs, "converged": converged,
             "active_passes": passes, "Y": Y}
+
+
+def fit(X, y, *, epsilon=0.01, augmentation=1.0, extension=1.0,
+        active_sets=True, max_iter=1000):
+    """Aggressive ROMMA to convergence, one binary run per one-vs-rest
+    problem (``classes[1]`` positive for two classes), ``shuffle=False``.
+
+    Returns
+    -------
+    tests.reference.pdm.MarginState
+        ``counts`` and ``dual_coef`` are None; ``margin_bound`` is 1/‖a‖.
+    """
+    classes, targets = problems(y)
+    runs = []
+    for labels in targets:
+        r = run_reference(X, labels, epsilon, rho=augmentation,
+                          delta=extension, max_epochs=max_iter,
+                          active_sets=active_sets)
+        norm = float(np.linalg.norm(r["a"]))
+        r["margin_bound"] = 1.0 / norm if norm else 0.0
+        runs.append(r)
+    return collect(classes, runs, augmentation, dual=False)

@@ -19,7 +19,10 @@ updated only on mistakes).
     https://doi.org/10.1137/S0097539703432542
 
 ``normalize=True`` divides every instance by its Euclidean norm (zero rows
-raise). Kernels go through :func:`higher_order.embed_gram`: SO's margin
+raise). The common entry is :func:`fit` (``fit(X, y, **params) ->
+tests.reference.higher_order.OvRResult``, the parameter names of
+``perceptrons.SecondOrderPerceptron``). Kernels go through
+:func:`tests.reference.higher_order.embed_gram`: SO's margin
 depends on the instances only through their inner products, so SO on the rows
 of L with ``L Lᵀ = K`` is kernel SO.
 """
@@ -28,7 +31,14 @@ import dataclasses
 
 import numpy as np
 
-from higher_order import densify, kernel_features, normalized, ovr_reference  # noqa: F401
+from tests.reference.higher_order import (  # noqa: F401
+    OvRResult,
+    densify,
+    kernel_features,
+    kernel_ovr,
+    normalized,
+    ovr_reference,
+)
 
 
 @dataclasses.dataclass
@@ -154,3 +164,29 @@ def second_order_kernel_reference(X, y, orders, *, kernel="rbf", degree=3,
     result = second_order_reference(L, y, orders, **kw)
     scores = None if L_test is None else result.decision_function(L_test)
     return result, scores
+
+
+def fit(X, y, *, a=1.0, normalize=False, kernel=None, degree=3, gamma=None,
+        coef0=0.0, max_iter=1, orders=None, X_test=None):
+    """SO, one-vs-rest, for ``max_iter`` passes in order.
+
+    The parameters are ``perceptrons.SecondOrderPerceptron``'s (defaults
+    included); ``orders`` and ``X_test`` as in
+    :func:`tests.reference.higher_order.fit`. ``coef`` is ``A⁻¹v`` per
+    problem (primal runs).
+
+    Returns
+    -------
+    tests.reference.higher_order.OvRResult
+    """
+    n = densify(X).shape[0]
+    orders = [np.arange(n)] * max_iter if orders is None else orders
+    if kernel is None:
+        res = ovr_reference(second_order_reference, X, y, orders, a=a,
+                            normalize=normalize)
+        if X_test is not None:
+            res.test_scores = res.decision_function(X_test)
+        return res
+    return kernel_ovr(second_order_kernel_reference, X, y, orders,
+                      kernel=kernel, degree=degree, gamma=gamma, coef0=coef0,
+                      X_test=X_test, a=a, normalize=normalize)

@@ -1,9 +1,7 @@
 """Local data generators and a reference Perceptron for the theory tests.
 
 Deliberately self-contained: ``perceptrons.datasets`` is written elsewhere and
-these tests must not depend on it. The module name is unique under ``tests/``
-because test directories have no ``__init__.py`` (pytest's prepend import mode
-puts every test directory on ``sys.path``).
+these tests must not depend on it. Imported as ``tests.theory._theory_helpers``.
 """
 
 import numpy as np

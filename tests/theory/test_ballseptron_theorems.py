@@ -26,7 +26,8 @@ import scipy.sparse as sp
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from _theory_helpers import noisy_problems, separable_problems, separable_sample
+from tests.theory._theory_helpers import (noisy_problems, separable_problems,
+                                          separable_sample)
 import perceptrons.bounds._ballseptron_bounds as bounds_module
 from perceptrons import Ballseptron
 from perceptrons.bounds import (

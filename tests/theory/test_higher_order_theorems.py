@@ -16,16 +16,14 @@ trials) on the seeded streams, so that the check has teeth.
 """
 
 import doctest
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import perceptrons
 import perceptrons.bounds._higher_order_bounds as bounds_module
+from perceptrons import HigherOrderPerceptron, SecondOrderPerceptron
 from perceptrons.bounds import (
     d1_bound,
     higher_order_bound,
@@ -36,9 +34,8 @@ from perceptrons.bounds import (
     second_order_sequence_bound,
 )
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
-from higher_order import higher_order_reference  # noqa: E402
-from second_order import second_order_reference  # noqa: E402
+from tests.reference.higher_order import higher_order_reference
+from tests.reference.second_order import second_order_reference
 
 RTOL = 1e-9
 GAMMAS = np.linspace(0.02, 0.6, 30)
@@ -77,13 +74,6 @@ def _ho_bound(run, u, gamma, c=None):
 
 def _best_over_gammas(bound_of_gamma):
     return min(bound_of_gamma(g) for g in GAMMAS)
-
-
-def _estimator(name):
-    cls = getattr(perceptrons, name, None)
-    if cls is None:
-        pytest.skip(f"perceptrons.{name} is not there yet")
-    return cls
 
 
 # ---------------------------------------------------------------------------
@@ -197,11 +187,11 @@ def test_transformed_sequence_is_eq1():
                - hinge_losses(run.transformed, run.labels, u, 0.1).sum()) > 0.05
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("seed", range(2))
 @pytest.mark.parametrize("form", ["implicit", "primal"])
 @pytest.mark.parametrize("c_ho", [0.0, 0.4])
 def test_estimator_makes_the_oracles_mistakes(seed, form, c_ho):
-    HigherOrderPerceptron = _estimator("HigherOrderPerceptron")
     n = 250
     X, y, u = unit_stream(seed, n, 4, 0.15, 0.03)
     run = higher_order_reference(X, y, [np.arange(n)] * 3, c=c_ho)
@@ -263,10 +253,10 @@ def test_so_theorem1_for_any_gamma_unit_u_and_scale(seed, n, d, flip, a, scale,
     assert _leq(run.n_mistakes, _so_bound(run, u, gamma))
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("seed", range(2))
 @pytest.mark.parametrize("a", [0.5, 2.0])
 def test_so_estimator_makes_the_oracles_mistakes(seed, a):
-    SecondOrderPerceptron = _estimator("SecondOrderPerceptron")
     n = 250
     X, y, u = unit_stream(seed, n, 4, 0.15, 0.03)
     run = second_order_reference(X, y, [np.arange(n)] * 3, a=a)

@@ -14,9 +14,6 @@ bound on the safe side and require the duality gap to be small.
   Remark 1) and Theorem 3.1 (PFM).
 """
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -30,10 +27,10 @@ from perceptrons.bounds import (
     pfm_update_bound_beta,
 )
 
-from _theory_helpers import noisy_sample, separable_problems, separable_sample
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
-from pdm import extended_patterns  # noqa: E402
+from tests._pairwise import all_pairs, corners_of, parametrize
+from tests.reference.pdm import extended_patterns
+from tests.theory._theory_helpers import (noisy_sample, separable_problems,
+                                          separable_sample)
 
 TOL = 1e-7  # relative slack for the solver's duality gap
 
@@ -123,9 +120,15 @@ PDM_CASES = [(v, e) for v in sorted(PDM_VARIANTS) for e in (0.7, 0.5, 0.2, 0.05)
              if not (v in ("plain", "multiple") and e < 0.1)]
 
 
-@pytest.mark.parametrize("variant, eps", PDM_CASES)
-@pytest.mark.parametrize("noisy", [False, True], ids=["separable", "extended"])
-@pytest.mark.parametrize("seed", [0, 1])
+# Every (variant, ε) on separable and on extended data, each stream seed
+# with every case's data kind: all pairs (36 rows), not the 72-row product.
+PDM_GRID = [dict(variant=row["case"][0], eps=row["case"][1],
+                 noisy=row["noisy"], seed=row["seed"])
+            for row in all_pairs({"case": PDM_CASES, "noisy": [False, True],
+                                  "seed": [0, 1]})]
+
+
+@parametrize(PDM_GRID)
 def test_pdm_accuracy_and_theorem_3_2(variant, eps, noisy, seed):
     X, y = _problem(seed, noisy)
     delta = 0.5 * np.sqrt(np.max(np.sum(X * X, axis=1))) if noisy else None
@@ -141,11 +144,12 @@ def test_pdm_accuracy_and_theorem_3_2(variant, eps, noisy, seed):
     assert est.accuracy_estimate_[0] < eps
 
 
-@pytest.mark.parametrize("multiple", [False, True])
-@pytest.mark.parametrize("active", [False, True])
-@pytest.mark.parametrize("eps", [0.5, 0.2, 0.05])
-@pytest.mark.parametrize("noisy", [False, True], ids=["separable", "extended"])
-def test_pfm_margin_and_theorems_3_1_3_2(multiple, active, eps, noisy):
+PFM_FACTORS = {"eps": [0.5, 0.2, 0.05], "noisy": [False, True],
+               "active": [False, True], "multiple": [False, True]}
+
+
+@parametrize(all_pairs(PFM_FACTORS, corners_of(PFM_FACTORS, by="eps")))
+def test_pfm_margin_and_theorems_3_1_3_2(eps, noisy, active, multiple):
     X, y = _problem(7, noisy)
     delta = 0.5 * np.sqrt(np.max(np.sum(X * X, axis=1))) if noisy else None
     Y = extended_patterns(X, y, 1.0, delta)

@@ -22,7 +22,8 @@ import scipy.sparse as sp
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
-from _theory_helpers import noisy_problems, rosenblatt, separable_problems
+from tests.theory._theory_helpers import (noisy_problems, rosenblatt,
+                                          separable_problems)
 from perceptrons.bounds import (
     augment,
     comparator_margin,
@@ -253,24 +254,16 @@ def test_novikoff_with_threshold_via_augment(seed, n, d, gamma_frac, offset_frac
 
 
 # ---------------------------------------------------------------------------
-# The package estimator, when the lead's perceptrons.Perceptron exists
+# The package estimator
 # ---------------------------------------------------------------------------
 
 
-def _package_perceptron():
-    import perceptrons  # an import error is a real failure, not a skip
-
-    Perceptron = getattr(perceptrons, "Perceptron", None)
-    if Perceptron is None:
-        pytest.skip("perceptrons.Perceptron is not available yet")
-    return Perceptron
-
-
+@pytest.mark.reference
 @pytest.mark.parametrize("sparse_input", [False, True], ids=["dense", "csr"])
 def test_package_perceptron_matches_reference_and_obeys_bounds(sparse_input):
     """perceptrons.Perceptron's n_mistakes_ equals the reference count and
     obeys Novikoff (separable) and Eq. (3) / Thm. 2 at r = 0 (noisy)."""
-    Perceptron = _package_perceptron()
+    from perceptrons import Perceptron
     seen = []
 
     @settings(max_examples=60, deadline=None, database=None)
