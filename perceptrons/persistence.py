@@ -6,35 +6,21 @@ A model file is a zip archive (numpy's ``.npz`` layout) that holds
     UTF-8 JSON: the format name ``"perceptrons-model"``, the format
     version (:data:`FORMAT_VERSION`), the package version that wrote it,
     the estimator's public name (``"perceptrons.Perceptron"``), its
-    ``get_params()``, its declared fitted state (the attributes its class
-    lists in ``_model_state``: see :func:`model_state`), and the name,
-    dtype and shape of every array member.
+    ``get_params()``, its fitted state (``state_``, the typed, versioned
+    state of :mod:`perceptrons.models._state`, absent for an unfitted
+    estimator), the scalers of a :class:`~sklearn.pipeline.Pipeline` ending
+    in the estimator (``StandardScaler``, ``MaxAbsScaler``, ``Normalizer``:
+    their parameters and fitted statistics), ``input``, plain JSON data
+    describing the input files (the command line keeps the CSV encoding and
+    the svmlight indexing there), and the name, dtype and shape of every
+    array member.
 ``a<N>.npy``
     One member per array, in numpy's ``.npy`` format. Object arrays are
     never written, so the file loads with ``allow_pickle=False``.
 
-Format version 3 adds two optional header fields: ``preprocessing``, the
-scalers of a :class:`~sklearn.pipeline.Pipeline` ending in the estimator
-(``StandardScaler``, ``MaxAbsScaler``, ``Normalizer``: their parameters and
-fitted statistics), and ``input``, plain JSON data describing the input files
-(the command line keeps the CSV encoding and the svmlight indexing there).
-A file that needs neither is written as version 2.
-
-Loading never unpickles and never imports a class named in the file unless
-it is on a whitelist: the estimators of :mod:`perceptrons.registry`, the
-scalers above and a few small state holders such as
-:class:`~perceptrons.models._voted.VotedLog`. What it loads is checked before
-it is returned: the header is at most :data:`MAX_HEADER_BYTES`, every array
-member decompresses to the size its manifest entry declares, the parameters
-satisfy the estimator's constraints, and the fitted state has the types and
-shapes prediction needs (``classes_``, ``n_features_in_``, ``coef_``,
-``intercept_``, the scalers' statistics) and predicts one row. Anything else
-is refused with one :class:`ValueError` naming the file.
-
-A model file holds the model and nothing else: the attributes the class
-declares in ``_model_state`` (what prediction and ``partial_fit`` need),
-never per-call scratch, which lives in a per-call object during training.
-The declared state is encoded as a tree of JSON nodes whose leaves are
+A model file holds the model and nothing else: the estimator's state, a
+tree of state nodes (``{"type": "state", "class": "PerceptronState",
+"version": 1, "fields": {...}}``, one per nested state too) whose leaves are
 
 ====================  ====================================================
 Python value          node ``{"type": ...}``
@@ -48,13 +34,13 @@ numpy scalar          ``"npscalar"``: a 0-d array member
                       every element is a ``str``, or every one an ``int``;
                       ``"object": true`` restores the object dtype)
 list, tuple, dict     ``"list"``, ``"tuple"`` (``"items"``), ``"dict"``
-                      (``"items"``: ``[key_node, value_node]`` pairs)
+                      (``"items"``: ``[key_node, value_node]`` pairs), for
+                      parameters
 scipy.sparse          ``"sparse"``: ``format`` (csr, csc or coo), ``shape``,
                       ``container`` (``"matrix"`` or ``"array"``) and the
                       members of its index and data arrays
-RandomState           ``"random_state"``: its ``get_state()`` tuple
-state holder          ``"object"``: whitelisted class name and its
-                      ``__dict__`` encoded the same way
+RandomState           ``"random_state"``: its ``get_state()`` tuple (a
+                      ``random_state`` parameter)
 ====================  ====================================================
 
 Anything else raises :class:`TypeError` when saving, naming the attribute.
@@ -63,13 +49,27 @@ shared again after loading. Floats round-trip exactly (JSON numbers are
 written with ``repr``), so predictions after loading are identical bit for
 bit and ``partial_fit`` continues exactly where it stopped.
 
-Version policy: a reader reads versions 2 to :data:`FORMAT_VERSION`. A newer
-file is refused with a message asking for an upgrade; a version-1 file
-(which saved every attribute, training scratch included) is refused with a
-message saying to refit and save again.
+Loading never unpickles and never imports anything a file names: the
+estimator's class must be one of :mod:`perceptrons.registry`'s, a state
+node's class one of the state types those estimators declare (looked up by
+name, never imported), a scaler one of the three above. What it loads is
+checked before it is returned: the header is at most
+:data:`MAX_HEADER_BYTES`, every array member decompresses to the size its
+manifest entry declares, the parameters satisfy the estimator's
+constraints, each state node's version is its type's, and the state passes
+its type's validation (dtypes, shapes, index ranges, finiteness, the
+relations between arrays: :meth:`~perceptrons.models._state.State.validate`)
+before any compiled loop can read it. Anything else is refused with one
+:class:`ValueError` naming the file and the field.
+
+Version policy: format 4 holds the typed state. A newer file is refused
+with a message asking for an upgrade; an older one (which saved the
+estimator's private attributes) with a message saying to refit and save
+again. A state type that changes what it holds changes its ``VERSION``
+(a test keeps the types and their versions in step), and a file of
+another state version is refused the same way.
 """
 
-import importlib
 import io
 import json
 import math
@@ -81,24 +81,23 @@ from pathlib import Path
 
 import numpy as np
 
+from .models._state import State
+
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "MAX_HEADER_BYTES", "load_model",
            "read_header", "save_model"]
 
 #: ``"format"`` field of the header.
 FORMAT_NAME = "perceptrons-model"
-#: Newest format version this module writes and reads.
-FORMAT_VERSION = 3
-#: Oldest format version it reads (version 2 has no preprocessing/input).
-_OLDEST_READ = 2
+#: Format version this module writes and reads (the typed state).
+FORMAT_VERSION = 4
+#: Oldest format version it reads.
+_OLDEST_READ = 4
 #: Largest ``header.json`` read: parameters and state nodes, never arrays.
 MAX_HEADER_BYTES = 8 * 2**20
 # An array member may exceed its declared data by its .npy header only.
 _NPY_HEADER_SLACK = 1 << 16
 
 _HEADER = "header.json"
-# Classes whose __dict__ may be saved, besides those declaring
-# ``_persistence_state = True`` in a ``perceptrons.*`` module.
-_STATE_CLASSES = ("perceptrons.models._voted.VotedLog",)
 # Scalers a saved Pipeline may hold before its estimator, with their fitted
 # statistics (what transform needs).
 _PREPROCESSORS = {
@@ -132,49 +131,27 @@ def estimator_registry():
             for name, cls in estimator_classes().items()}
 
 
-def model_state(estimator):
-    """The declared fitted state of an estimator: what a model file holds.
+def state_types():
+    """Every state type a model file may hold, by name.
 
-    Parameters
-    ----------
-    estimator : estimator
-        A public perceptrons estimator; its class lists its fitted state in
-        ``_model_state`` (names of attributes, in a fixed order).
+    The state types of :data:`perceptrons.registry.ESTIMATORS` and the
+    types nested in them (their ``sub`` fields).
 
     Returns
     -------
-    dict of str to object
-        The declared attributes the estimator has (none before ``fit``).
+    dict of str to type
     """
-    names = type(estimator)._model_state
-    return {name: vars(estimator)[name] for name in names
-            if name in vars(estimator)}
-
-
-def _state_class_name(cls):
-    return f"{cls.__module__}.{cls.__qualname__}"
-
-
-def _is_state_class(cls):
-    name = _state_class_name(cls)
-    return name in _STATE_CLASSES or (
-        cls.__module__.startswith("perceptrons.")
-        and cls.__dict__.get("_persistence_state", False) is True)
-
-
-def _resolve_state_class(name):
-    """Import a whitelisted state-holder class; ValueError otherwise."""
-    if not isinstance(name, str) or not name.startswith("perceptrons."):
-        raise ValueError(f"state class {name!r} is not allowed")
-    module_name, _, qualname = name.rpartition(".")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ValueError(f"state class {name!r} is not available") from exc
-    cls = getattr(module, qualname, None)
-    if not isinstance(cls, type) or not _is_state_class(cls):
-        raise ValueError(f"state class {name!r} is not allowed")
-    return cls
+    out = {}
+    todo = [cls._state_type for cls in estimator_registry().values()]
+    while todo:
+        cls = todo.pop()
+        if cls.__name__ in out:
+            continue
+        out[cls.__name__] = cls
+        for _, spec in cls.specs():
+            if spec.what == "sub":
+                todo.extend(spec.kind)
+    return out
 
 
 # ---------------------------------------------------------------- encoding
@@ -233,17 +210,20 @@ class _Encoder:
         if isinstance(value, type):
             raise TypeError(f"cannot save {where}: it is a class "
                             f"({value.__name__})")
-        if _is_state_class(type(value)) and hasattr(value, "__dict__"):
-            return {"type": "object",
-                    "class": _state_class_name(type(value)),
-                    "state": self.encode(dict(vars(value)), where)}
+        if isinstance(value, State):
+            cls = type(value)
+            return {"type": "state", "class": cls.__name__,
+                    "version": cls.VERSION,
+                    "fields": {name: self.encode(getattr(value, name),
+                                                 f"{where}.{name}")
+                               for name, _ in cls.specs()}}
         raise TypeError(
             f"cannot save {where}: values of type "
             f"{type(value).__module__}.{type(value).__qualname__} are not "
             "supported by the perceptrons model format (supported: ndarray, "
             "numpy scalars, None/bool/int/float/str, lists, tuples, dicts, "
-            "scipy.sparse matrices, RandomState and registered state "
-            "classes)")
+            "scipy.sparse matrices, RandomState and the package's state "
+            "types)")
 
     def _memoized(self, value, where, fn):
         hit = self._memo.get(id(value))
@@ -389,8 +369,8 @@ def save_model(estimator, path, *, input_schema=None):
                  for k in names if k in vars(obj)}
         return params, attrs
 
-    params_node, attrs_node = encode_step(
-        estimator, type(estimator)._model_state, "")
+    params_node, _ = encode_step(estimator, (), "")
+    state = getattr(estimator, "state_", None)
     preprocessing = []
     for step, cls_name, scaler in scalers:
         params, attrs = encode_step(scaler, _PREPROCESSORS[cls_name],
@@ -399,16 +379,17 @@ def save_model(estimator, path, *, input_schema=None):
                               "params": params, "attributes": attrs})
     header = {
         "format": FORMAT_NAME,
-        "format_version": FORMAT_VERSION if preprocessing or (
-            input_schema is not None) else _OLDEST_READ,
+        "format_version": FORMAT_VERSION,
         "perceptrons_version": perceptrons.__version__,
         "numpy_version": np.__version__,
         "estimator": name,
         "params": params_node,
-        "attributes": attrs_node,
-        "arrays": {k: {"dtype": a.dtype.str, "shape": list(a.shape)}
-                   for k, a in enc.arrays.items()},
+        "arrays": {},
     }
+    if state is not None:
+        header["state"] = enc.encode(state, "state_")
+    header["arrays"] = {k: {"dtype": a.dtype.str, "shape": list(a.shape)}
+                        for k, a in enc.arrays.items()}
     if preprocessing:
         header["preprocessing"] = preprocessing
     if input_schema is not None:
@@ -455,10 +436,11 @@ def _write_zip(path, header, arrays):
 
 # ---------------------------------------------------------------- loading
 class _Decoder:
-    def __init__(self, npz, manifest):
+    def __init__(self, npz, manifest, state_types=None):
         self._npz = npz
         self._manifest = manifest
         self._cache = {}
+        self._state_types = state_types or {}
 
     def array(self, key):
         if key in self._cache:
@@ -542,16 +524,30 @@ class _Decoder:
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"{where}: bad RandomState state") from exc
             return rs
-        if kind == "object":
-            cls = _resolve_state_class(node["class"])
-            state = self.decode(node["state"], where)
-            if not isinstance(state, dict) or not all(
-                    isinstance(k, str) for k in state):
-                raise ValueError(f"{where}: object state must be a dict")
-            obj = cls.__new__(cls)
-            obj.__dict__.update(state)
-            return obj
+        if kind == "state":
+            return self._decode_state(node, where)
         raise ValueError(f"{where}: unknown node type {kind!r:.40}")
+
+    def _decode_state(self, node, where):
+        name = node.get("class")
+        cls = self._state_types.get(name) if isinstance(name, str) else None
+        if cls is None:
+            raise ValueError(f"{where}: state type {name!r:.60} is not one "
+                             "of this perceptrons' state types")
+        version = node.get("version")
+        if version != cls.VERSION:
+            raise ValueError(
+                f"{where}: {name} version {version!r:.20} (this perceptrons "
+                f"reads version {cls.VERSION}); refit the model and save it "
+                "again")
+        fields = node.get("fields")
+        names = [n for n, _ in cls.specs()]
+        if not isinstance(fields, dict) or set(fields) != set(names):
+            got = sorted(fields) if isinstance(fields, dict) else fields
+            raise ValueError(f"{where}: {name} must have the fields "
+                             f"{names}, got {got!r:.200}")
+        return cls(**{k: self.decode(fields[k], f"{where}.{k}")
+                      for k in names})
 
     def _decode_sparse(self, node, where):
         import scipy.sparse as sp
@@ -664,11 +660,10 @@ def read_header(path):
         raise ValueError(
             f"{str(path)} uses perceptrons model format version {version} "
             f"(written by perceptrons {header.get('perceptrons_version', '?')}"
-            "), which saved training scratch with the model; this "
-            f"perceptrons reads versions {_OLDEST_READ} to {FORMAT_VERSION}: "
-            "refit the "
-            "model on its training data and save it again (perceptrons "
-            "train ... -o MODEL)")
+            "), which saved the estimator's private attributes rather than "
+            "its declared, validated state; this perceptrons reads version "
+            f"{FORMAT_VERSION}: refit the model on its training data and "
+            "save it again (perceptrons train ... -o MODEL)")
     if version > FORMAT_VERSION:
         raise ValueError(
             f"{str(path)} uses perceptrons model format version {version}, "
@@ -731,7 +726,7 @@ def load_model(path, *, return_input_schema=False):
             manifest = header.get("arrays")
             if not isinstance(manifest, dict):
                 raise ValueError("header lacks params/attributes/arrays")
-            dec = _Decoder(npz, manifest)
+            dec = _Decoder(npz, manifest, state_types())
             classes = _preprocessor_classes()
             pipeline = []
             for step in steps:
@@ -743,8 +738,7 @@ def load_model(path, *, return_input_schema=False):
                 pipeline.append((step["name"], _build(
                     dec, cls, step, _PREPROCESSORS[step["class"]],
                     f"step {step['name']!r} ")))
-            estimator = _build(dec, registry[name], header,
-                               registry[name]._model_state, "")
+            estimator = _build_estimator(dec, registry[name], header)
     except ValueError as exc:
         raise _fail(path, str(exc)) from exc
     except (KeyError, TypeError, IndexError, AttributeError, OSError,
@@ -767,6 +761,20 @@ def load_model(path, *, return_input_schema=False):
     if return_input_schema:
         return model, header.get("input")
     return model
+
+
+def _build_estimator(dec, cls, header):
+    """An instance of ``cls`` with the header's parameters and its state,
+    validated."""
+    estimator = _build(dec, cls, {"params": header.get("params"),
+                                  "attributes": {}}, (), "")
+    node = header.get("state")
+    if node is not None:
+        state = dec.decode(node, "state_")
+        estimator._set_state(state, where="state_")
+    elif "attributes" in header:
+        raise ValueError("header holds attributes, not a state")
+    return estimator
 
 
 def _build(dec, cls, node, declared, what):
@@ -798,39 +806,13 @@ def _build(dec, cls, node, declared, what):
 
 
 def _check_fitted(model, estimator, scalers):
-    """ValueError unless the fitted state can predict: the types and shapes
-    of what every model shares, then one all-zero row through ``model``."""
-    state = vars(estimator)
-    if "classes_" not in state and "n_features_in_" not in state:
+    """ValueError unless the fitted model can predict: the scalers against
+    the estimator's input, then one all-zero row through ``model`` (the
+    state is validated already; this checks the whole as it will be used)."""
+    state = getattr(estimator, "state_", None)
+    if state is None:
         return  # an unfitted estimator
-    classes = state.get("classes_")
-    if not (isinstance(classes, np.ndarray) and classes.ndim == 1
-            and classes.size >= 1 and classes.dtype.kind in "biufUO"
-            and np.unique(classes).size == classes.size):
-        raise ValueError("classes_ must be a 1-d array of distinct labels, "
-                         f"got {classes!r:.80}")
-    n = state.get("n_features_in_")
-    if isinstance(n, (bool, np.bool_)) or not isinstance(
-            n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n_features_in_ must be a positive integer, got "
-                         f"{n!r:.80}")
-    coef = state.get("coef_")
-    rows = {1, classes.size}
-    if coef is not None and not (
-            isinstance(coef, np.ndarray) and coef.dtype.kind == "f"
-            and coef.ndim == 2 and coef.shape[1] == n
-            and coef.shape[0] in rows):
-        raise ValueError(f"coef_ must be a float array of shape (1 or "
-                         f"{classes.size}, {n}), got "
-                         f"{getattr(coef, 'shape', type(coef).__name__)}")
-    intercept = state.get("intercept_")
-    if intercept is not None and not (
-            isinstance(intercept, np.ndarray) and intercept.ndim == 1
-            and intercept.dtype.kind == "f"
-            and intercept.shape[0] in (rows if coef is None
-                                       else {coef.shape[0]})):
-        raise ValueError("intercept_ must be a float array with one entry "
-                         "per row of coef_")
+    n = state.n_features_in
     for scaler in scalers:
         _check_scaler(scaler, n)
     import warnings
@@ -842,7 +824,7 @@ def _check_fitted(model, estimator, scalers):
     except Exception as exc:  # noqa: BLE001 - any failure means bad state
         raise ValueError(f"the saved state cannot predict ("
                          f"{type(exc).__name__}: {exc})") from exc
-    if np.shape(pred) != (1,) or not np.isin(pred, classes).all():
+    if np.shape(pred) != (1,) or not np.isin(pred, state.classes).all():
         raise ValueError("the saved state predicts labels outside classes_")
 
 

@@ -27,7 +27,7 @@ from perceptrons import (PDM, PFM, ROMMA, Ballseptron, HigherOrderPerceptron,
                          KernelPerceptron, Perceptron, SecondOrderPerceptron)
 from perceptrons.datasets import dump_svmlight
 from perceptrons.distributed import ParameterMixing
-from perceptrons.persistence import model_state
+from tests._states import assert_same_state
 
 from tests.reference import parameter_mixing
 from tests.reference.streams import make_stream
@@ -50,20 +50,6 @@ def _data(n=240, d=12, n_classes=2, seed=0):
     w = rng.standard_normal((d, n_classes))
     y = np.argmax(X @ w + 0.8 * rng.standard_normal((n, n_classes)), axis=1)
     return X, y
-
-
-def assert_same_state(a, b):
-    sa, sb = model_state(a), model_state(b)
-    assert sa.keys() == sb.keys()
-    for name, value in sa.items():
-        other = sb[name]
-        if isinstance(value, np.ndarray):
-            assert value.dtype == other.dtype, name
-            assert_array_equal(value, other, err_msg=name, strict=True)
-        elif sp.issparse(value) or value is None:
-            assert (other is None) == (value is None), name
-        else:
-            assert value == other, name
 
 
 # ------------------------------------------------------------ one shard = fit

@@ -35,7 +35,7 @@ def _data(n_classes, seed=0, n=90, d=6):
     return X, y
 
 
-def assert_state_equal(a, b, where="state"):
+def assert_equal(a, b, where="value"):
     """Exact (bit for bit) equality of two estimator states."""
     assert type(a) is type(b), where
     if isinstance(a, np.ndarray):
@@ -44,40 +44,39 @@ def assert_state_equal(a, b, where="state"):
     elif sp.issparse(a):
         assert a.format == b.format and a.shape == b.shape, where
         for part in ("data", "indices", "indptr"):
-            assert_state_equal(getattr(a, part), getattr(b, part),
+            assert_equal(getattr(a, part), getattr(b, part),
                                f"{where}.{part}")
     elif isinstance(a, (list, tuple)):
         assert len(a) == len(b), where
         for i, (u, v) in enumerate(zip(a, b)):
-            assert_state_equal(u, v, f"{where}[{i}]")
+            assert_equal(u, v, f"{where}[{i}]")
     elif isinstance(a, dict):
         assert list(a) == list(b), where
         for k in a:
-            assert_state_equal(a[k], b[k], f"{where}[{k!r}]")
+            assert_equal(a[k], b[k], f"{where}[{k!r}]")
     elif isinstance(a, np.random.RandomState):
-        assert_state_equal(a.get_state(), b.get_state(), where)
+        assert_equal(a.get_state(), b.get_state(), where)
     elif isinstance(a, float) and np.isnan(a):
         assert np.isnan(b), where
     elif hasattr(a, "__dict__") and not isinstance(a, (np.generic, type)):
-        assert_state_equal(vars(a), vars(b), where)
+        assert_equal(vars(a), vars(b), where)
     else:
         assert a == b, where
 
 
-def _internal(obj, name, *value):
-    """The one access of this module to private state by name: read
-    ``obj.name``, or set it to ``value[0]`` (the declared ``_model_state``
-    of a class, the raw ``_weights`` of a voted Perceptron, attributes that
-    are not part of the model)."""
-    if value:
-        setattr(obj, name, value[0])
-        return value[0]
-    return getattr(obj, name)
-
-
 def _state(est):
-    """An estimator's attributes in name order (files keep declared order)."""
+    """An estimator's attributes in name order (its state and the public
+    views of it)."""
     return dict(sorted(vars(est).items()))
+
+
+def _field(header, *path):
+    """The node of a state field in a header: ``_field(h, "voted",
+    "support")`` is ``state_.voted.support``'s."""
+    node = header["state"]
+    for name in path:
+        node = node["fields"][name]
+    return node
 
 
 def _roundtrip(est, tmp_path, name="model.npz"):
@@ -103,14 +102,14 @@ def test_perceptron_roundtrip_predictions_and_partial_fit(
     loaded = _roundtrip(clf, tmp_path)
     assert type(loaded) is Perceptron
     assert loaded.get_params() == clf.get_params()
-    assert_state_equal(_state(clf), _state(loaded))
+    assert_equal(_state(clf), _state(loaded))
     np.testing.assert_array_equal(loaded.decision_function(X),
                                   clf.decision_function(X))
     np.testing.assert_array_equal(loaded.predict(X), clf.predict(X))
     # partial_fit continues exactly where the saved model stopped
     clf.partial_fit(X[B], y[B])
     loaded.partial_fit(X[B], y[B])
-    assert_state_equal(_state(clf), _state(loaded))
+    assert_equal(_state(clf), _state(loaded))
     np.testing.assert_array_equal(loaded.decision_function(X),
                                   clf.decision_function(X))
     # and a second save of the continued model round-trips too
@@ -135,7 +134,7 @@ def test_every_public_estimator_roundtrips(tmp_path, cls, params, sparse):
     est = cls(**{"max_iter": 2, "random_state": 0, **params})
     est.fit(X[:40], y[:40])
     loaded = _roundtrip(est, tmp_path)
-    assert_state_equal(_state(est), _state(loaded))
+    assert_equal(_state(est), _state(loaded))
     np.testing.assert_array_equal(loaded.decision_function(X),
                                   est.decision_function(X))
     est.partial_fit(X[40:], y[40:])
@@ -175,7 +174,7 @@ def test_string_labels_unfitted_and_randomstate(tmp_path):
     rs.rand(3)
     clf = Perceptron(random_state=rs, max_iter=2)
     loaded = _roundtrip(clf, tmp_path)
-    assert_state_equal(loaded.random_state, rs)
+    assert_equal(loaded.random_state, rs)
     np.testing.assert_array_equal(
         clf.fit(X, y).decision_function(X),
         loaded.fit(X, y).decision_function(X))
@@ -183,24 +182,25 @@ def test_string_labels_unfitted_and_randomstate(tmp_path):
 
 def test_shared_arrays_stored_once(tmp_path):
     X, y = _data(2)
-    clf = Perceptron(hypothesis="voted", max_iter=2, random_state=0).fit(X, y)
-    clf.coef_ = _internal(clf, "_weights")  # two declared attributes, one array
+    clf = Perceptron(hypothesis="last", max_iter=2, random_state=0).fit(X, y)
+    # Two fields, one array (theta_ls is not read by "last").
+    clf._set_state(clf.state_.replace(theta_ls=clf.state_.theta))
     loaded = _roundtrip(clf, tmp_path)
-    assert loaded.coef_ is _internal(loaded, "_weights")
+    assert loaded.state_.theta_ls is loaded.state_.theta
     header = read_header(tmp_path / "model.npz")
-    assert header["attributes"]["coef_"] == header["attributes"]["_weights"]
+    assert _field(header, "theta") == _field(header, "theta_ls")
 
 
-def test_only_the_declared_state_is_saved(tmp_path):
+def test_only_the_state_is_saved(tmp_path):
     X, y = _data(2)
     clf = Perceptron(max_iter=2, random_state=0).fit(X, y)
-    _internal(clf, "_scratch", np.zeros(X.shape[0]))  # not part of the model
+    clf._scratch = np.zeros(X.shape[0])  # not part of the model
     save_model(clf, tmp_path / "m.npz")
     header = read_header(tmp_path / "m.npz")
-    assert "_scratch" not in header["attributes"]
-    assert list(header["attributes"]) == [
-        name for name in _internal(Perceptron, "_model_state")
-        if name in vars(clf)]
+    assert "attributes" not in header
+    assert list(header["state"]["fields"]) == [
+        name for name, _ in type(clf.state_).specs()]
+    assert "_scratch" not in json.dumps(header)
 
 
 def test_header_contents(tmp_path):
@@ -211,11 +211,12 @@ def test_header_contents(tmp_path):
         header = json.loads(zf.read("header.json"))
         members = set(zf.namelist())
     assert header["format"] == FORMAT_NAME
-    assert header["format_version"] == 2 and FORMAT_VERSION == 3  # plain: 2
+    assert header["format_version"] == FORMAT_VERSION == 4
     assert header["perceptrons_version"] == perceptrons.__version__
     assert header["estimator"] == "perceptrons.Perceptron"
     assert header["params"]["eta"] == {"type": "float", "value": 0.1}
-    assert "coef_" in header["attributes"]
+    assert header["state"]["class"] == "PerceptronState"
+    assert header["state"]["version"] == type(clf.state_).VERSION
     assert {f"{k}.npy" for k in header["arrays"]} | {"header.json"} == members
     # numpy reads it without pickle
     with np.load(tmp_path / "m.npz", allow_pickle=False) as npz:
@@ -228,20 +229,21 @@ def test_save_rejects_unsupported_attribute(tmp_path):
     X, y = _data(2)
     # Declared attributes holding what the format cannot store.
     clf = Perceptron(max_iter=2).fit(X, y)
-    clf.intercept_ = lambda: None
-    with pytest.raises(TypeError, match="intercept_"):
+    clf.state_ = clf.state_.replace(theta_ls=lambda: None)
+    with pytest.raises(TypeError, match="theta_ls"):
         save_model(clf, tmp_path / "m.npz")
     assert not (tmp_path / "m.npz").exists()
     assert list(tmp_path.iterdir()) == []  # no temporary file left behind
 
     clf = Perceptron(max_iter=2).fit(X, y)
-    clf.coef_ = np.array([1, "a", None], dtype=object)
-    with pytest.raises(TypeError, match="coef_"):
+    clf.state_ = clf.state_.replace(
+        theta=np.array([1, "a", None], dtype=object))
+    with pytest.raises(TypeError, match="theta"):
         save_model(clf, tmp_path / "m.npz")
 
     clf = Perceptron(max_iter=2).fit(X, y)
-    _internal(clf, "_theta", {"a": [1, (2.0, object())]})
-    with pytest.raises(TypeError, match="_theta"):
+    clf.state_ = clf.state_.replace(theta={"a": [1, (2.0, object())]})
+    with pytest.raises(TypeError, match="theta"):
         save_model(clf, tmp_path / "m.npz")
 
 
@@ -354,18 +356,28 @@ def test_newer_version_refused(good_file, tmp_path):
         load_model(bad)
 
 
-def test_version_one_refused_with_the_remedy(good_file, tmp_path):
-    old = _rewrite(good_file, tmp_path / "v1.npz",
-                   header=lambda h: h.update(format_version=1))
-    with pytest.raises(ValueError, match="version 1.*refit the model"):
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_older_versions_refused_with_the_remedy(good_file, tmp_path, version):
+    old = _rewrite(good_file, tmp_path / "old.npz",
+                   header=lambda h: h.update(format_version=version))
+    with pytest.raises(ValueError, match=f"version {version}.*refit the "
+                                         "model"):
         load_model(old)
 
 
-def test_undeclared_attribute_in_file_refused(good_file, tmp_path):
+def test_older_state_version_refused_with_the_remedy(good_file, tmp_path):
+    bad = _rewrite(good_file, tmp_path / "sv.npz",
+                   header=lambda h: _field(h, "voted").update(version=0))
+    with pytest.raises(ValueError, match="VotedLog version 0.*refit"):
+        load_model(bad)
+
+
+def test_undeclared_field_in_file_refused(good_file, tmp_path):
     def add(header):
-        header["attributes"]["_scratch"] = {"type": "int", "value": 1}
+        header["state"]["fields"]["_scratch"] = {"type": "int", "value": 1}
     bad = _rewrite(good_file, tmp_path / "extra.npz", header=add)
-    with pytest.raises(ValueError, match="_scratch.*not part of the fitted"):
+    with pytest.raises(ValueError, match="PerceptronState must have the "
+                                         "fields"):
         load_model(bad)
 
 
@@ -379,22 +391,25 @@ def test_class_not_whitelisted(good_file, tmp_path):
 
 
 def test_state_class_not_whitelisted(good_file, tmp_path):
-    def edit(h):
-        h["attributes"]["_voted"]["class"] = "builtins.dict"
-    bad = _rewrite(good_file, tmp_path / "s.npz", header=edit)
-    with pytest.raises(ValueError, match="not allowed"):
-        load_model(bad)
-
-    def edit2(h):
-        h["attributes"]["_voted"]["class"] = "perceptrons.models.Perceptron"
-    bad = _rewrite(good_file, tmp_path / "s2.npz", header=edit2)
-    with pytest.raises(ValueError, match="not allowed"):
+    for name in ("builtins.dict", "perceptrons.cli.__main__",
+                 "perceptrons.models.Perceptron", 7):
+        bad = _rewrite(good_file, tmp_path / "s.npz",
+                       header=lambda h: _field(h, "voted").update(
+                           **{"class": name}))
+        with pytest.raises(ValueError, match="is not one of this "
+                                             "perceptrons' state types"):
+            load_model(bad)
+    # A known type in the wrong place fails validation.
+    bad = _rewrite(good_file, tmp_path / "s2.npz",
+                   header=lambda h: h["state"]["fields"].update(
+                       voted=_field(h, "vote_rows")))
+    with pytest.raises(ValueError, match="voted must be a VotedLog"):
         load_model(bad)
 
 
 def test_missing_and_mistyped_arrays(good_file, tmp_path):
     header = read_header(good_file)
-    key = header["attributes"]["coef_"]["key"]
+    key = _field(header, "theta")["key"]
     bad = _rewrite(good_file, tmp_path / "m.npz", drop=(f"{key}.npy",))
     with pytest.raises(ValueError, match="missing"):
         load_model(bad)
@@ -406,7 +421,7 @@ def test_missing_and_mistyped_arrays(good_file, tmp_path):
         load_model(bad)
 
     def edit2(h):
-        h["attributes"]["coef_"] = {"type": "ndarray", "key": "zzz"}
+        h["state"]["fields"]["theta"] = {"type": "ndarray", "key": "zzz"}
     bad = _rewrite(good_file, tmp_path / "k.npz", header=edit2)
     with pytest.raises(ValueError, match="manifest"):
         load_model(bad)
@@ -414,7 +429,7 @@ def test_missing_and_mistyped_arrays(good_file, tmp_path):
     for node in [{"type": "int", "value": "3"}, {"type": "weird"}, [1, 2],
                  {"type": "list", "items": 5}, {"no": "type"}]:
         bad = _rewrite(good_file, tmp_path / "t.npz",
-                       header=lambda h: h["attributes"].update(t_=node))
+                       header=lambda h: h["state"]["fields"].update(t=node))
         with pytest.raises(ValueError, match="not a valid perceptrons model"):
             load_model(bad)
 
@@ -428,7 +443,7 @@ def test_missing_and_mistyped_arrays(good_file, tmp_path):
 def test_object_array_member_is_not_unpickled(good_file, tmp_path,
                                               monkeypatch):
     header = read_header(good_file)
-    key = header["attributes"]["coef_"]["key"]
+    key = _field(header, "theta")["key"]
     buf = io.BytesIO()
     np.lib.format.write_array(buf, np.array([{"evil": 1}], dtype=object),
                               allow_pickle=True)
@@ -467,7 +482,7 @@ def test_ten_class_model_file_is_small(tmp_path, name):
     np.testing.assert_array_equal(load_model(path).predict(X), est.predict(X))
 
 
-# ----------------------------------------------------------------- format 3
+# ----------------------------------------------------------------- scalers
 @pytest.mark.parametrize("scaler", ["StandardScaler", "MaxAbsScaler",
                                     "Normalizer"])
 def test_pipeline_of_scalers_and_input_schema_roundtrip(tmp_path, scaler):
@@ -480,11 +495,11 @@ def test_pipeline_of_scalers_and_input_schema_roundtrip(tmp_path, scaler):
     pipe.fit(X, y)
     schema = {"format": "svmlight", "zero_based": False, "n_features": 6}
     save_model(pipe, tmp_path / "p.npz", input_schema=schema)
-    assert read_header(tmp_path / "p.npz")["format_version"] == 3
+    assert read_header(tmp_path / "p.npz")["format_version"] == 4
     loaded, saved = load_model(tmp_path / "p.npz", return_input_schema=True)
     assert saved == schema
     assert type(loaded[0]).__name__ == scaler
-    assert_state_equal(_state(loaded[-1]), _state(pipe[-1]))
+    assert_equal(_state(loaded[-1]), _state(pipe[-1]))
     np.testing.assert_array_equal(loaded.predict(X), pipe.predict(X))
     np.testing.assert_array_equal(loaded[0].transform(X),
                                   pipe[0].transform(X))
@@ -512,12 +527,14 @@ def test_parameters_checked_against_constraints(good_file, tmp_path):
 
 
 @pytest.mark.parametrize("edit, words", [
-    (lambda h: h["attributes"].update(classes_={"type": "none"}),
-     "classes_ must be"),
-    (lambda h: h["attributes"].update(
-        n_features_in_={"type": "str", "value": "6"}), "n_features_in_"),
-    (lambda h: h["attributes"].update(
-        n_features_in_={"type": "int", "value": 7}), "coef_ must be"),
+    (lambda h: h["state"]["fields"].update(classes={"type": "none"}),
+     "state_.classes is missing"),
+    (lambda h: h["state"]["fields"].update(
+        n_features_in={"type": "str", "value": "6"}),
+     "state_.n_features_in must be a int"),
+    (lambda h: h["state"]["fields"].update(
+        n_features_in={"type": "int", "value": 7}),
+     "n_features is 6 here but 7 elsewhere"),
 ])
 def test_fitted_state_types_and_shapes_checked(good_file, tmp_path, edit,
                                                words):
@@ -528,7 +545,7 @@ def test_fitted_state_types_and_shapes_checked(good_file, tmp_path, edit,
 
 def test_oversized_members_refused(good_file, tmp_path):
     header = read_header(good_file)
-    key = header["attributes"]["coef_"]["key"]
+    key = _field(header, "theta")["key"]
     buf = io.BytesIO()
     np.lib.format.write_array(buf, np.zeros(200_000))
     bad = _rewrite(good_file, tmp_path / "big.npz",

@@ -22,9 +22,9 @@ from sklearn.preprocessing import MaxAbsScaler
 import perceptrons.streaming as streaming
 from perceptrons import PDM, ROMMA, Ballseptron, Perceptron
 from perceptrons.datasets import dump_svmlight, load_svmlight
-from perceptrons.persistence import model_state
 from perceptrons.streaming import (CacheWarning, fit_file, iter_svmlight,
                                    predict_file, scan_svmlight)
+from tests._states import assert_same_state
 
 
 # ----------------------------------------------------------------- helpers
@@ -80,21 +80,6 @@ def _partial_fit_loop(est, X, y, blocks, epochs):
     return est
 
 
-def _assert_same_model(a, b):
-    state_a, state_b = model_state(a), model_state(b)
-    assert state_a.keys() == state_b.keys()
-    for name in state_a:
-        va, vb = state_a[name], state_b[name]
-        if isinstance(va, np.ndarray):
-            np.testing.assert_array_equal(va, vb, err_msg=name)
-        elif hasattr(va, "__dict__"):  # a state holder (VotedLog)
-            for key in vars(va):
-                np.testing.assert_array_equal(vars(va)[key], vars(vb)[key],
-                                              err_msg=f"{name}.{key}")
-        else:
-            assert va == vb, name
-
-
 @pytest.fixture(scope="module")
 def binary(tmp_path_factory):
     X, y = _data()
@@ -126,7 +111,7 @@ def test_one_chunk_equals_fit(request, data, hypothesis):
                         chunk_bytes=2**20, cache=None)
     fitted = Perceptron(max_iter=1, shuffle=False,
                         hypothesis=hypothesis).fit(X, y)
-    _assert_same_model(streamed, fitted)
+    assert_same_state(streamed, fitted)
     np.testing.assert_array_equal(streamed.coef_, fitted.coef_)
     assert streamed.t_ == fitted.t_ == X.shape[0]
 
@@ -152,10 +137,10 @@ def test_chunks_equal_partial_fit_loop(binary, three, name, chunk_bytes):
                               (info.source, info.n_blocks)))
         assert sources == [("text", len(rows)), ("cache", len(rows)),
                            ("cache", len(rows))]
-        _assert_same_model(cached, expected)
+        assert_same_state(cached, expected)
         text = fit_file(ESTIMATORS[name](), path, chunk_bytes=chunk_bytes,
                         max_iter=3, cache=None)
-        _assert_same_model(text, expected)
+        assert_same_state(text, expected)
 
 
 def test_default_epochs_are_max_iter(binary):
@@ -176,7 +161,7 @@ def test_refit_starts_from_scratch(binary):
     first = Perceptron(max_iter=2)
     first.fit(*load_svmlight(binary))
     fit_file(first, binary, chunk_bytes=200)
-    _assert_same_model(first, est)
+    assert_same_state(first, est)
 
 
 def test_chunks_follow_the_rule(tmp_path):
@@ -226,7 +211,7 @@ def test_compressed_file_equals_plain(binary, tmp_path):
     gz.write_bytes(gzip.compress(binary.read_bytes()))
     a = fit_file(Perceptron(max_iter=3), binary, chunk_bytes=256)
     b = fit_file(Perceptron(max_iter=3), gz, chunk_bytes=256)
-    _assert_same_model(a, b)
+    assert_same_state(a, b)
 
 
 # ----------------------------------------------------------------- shuffle
@@ -236,7 +221,7 @@ def test_shuffle_buffer(binary):
     a = fit_file(Perceptron(), binary, random_state=7, **kw)
     b = fit_file(Perceptron(), binary, random_state=7, cache=None, **kw)
     c = fit_file(Perceptron(), binary, random_state=8, **kw)
-    _assert_same_model(a, b)
+    assert_same_state(a, b)
     assert not np.array_equal(a.coef_, c.coef_)
     # the reference: runs of 16 rows in file order, across chunk boundaries,
     # each permuted by one RandomState, epoch after epoch
@@ -246,7 +231,7 @@ def test_shuffle_buffer(binary):
     for _ in range(3):
         blocks = [run[rng.permutation(len(run))] for run in runs]
         _partial_fit_loop(expected, X, y, blocks, 1)
-    _assert_same_model(a, expected)
+    assert_same_state(a, expected)
 
 
 def test_shuffle_buffer_larger_than_file(binary):
@@ -255,7 +240,7 @@ def test_shuffle_buffer_larger_than_file(binary):
                  shuffle_buffer=10**6, random_state=0)
     order = np.random.RandomState(0).permutation(len(y))
     expected = _partial_fit_loop(Perceptron(), X, y, [order], 1)
-    _assert_same_model(a, expected)
+    assert_same_state(a, expected)
 
 
 # ----------------------------------------------------------------- cache
@@ -280,7 +265,7 @@ def test_cache_is_kept_and_reused_without_reading_text(binary, tmp_path,
                      cache=cache, callback=lambda e, i: sources.append(
                          i.source))
     assert sources == ["cache", "cache"]
-    _assert_same_model(a, b)
+    assert_same_state(a, b)
 
 
 def test_scan_matches_load_svmlight(binary, three, tmp_path):
@@ -318,7 +303,7 @@ def test_stale_cache_is_rebuilt(binary, tmp_path, change):
                      cache=cache)
     b = fit_file(Perceptron(max_iter=2), path, chunk_bytes=chunk_bytes,
                  cache=None)
-    _assert_same_model(a, b)
+    assert_same_state(a, b)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # rebuilt: now valid
         fit_file(Perceptron(max_iter=2), path, chunk_bytes=chunk_bytes,
@@ -341,7 +326,7 @@ def test_damaged_cache_is_rebuilt(binary, tmp_path, damage):
     with pytest.warns(CacheWarning, match="rebuilding"):
         a = fit_file(Perceptron(max_iter=2), binary, chunk_bytes=300,
                      cache=cache)
-    _assert_same_model(a, expected)
+    assert_same_state(a, expected)
 
 
 def test_corrupt_cache_block_is_an_error(binary, tmp_path):

@@ -3,9 +3,10 @@
 Every dual (kernel) loop keeps its weight vectors as combinations
 ``Σ_p coef[k, p] φ(x_support[p])`` over a support set, and every step of it
 needs one kernel row: ``k(x_i, x_support[p])`` for the support held then.
-What lives here is that shared machinery, so that a loop holds only its
-algorithm (:mod:`perceptrons._loops.perceptron_dual`, Khardon & Wachman's
-Figure 2; :mod:`perceptrons._loops.ballseptron_dual`, the Ballseptron):
+What lives here is that shared machinery, read through the dual store of
+:mod:`perceptrons._loops.storage` (and the dual forms of
+:mod:`perceptrons._loops.matrix_perceptron`), so that a loop holds only its
+algorithm:
 
 * the support set: an append-only list within a call, ``support[:m]`` with
   ``m = n_support[0]`` in order of first update, and ``position[i]``,

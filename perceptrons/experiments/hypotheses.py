@@ -42,8 +42,8 @@ HYPOTHESES = ("last", "longest", "voted", "averaged")
 def _vote_log(est):
     """The private vote log of a linear one-vs-rest Figure 2 run, or None.
 
-    The one place that reads the estimator's private state (its vote log,
-    support rows and current vote; the model internals may change). Only
+    The one place that reads the estimator's state beyond its public
+    attributes (its vote log, support rows and current vote). Only
     a :class:`~perceptrons.Perceptron` fitted with ``hypothesis="voted"``
     and no kernel qualifies: its updates are ``w += η y x``, ``θ -= η y C``,
     what :func:`_vote_weighted_average` assumes (other estimators with a
@@ -58,12 +58,12 @@ def _vote_log(est):
     """
     from ..models import Perceptron
 
-    if not (isinstance(est, Perceptron) and est.hypothesis == "voted"
-            and getattr(est, "kernel", None) is None
-            and not getattr(est, "_prototype", True)
-            and getattr(est, "_voted", None) is not None):
+    if not isinstance(est, Perceptron):
         return None
-    return (*est._voted.binary_arrays(est._current_vote), est._support_X)
+    s = est.state_
+    if s.hypothesis != "voted" or s.prototype or s.vote_rows is None:
+        return None
+    return (*s.voted.binary_arrays(s.current_vote), s.vote_rows.X)
 
 
 def _vote_weighted_average(est, log):

@@ -155,8 +155,8 @@ class TrainingCall(SimpleNamespace):
     """Scratch of one ``fit``/``partial_fit`` call, never kept on the model.
 
     Created when a call starts and dropped when it ends, so that a fitted
-    estimator holds its declared state (``_model_state``) and nothing sized
-    by the training set that is not part of the model. The base class sets
+    estimator holds its state (``state_``) and nothing sized by the
+    training set that is not part of the model. The base class sets
     ``X``, ``loop_arrays`` (X as the primal loops take it), ``labels``
     (classes and class indices of numeric labels with few classes, or
     None: :func:`_few_label_encoding`), ``sq_norms``

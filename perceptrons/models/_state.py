@@ -36,7 +36,7 @@ from ..utils.validation import check_csr_structure
 
 __all__ = ["State", "array", "rows", "scalar", "sub"]
 
-_KINDS = {"float": "f", "int": "iu", "bool": "b", "label": "biuUf",
+_KINDS = {"float": "f", "int": "iu", "bool": "b", "label": "biuUfO",
           "names": "UO"}
 _DTYPES = {"float": np.float64, "int": np.int64, "bool": np.bool_}
 
@@ -266,6 +266,10 @@ def _check_array(value, spec, sizes, at):
                                         for v in value.ravel().tolist()):
         raise ValueError(f"{at} must hold strings")
     if spec.kind == "label":
+        if value.dtype.kind == "O" and not (
+                all(isinstance(v, str) for v in value.tolist())
+                or all(isinstance(v, int) for v in value.tolist())):
+            raise ValueError(f"{at} must hold strings or integers")
         if value.dtype.kind == "f" and not np.isfinite(value).all():
             raise ValueError(f"{at} holds NaN or infinity")
         if np.unique(value).size != value.size:

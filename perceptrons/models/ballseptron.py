@@ -273,7 +273,7 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
     same way). With ``radius=0, hypothesis="last"`` and a kernel this is
     ``KernelPerceptron(eta=1, theta_init=0, threshold_step=0,
     hypothesis="last")`` (``multiclass="prototype"`` for more than two
-    classes). See :mod:`perceptrons._loops.ballseptron_dual`.
+    classes). See :mod:`perceptrons._loops.ballseptron`.
 
     With r far above the norms of the rows, a margin error while ‖w‖ << r
     multiplies w by ``1 - r/‖w‖ << -1`` and cancels most of it against

@@ -131,8 +131,9 @@ def test_one_voted_run_gives_the_last_and_longest_of_separate_fits(
         alone = Perceptron(hypothesis=h, **base).fit(X, y)
         np.testing.assert_array_equal(preds[h], alone.predict(X))
     longest = Perceptron(hypothesis="longest", **base).fit(X, y)
+    s = voted.state_
     W, b = longest_survivor(
-        voted._voted.binary_arrays(voted._current_vote), voted._support_X,
+        s.voted.binary_arrays(s.current_vote), s.vote_rows.X,
         voted.eta, voted.threshold_step_, voted.theta_init_, X.shape[1])
     np.testing.assert_array_equal(W, longest.coef_)  # bit for bit
     np.testing.assert_array_equal(b, longest.intercept_)
@@ -142,11 +143,13 @@ def test_averaged_is_the_vote_weighted_average_of_the_hypotheses():
     X, y = _data(150, 6, 0.1)
     est = Perceptron(hypothesis="voted", max_iter=3, random_state=0,
                      eta=1.0, threshold_step=1.0, theta_init=1.0).fit(X, y)
-    support, sign, votes, _ = est._voted.binary_arrays(est._current_vote)
+    state = est.state_
+    support, sign, votes, _ = state.voted.binary_arrays(state.current_vote)
+    s_rows = state.vote_rows.X
     w, theta = np.zeros(X.shape[1]), 1.0
     acc_w, acc_t = votes[0] * w, votes[0] * theta
     for j, (s, a) in enumerate(zip(support, sign)):
-        w, theta = w + a * est._support_X[s], theta - a
+        w, theta = w + a * s_rows[s], theta - a
         acc_w, acc_t = acc_w + votes[j + 1] * w, acc_t + votes[j + 1] * theta
     W, b = hypotheses._vote_weighted_average(est, hypotheses._vote_log(est))
     np.testing.assert_allclose(W[0], acc_w / votes.sum())

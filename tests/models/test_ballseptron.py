@@ -45,9 +45,9 @@ RTOL = 1e-10
 
 
 def _internal(est, name):
-    """The one access of this module to an estimator's private state (the
-    raw last iterate ``_weights`` of the averaged hypothesis)."""
-    return getattr(est, name)
+    """The one access of this module to an estimator's state beyond its
+    public attributes (the raw last iterate of the averaged hypothesis)."""
+    return {"_weights": est.state_.weights.current}[name]
 
 
 def make_stream(n_classes, seed, integer=False):

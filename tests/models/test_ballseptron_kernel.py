@@ -35,9 +35,9 @@ TOL = 1e-8
 
 
 def _internal(est, name):
-    """The one access of this module to an estimator's private state (the
-    carried norms ``_gram`` of the dual loop)."""
-    return getattr(est, name)
+    """The one access of this module to an estimator's state beyond its
+    public attributes (the carried norms of the dual loop)."""
+    return {"_gram": est.state_.gram}[name]
 
 
 def make_stream(n_classes, seed, n=None):

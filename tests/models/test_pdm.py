@@ -30,9 +30,9 @@ RTOL = 1e-9
 
 
 def _internal(est, name):
-    """The one access of this module to an estimator's private state (the
-    running scalars ``_scalars``: ‖a‖² in column 1)."""
-    return getattr(est, name)
+    """The one access of this module to an estimator's state beyond its
+    public attributes (the running scalars: ‖a‖² in column 1)."""
+    return {"_scalars": est.state_.scalars}[name]
 
 
 def _fmt(X, sparse):

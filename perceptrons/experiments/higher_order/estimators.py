@@ -134,4 +134,4 @@ def _labels(est, scores):
 def _gram_blocks(est, rows):
     """``(lo, hi, K)`` blocks of the kernel between ``rows`` and the
     support."""
-    return est._gram_blocks(rows)
+    return est.state_.model.gram_blocks(est, rows)

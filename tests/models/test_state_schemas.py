@@ -1,0 +1,83 @@
+"""Every state type's declarations change only with its version.
+
+A model file holds an estimator's typed state (``perceptrons.models._state``):
+what a state type declares is the file format. ``STATE_SCHEMAS`` below
+records, for every state type a file may hold, its ``VERSION`` and the
+digest of its declarations (nested types included). A change of what a type
+holds without a new version fails here; after bumping the version (and
+deciding what becomes of files of the old one: they are refused), record the
+new digest with::
+
+    python -m tests.models.test_state_schemas
+"""
+
+import pytest
+
+from perceptrons.persistence import state_types
+
+#: name -> (VERSION, schema digest)
+STATE_SCHEMAS = {
+    'BallseptronState': (1, '5f73956c2d6832e3'),
+    'DualWeights': (1, '1cb65d85ac8c7e21'),
+    'HODualModel': (1, '26ccf4ff1e1c5f41'),
+    'HOImplicitModel': (1, 'cf0c12906083fa05'),
+    'HOPrimalModel': (1, 'ea003e0f88eb85f5'),
+    'HigherOrderState': (1, 'd69d27a7340c04a3'),
+    'KernelSpec': (1, 'bc38ee75df5158d2'),
+    'MarginState': (1, '50fc77e04de07c41'),
+    'PerceptronState': (1, '7d3a08b35c5993f8'),
+    'SODualModel': (1, 'e5f0b3713ec83c8c'),
+    'SOPrimalModel': (1, '7eb6adc8e567c99b'),
+    'SecondOrderState': (1, 'f79069ddde3d0ebe'),
+    'SupportPool': (1, 'cb1d81eeb9ab06c4'),
+    'VotedLog': (1, 'c1708f42286a1103'),
+    'WeightRows': (1, '2151c3650526bd7d'),
+}
+
+
+@pytest.mark.parametrize("name", sorted(state_types()))
+def test_schema_changes_only_with_the_version(name):
+    cls = state_types()[name]
+    assert name in STATE_SCHEMAS, (
+        f"{name} is a new state type: record it (module docstring)")
+    version, digest = STATE_SCHEMAS[name]
+    assert cls.VERSION == version, (
+        f"{name}.VERSION is {cls.VERSION}, recorded {version}: record the "
+        "new schema (module docstring)")
+    assert cls.schema_digest() == digest, (
+        f"what {name} holds changed without a new VERSION: bump "
+        f"{name}.VERSION, then record the schema (module docstring)")
+
+
+def test_recorded_types_exist():
+    assert set(STATE_SCHEMAS) == set(state_types())
+
+
+def test_a_changed_declaration_changes_the_digest():
+    import dataclasses
+
+    from perceptrons.models._state import State, array
+
+    @dataclasses.dataclass(frozen=True)
+    class A(State):
+        w: object = array("float", ("n",))
+
+    @dataclasses.dataclass(frozen=True)
+    class B(State):
+        w: object = array("float", ("n", "m"))
+
+    B.__name__ = "A"
+    assert A.schema_digest() != B.schema_digest()
+
+
+if __name__ == "__main__":
+    table = {name: (cls.VERSION, cls.schema_digest())
+             for name, cls in sorted(state_types().items())}
+    path = __file__
+    text = open(path).read()
+    start = text.index("STATE_SCHEMAS = {")
+    end = text.index("}\n", start) + 2
+    body = "STATE_SCHEMAS = {\n" + "".join(
+        f"    {name!r}: {entry!r},\n" for name, entry in table.items()) + "}\n"
+    open(path, "w").write(text[:start] + body + text[end:])
+    print(f"recorded {len(table)} state types in {path}")
