@@ -452,3 +452,36 @@ def md_table(header, rows):
            "|" + "|".join("---" for _ in header) + "|"]
     out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(out)
+
+
+def epoch_timer(est, X, y, order):
+    """(setup, run, counts) timing one compiled pass of fitted ``est``.
+
+    ``setup`` gives ``est`` a fresh state and begins a one-pass call the
+    way ``fit`` does (``perceptrons.models._base``: ``_start``,
+    ``_begin_call``); ``run`` is the loop alone (``_run_epoch``) over
+    ``order``. Raises if the pass no longer makes ``fit``'s updates.
+    """
+    X_, y_, call = est._start_fit(X, y)
+    targets = est._call_targets(call, y_)
+    counts = {}
+
+    def setup():
+        est._start(call)
+        call.n_passes = 1
+        call.t = est.state_.t
+        est._begin_call(call)
+        call.n_iter = est.state_.n_iter
+
+    def run(_=None):
+        counts["mistakes"], counts["updates"] = est._run_epoch(call, targets,
+                                                               order)
+
+    n_updates_fit = est.n_updates_
+    setup()
+    run()
+    if counts["updates"] != n_updates_fit:
+        raise RuntimeError(f"the timed epoch made {counts['updates']} "
+                           f"updates, fit made {n_updates_fit}: the hooks no "
+                           "longer reproduce fit's epoch")
+    return setup, run, counts

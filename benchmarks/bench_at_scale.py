@@ -157,29 +157,8 @@ def epoch_timer(X, y, shuffle):
     """(setup, run, counts): the compiled pass alone, on ``fit``'s order."""
     from perceptrons.utils.random import epoch_orders
 
-    est = ours(shuffle).fit(X, y)
-    n_updates_fit = est.n_updates_
-    X_, y_, call = est._start_fit(X, y)
-    targets = (est._call_targets(call, y_) if hasattr(est, "_call_targets")
-               else est._encode(y_))
     order = next(iter(epoch_orders(0, X.shape[0], 1, shuffle)))
-    counts = {}
-
-    def setup():
-        est._start(call)
-        call.n_passes = 1
-        est._begin_call(call)
-
-    def run(_):
-        counts["mistakes"], counts["updates"] = est._run_epoch(call, targets,
-                                                               order)
-
-    setup()
-    run(None)
-    if counts["updates"] != n_updates_fit:
-        raise RuntimeError(f"the timed epoch made {counts['updates']} "
-                           f"updates, fit made {n_updates_fit}")
-    return setup, run, counts
+    return C.epoch_timer(ours(shuffle).fit(X, y), X, y, order)
 
 
 def row_reader(X, shuffle):

@@ -24,7 +24,7 @@ What is timed
   encoding, the "auto" θ_Init/C and finiteness (a pass over X), allocation
   and one epoch. A cProfile breakdown of this call is printed as well.
 * **ours, epoch**: the compiled pass alone, called the way ``fit`` calls it
-  (``_run_epoch``, which calls ``threshold_perceptron_epoch``), from a fresh
+  (``_run_epoch``, which calls ``figure2_epoch``), from a fresh
   state each time (the state is reset untimed), so that it makes the same
   updates as the epoch inside ``fit``.
 * **sklearn, fit**: ``sklearn.linear_model.Perceptron(max_iter=1, tol=None,
@@ -135,27 +135,8 @@ def epoch_timer(X, y):
     est = Perceptron(max_iter=1, shuffle=False, hypothesis="last").fit(X, y)
     n_updates_fit = est.n_updates_
     try:
-        # The hooks of perceptrons.models._base: one TrainingCall per call.
-        Xv, yv, call = est._start_fit(X, y)
-        targets = est._call_targets(call, yv)
-        order = np.arange(Xv.shape[0], dtype=np.int64)
-        counts = {}
-
-        def setup():
-            est._start(call)
-            call.n_passes = 1
-            est._begin_call(call)
-
-        def run(_):
-            counts["mistakes"], counts["updates"] = est._run_epoch(
-                call, targets, order)
-
-        setup()
-        run(None)
-        if counts["updates"] != n_updates_fit:
-            raise RuntimeError(
-                f"the timed epoch made {counts['updates']} updates, fit made "
-                f"{n_updates_fit}: the hooks no longer reproduce fit's epoch")
+        order = np.arange(X.shape[0], dtype=np.int64)
+        setup, run, counts = C.epoch_timer(est, X, y, order)
         return setup, run, "`_run_epoch` from a fresh state", counts
     except (AttributeError, TypeError, ImportError) as exc:  # hooks changed
         print(f"  (private hooks unavailable: {exc!r}; timing partial_fit "

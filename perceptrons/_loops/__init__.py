@@ -13,11 +13,18 @@ Mercer kernel (dual, read through the kernel layer
 each loop body is compiled once per storage, so that an algorithm is one
 loop whatever its form.
 
+Arrays travel to a loop's helpers one by one or inside a store; numba's
+pruning of the reference counts that a helper call takes leaves some in the
+sample loop when a helper with branches receives a tuple of arrays, and
+those cost the simple loops 2-3x. :func:`._common.inline_call` says how the
+``specialised`` helpers are compiled against that; timing every hot path
+old against new (``benchmarks/bench_checkouts.py``) is what catches it.
+
 * the algorithms: :mod:`.perceptron` (Khardon & Wachman's Figure 2, its
   rules in :mod:`.hypotheses`), :mod:`.ballseptron` (binary and
-  prototypes), :mod:`.margin` (the pass and active sets of PDM/PFM, whose
-  other rule is :mod:`.romma`'s), :mod:`.matrix_perceptron` (the pass of
-  :mod:`.higher_order` and :mod:`.second_order`);
+  prototypes), :mod:`.margin` (the pass of PDM/PFM and the active sets
+  that also drive :mod:`.romma`'s pass), :mod:`.matrix_perceptron` (the
+  pass of :mod:`.higher_order` and :mod:`.second_order`);
 * shared: :mod:`._common` (rows, dots, prefetching, the ``specialised``
   helpers), :mod:`.storage`, :mod:`.support`, :mod:`.mercer`,
   :mod:`.matrix_rows`, :mod:`.voted` (voted prediction);

@@ -47,14 +47,18 @@ def specialised(choose):
 
     ``choose(*args)`` returns the implementation (a plain Python function
     with the helper's parameter names) for the helper's arguments. numba
-    calls it with the arguments' types while it compiles a loop and inlines
-    what it returns (``@overload`` with ``inline="always"``), so each loop
-    is compiled once per layout or storage from one source, with no run-time
-    branch; under ``NUMBA_DISABLE_JIT=1`` the helper calls it with the
+    calls it with the arguments' types while it compiles a loop and
+    compiles what it returns in the loop's place (``@overload``), so each
+    loop is compiled once per layout or storage from one source, with no
+    run-time branch; under ``NUMBA_DISABLE_JIT=1`` the helper calls it with the
     values themselves and runs what it returns. ``choose`` must therefore
     answer for both (``X_data.ndim`` is 2 for a dense matrix and for its
     numba type alike). The decorated function supplies the name, the
     parameters and the docstring.
+
+    Inlining (:func:`inline_call`): numba inlines the helper into the loop's
+    own code, unless an argument is a tuple holding arrays; then the helper
+    is compiled as a function of its own, which LLVM inlines later.
     """
     def decorate(generic):
         args = ", ".join(inspect.signature(generic).parameters)
@@ -64,10 +68,47 @@ def specialised(choose):
         exec(f"def helper({args}):\n    return choose({args})({args})\n"
              f"def typer({args}):\n    return choose({args})\n", namespace)
         helper = functools.update_wrapper(namespace["helper"], generic)
-        overload(helper, inline="always")(namespace["typer"])
+        overload(helper, inline=inline_call,
+                 jit_options={"forceinline": True})(namespace["typer"])
         return helper
 
     return decorate
+
+
+def loop_helper(fn):
+    """Decorator: a small helper of the loops, compiled into each loop that
+    calls it under the inlining rule of :func:`inline_call` (an
+    ``@njit(inline="always")`` function would be inlined whatever its
+    arguments)."""
+    return specialised(lambda *args: fn)(fn)
+
+
+def _holds_arrays(ty):
+    return isinstance(ty, types.BaseTuple) and any(
+        isinstance(member, types.Array) or _holds_arrays(member)
+        for member in ty)
+
+
+def inline_call(expr, caller, callee):
+    """Whether numba inlines a call of a :func:`specialised` helper.
+
+    A numba-level inline binds the helper's parameters to new variables,
+    and binding a tuple of arrays (a store, a rule with arrays) takes a
+    reference to each of them; inside a pass LLVM's reference-count pruning
+    does not remove those around a helper with loops and branches, and
+    their atomic operations cost the perceptron 3x on a9a. A helper called
+    with such a tuple is therefore compiled on its own (LLVM inlines it
+    after the pruning): its arithmetic is the same, IEEE operations in the
+    same order. Except where an argument's class says ``inline_helpers``
+    (the stores of the fast-math dual loops, whose helpers must take the
+    loop's flags, which only a numba-level inline hands over): those stay
+    inlined. The cost model of numba's ``@overload(inline=...)``.
+    """
+    arg_types = [caller.typemap[arg.name] for arg in expr.args]
+    if any(getattr(getattr(ty, "instance_class", None), "inline_helpers",
+                   False) for ty in arg_types):
+        return True
+    return not any(_holds_arrays(ty) for ty in arg_types)
 
 
 @njit(cache=True, fastmath=FASTMATH)

@@ -72,7 +72,7 @@ from collections import namedtuple
 
 from numba import njit, types
 
-from ._common import best_other, specialised
+from ._common import best_other, loop_helper, specialised
 from .storage import add_example, add_example_sum, add_pair, add_pair_sum
 
 HYPOTHESIS_LAST = 0
@@ -170,23 +170,15 @@ def signed_score(rule, scores, target, k, n_counters, other):
     best other's."""
 
 
-def _threshold_update(rule, store, target, k, n_counters, other, i, theta,
-                      theta_avg_acc, averaged, t_global):
+def _threshold_update(rule, store, target, k, n_counters, other, i, theta):
     a = rule.eta * problem_sign(target, k, n_counters)
     add_example(store, k, a, i)
     # θ moves against w (Cristianini & Shawe-Taylor).
     theta[k] -= a * rule.threshold_step
-    if averaged:
-        # c defined here, not before the branch: the dual form's
-        # reassociation orders a product's factors by where they are
-        # defined, and the loops have always computed c here.
-        c = float(t_global - 1)
-        add_example_sum(store, k, c * a, i)
-        theta_avg_acc[k] -= c * a * rule.threshold_step
+    return a
 
 
-def _prototype_update(rule, store, target, k, n_counters, other, i, theta,
-                      theta_avg_acc, averaged, t_global):
+def _prototype_update(rule, store, target, k, n_counters, other, i, theta):
     # The true class and the best other one move in opposite directions,
     # each product written once for both (under the dual form's
     # reassociation a product spelled twice may be rounded two ways).
@@ -194,21 +186,44 @@ def _prototype_update(rule, store, target, k, n_counters, other, i, theta,
     add_pair(store, target, other, eta, i)
     theta[target] -= eta * threshold_step
     theta[other] += eta * threshold_step
-    if averaged:
-        c = float(t_global - 1)
-        add_pair_sum(store, target, other, c * eta, i)
-        theta_avg_acc[target] -= c * eta * threshold_step
-        theta_avg_acc[other] += c * eta * threshold_step
+    return eta
 
 
 @specialised(by_rule(_threshold_update, _prototype_update))
-def update(rule, store, target, k, n_counters, other, i, theta,
-           theta_avg_acc, averaged, t_global):
+def update(rule, store, target, k, n_counters, other, i, theta):
     """Figure 2's update of counter k on example i: problem k's row gains
     ``η y x`` and its θ ``-η y C``; or the true class's row ``+η x`` and
-    the best other's ``-η x``, their θ against them. ``averaged``: the
-    accumulators gain ``s - 1`` times the same, s = ``t_global`` the
-    global step."""
+    the best other's ``-η x``, their θ against them. Returns the step
+    (``η y``; η for prototypes), for :func:`update_sum`."""
+
+
+def _threshold_update_sum(rule, store, target, k, n_counters, other, i, a,
+                          theta_avg_acc, t_global):
+    # c defined here, after the update: the dual form's reassociation
+    # orders a product's factors by where they are defined, and the loops
+    # have always computed c here.
+    c = float(t_global - 1)
+    add_example_sum(store, k, c * a, i)
+    theta_avg_acc[k] -= c * a * rule.threshold_step
+
+
+def _prototype_update_sum(rule, store, target, k, n_counters, other, i, a,
+                          theta_avg_acc, t_global):
+    eta, threshold_step = rule.eta, rule.threshold_step
+    c = float(t_global - 1)
+    add_pair_sum(store, target, other, c * eta, i)
+    theta_avg_acc[target] -= c * eta * threshold_step
+    theta_avg_acc[other] += c * eta * threshold_step
+
+
+@specialised(by_rule(_threshold_update_sum, _prototype_update_sum))
+def update_sum(rule, store, target, k, n_counters, other, i, a,
+               theta_avg_acc, t_global):
+    """The averaged hypothesis's share of :func:`update` (after it, ``a``
+    its step): the running sums gain ``s - 1`` times the same move, s =
+    ``t_global`` the global step. A helper of its own, called under the loop's branch: a
+    branch inside :func:`update` would leave its references to the store
+    unpruned (see :func:`~perceptrons._loops._common.inline_call`)."""
 
 
 def _threshold_rows(rule, k, n_rows):

@@ -22,13 +22,14 @@ differ in one scalar threshold and in the λ of a multiple update): PDM,
 Eq. (8), :math:`a_t \cdot y_k \le (1-\epsilon)\|a_t\|^2/t` (threshold 0
 at t = 0), and PFM, Eq. (7), :math:`a_t \cdot y_k \le \beta \|a_t\|`.
 
-One pass serves every algorithm of this family (:func:`pattern_pass`): it
-presents the patterns, counts the online mistakes, collects the next active
-set and updates where the rule's condition holds; what a rule does is its
-own, registered for its named-tuple class (:func:`register_rule`) and
-inlined when the pass is compiled for that class. ROMMA
-(:mod:`perceptrons._loops.romma`) is the other rule. The active-set schedule
-of Sec. 4 (:func:`active_set_epoch`) drives the pass for any rule.
+Each algorithm has its pass, which presents the patterns, counts the online
+mistakes, collects the next active set and updates where its condition
+holds: :func:`margin_pass` for PDM and PFM (rule :data:`MarginRule`),
+:func:`perceptrons._loops.romma.romma_pass` for ROMMA. A rule's named tuple
+holds its scalars and picks its pass (:func:`register_pass`,
+:func:`pattern_pass`); the vector a pass updates comes as four arrays of its
+own, ``w, st, cell, per_row``, laid out as the rule says. The active-set
+schedule of Sec. 4 (:func:`active_set_epoch`) drives the pass of any rule.
 
 References
 ----------
@@ -46,8 +47,8 @@ from ._common import prefetch_ahead, row_axpy, row_dot, specialised
 from .storage import store_class
 
 __all__ = ["MarginRule", "RULE_PDM", "RULE_PFM", "active_set_epoch",
-           "condition_threshold", "n_multiple_updates", "pattern_pass",
-           "register_rule"]
+           "condition_threshold", "margin_pass", "n_multiple_updates",
+           "pattern_pass", "present", "register_pass"]
 
 #: Condition (8) of the paper, parameter ε.
 RULE_PDM = 0
@@ -59,98 +60,85 @@ RULE_PFM = 1
 _MAX_LAMBDA = 1 << 40
 
 #: PDM/PFM: the condition (``RULE_PDM`` or ``RULE_PFM``), its parameter (ε
-#: or β), whether to make multiple updates (1/0), and the state, updated in
+#: or β) and whether to make multiple updates (1/0). Its arrays, updated in
 #: place: ``w`` (n_features,), the non-augmented part of a;
 #: ``st = [b, ‖a‖²]``, the augmented coordinate of a and the squared norm
-#: of the whole (extended) a; ``t`` (1,), the updates made so far; and
-#: ``counts`` (n_samples,), c_k, the updates made on each row.
-MarginRule = namedtuple("MarginRule", [
-    "kind", "param", "multiple", "w", "st", "t", "counts"])
+#: of the whole (extended) a; ``cell`` (1,), int64, t, the updates made so
+#: far; and ``per_row`` (n_samples,), int64, c_k, the updates made on each
+#: row.
+MarginRule = namedtuple("MarginRule", ["kind", "param", "multiple"])
 
 
-# ------------------------------------------------------------ the rules
-# rule class -> its implementations (register_rule)
-_RULES = {}
+# ------------------------------------------------------------ the passes
+# rule class -> the pass that presents patterns under it (register_pass)
+_PASSES = {}
 
 
-def register_rule(rule_class, **impls):
-    """Register the pieces of a rule for :func:`pattern_pass`.
+def register_pass(rule_class, pass_fn):
+    """Make ``pass_fn`` the pass of the rules of ``rule_class``.
+
+    :func:`pattern_pass` and :func:`active_set_epoch` then run it for such
+    a rule; it takes :func:`pattern_pass`'s arguments.
+    """
+    def run(rows, n_rows, collect_factor, collected, X_data, X_indices,
+            X_indptr, signs, y_sq_norms, rho, delta_sq, rule, w, st, cell,
+            per_row):
+        return pass_fn(rows, n_rows, collect_factor, collected, X_data,
+                       X_indices, X_indptr, signs, y_sq_norms, rho, delta_sq,
+                       rule, w, st, cell, per_row)
+
+    _PASSES[rule_class] = run
+
+
+def _pass_of(rows, n_rows, collect_factor, collected, X_data, X_indices,
+             X_indptr, signs, y_sq_norms, rho, delta_sq, rule, w, st, cell,
+             per_row):
+    return _PASSES[store_class(rule)]
+
+
+@specialised(_pass_of)
+def pattern_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
+                 X_indptr, signs, y_sq_norms, rho, delta_sq, rule, w, st, cell,
+                 per_row):
+    """Present ``rows[:n_rows]`` once with the pass of ``rule``'s class.
 
     Parameters
     ----------
-    rule_class : named-tuple class
-    **impls : function
-        ``third(rule)`` and ``set_third(rule, value)``: the rule's own scalar
-        of the pass (after b and ‖a‖², which every rule keeps in
-        ``rule.st[0]`` and ``rule.st[1]``); ``stopped(rule)``: whether the
-        pass must not run; ``per_row(rule)``: the per-row array the pass
-        reads (for prefetching); ``margin(rule, state, label_margin, i,
-        delta_sq) -> a·y_k``; ``threshold(rule, state)``: the right-hand
-        side of the condition; ``violated(rule, ay, threshold)``;
-        ``update(rule, state, ay, i, X_data, X_indices, X_indptr, signs,
-        y_sq_norms, rho) -> (state, n_updates, stop)``.
+    rows : ndarray of shape (>= n_rows,), int64
+        Rows to present, in order.
+    n_rows : int
+    collect_factor : float
+        c > 0: write to ``collected`` every row presented with
+        ``a·y_k <= c * threshold`` (before its update), building the next
+        active set (Sec. 4); 0: collect nothing.
+    collected : ndarray of shape (>= n_rows,), int64
+        Output of the collection (unused when ``collect_factor == 0``).
+    X_data, X_indices, X_indptr
+        The data matrix (see :mod:`perceptrons._loops._common`).
+    signs : ndarray of shape (n_samples,), float64
+        Label :math:`l_k \\in \\{-1, +1\\}` of each row.
+    y_sq_norms : ndarray of shape (n_samples,), float64
+        :math:`\\|y_k\\|^2 = \\|x_k\\|^2 + \\rho^2 + \\Delta^2`.
+    rho, delta_sq : float
+        Augmentation ρ and squared extension Δ².
+    rule : named tuple
+        The rule (:data:`MarginRule`,
+        :data:`perceptrons._loops.romma.RommaRule`).
+    w, st, cell, per_row : ndarray
+        The rule's vector and counters (laid out as its docs say; ``w`` the
+        weights over the features, ``st[:2] = [b, ‖a‖²]``, ``per_row`` of
+        shape (n_samples,)), updated in place.
+
+    Returns
+    -------
+    n_updates : int
+        Updates made (a multiple update counts λ).
+    n_collected : int
+        Rows written to ``collected``.
+    n_mistakes : int
+        Rows presented that the hyperplane misclassified before their
+        update, ``l_k (w·x_k + bρ) <= 0`` (ties are mistakes).
     """
-    _RULES[rule_class] = SimpleNamespace(**impls)
-
-
-def _by_rule(name):
-    return lambda rule, *args: getattr(_RULES[store_class(rule)], name)
-
-
-@specialised(_by_rule("third"))
-def _third(rule):
-    """The rule's own scalar of the pass."""
-
-
-@specialised(_by_rule("set_third"))
-def _set_third(rule, value):
-    """Write the rule's own scalar back."""
-
-
-@njit(cache=True, inline="always")
-def _load(rule):
-    """The pass's scalars ``(b, ‖a‖², the rule's own)``, read from its
-    arrays."""
-    return rule.st[0], rule.st[1], _third(rule)
-
-
-@njit(cache=True, inline="always")
-def _save(rule, state):
-    """Write the pass's scalars back."""
-    rule.st[0] = state[0]
-    rule.st[1] = state[1]
-    _set_third(rule, state[2])
-
-
-@specialised(_by_rule("stopped"))
-def _stopped(rule):
-    """Whether the pass must return at once."""
-
-
-@specialised(_by_rule("per_row"))
-def _per_row(rule):
-    """The per-row array the pass reads at each row."""
-
-
-@specialised(_by_rule("margin"))
-def _margin(rule, state, label_margin, i, delta_sq):
-    """``a·y_k`` from the pattern's label margin ``l_k (w·x_k + bρ)``."""
-
-
-@specialised(_by_rule("threshold"))
-def _threshold(rule, state):
-    """The right-hand side of the update condition."""
-
-
-@specialised(_by_rule("violated"))
-def _violated(rule, ay, threshold):
-    """Whether ``a·y_k`` meets the update condition."""
-
-
-@specialised(_by_rule("update"))
-def _update(rule, state, ay, i, X_data, X_indices, X_indptr, signs,
-            y_sq_norms, rho):
-    """The update on pattern k = i: ``(state, n_updates, stop)``."""
 
 
 @njit(cache=True)
@@ -240,136 +228,85 @@ def n_multiple_updates(rule, param, ay, yy, sq_norm_a, t):
 
 
 # --------------------------------------------------------------- PDM/PFM
-def _updates_so_far(rule):
-    return rule.t[0]
-
-
-def _set_updates(rule, value):
-    rule.t[0] = value
-
-
-def _never_stopped(rule):
-    return False
-
-
-def _margin_per_row(rule):
-    return rule.counts
-
-
-def _margin_margin(rule, state, label_margin, i, delta_sq):
-    return label_margin + delta_sq * rule.counts[i]
-
-
-def _margin_threshold(rule, state):
-    return condition_threshold(rule.kind, rule.param, state[1], state[2])
-
-
-def _at_most(rule, ay, threshold):
-    return ay <= threshold
-
-
-def _margin_update(rule, state, ay, i, X_data, X_indices, X_indptr, signs,
-                   y_sq_norms, rho):
-    b, sq_norm_a, tt = state
-    yy = y_sq_norms[i]
-    lam = 1
-    if rule.multiple:
-        lam = n_multiple_updates(rule.kind, rule.param, ay, yy, sq_norm_a,
-                                 tt)
-    step_size = signs[i] * lam
-    row_axpy(rule.w, step_size, X_data, X_indices, X_indptr, i)
-    b += step_size * rho
-    rule.counts[i] += lam
-    sq_norm_a += lam * (2.0 * ay + lam * yy)
-    if sq_norm_a < 0.0:
-        sq_norm_a = 0.0
-    return (b, sq_norm_a, tt + lam), lam, False
-
-
-register_rule(MarginRule, third=_updates_so_far, set_third=_set_updates,
-              stopped=_never_stopped, per_row=_margin_per_row,
-              margin=_margin_margin, threshold=_margin_threshold,
-              violated=_at_most, update=_margin_update)
-
-
-# ------------------------------------------------------------------ pass
-@njit(cache=True)
-def pattern_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
-                 X_indptr, signs, y_sq_norms, rho, delta_sq, rule):
-    """Present ``rows[:n_rows]`` once, updating whenever the condition holds.
-
-    Parameters
-    ----------
-    rows : ndarray of shape (>= n_rows,), int64
-        Rows to present, in order.
-    n_rows : int
-    collect_factor : float
-        c > 0: write to ``collected`` every row presented with
-        ``a·y_k <= c * threshold`` (before its update), building the next
-        active set (Sec. 4); 0: collect nothing.
-    collected : ndarray of shape (>= n_rows,), int64
-        Output of the collection (unused when ``collect_factor == 0``).
-    X_data, X_indices, X_indptr
-        The data matrix (see :mod:`perceptrons._loops._common`).
-    signs : ndarray of shape (n_samples,), float64
-        Label :math:`l_k \\in \\{-1, +1\\}` of each row.
-    y_sq_norms : ndarray of shape (n_samples,), float64
-        :math:`\\|y_k\\|^2 = \\|x_k\\|^2 + \\rho^2 + \\Delta^2`.
-    rho, delta_sq : float
-        Augmentation ρ and squared extension Δ².
-    rule : named tuple
-        The rule and its state (:data:`MarginRule`,
-        :data:`perceptrons._loops.romma.RommaRule`), updated in place.
+@njit(cache=True, inline="always")
+def present(rows, step, n_rows, X_data, X_indices, X_indptr, signs,
+            y_sq_norms, per_row, w, b, rho):
+    """Pattern ``i = rows[step]`` presented to a pass: its label margin
+    ``l_k (w·x_k + bρ)``, the prediction on x_k itself (its extension
+    coordinate is not part of a test point); the rows a few steps on are
+    prefetched.
 
     Returns
     -------
-    n_updates : int
-        Updates made (a multiple update counts λ).
-    n_collected : int
-        Rows written to ``collected``.
-    n_mistakes : int
-        Rows presented that the hyperplane misclassified before their
-        update, ``l_k (w·x_k + bρ) <= 0`` (ties are mistakes).
+    i : int
+    label_margin : float
     """
+    prefetch_ahead(rows, step, n_rows, X_data, X_indices, X_indptr, signs,
+                   y_sq_norms, per_row)
+    i = rows[step]
+    return i, signs[i] * (row_dot(w, X_data, X_indices, X_indptr, i)
+                          + b * rho)
+
+
+@njit(cache=True)
+def margin_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
+                X_indptr, signs, y_sq_norms, rho, delta_sq, rule, w, st, t,
+                counts):
+    """The pass of PDM and PFM (:func:`pattern_pass`, rule
+    :data:`MarginRule`): update where Eq. (8) or Eq. (7) holds,
+    ``a·y_k <= threshold``, by λ updates at once when ``rule.multiple``
+    (Sec. 4). ``st = [b, ‖a‖²]``, ``t`` (1,) the updates so far,
+    ``counts`` the c_k (:data:`MarginRule`)."""
     n_updates = 0
     n_collected = 0
     n_mistakes = 0
-    if _stopped(rule):
-        return n_updates, n_collected, n_mistakes
-    state = _load(rule)
-    per_row = _per_row(rule)
-    w = rule.w
+    b = st[0]
+    sq_norm_a = st[1]
+    tt = t[0]
     for step in range(n_rows):
-        prefetch_ahead(rows, step, n_rows, X_data, X_indices, X_indptr,
-                       signs, y_sq_norms, per_row)
-        i = rows[step]
-        # The prediction on x_k itself: its extension coordinate is not
-        # part of a test point.
-        label_margin = signs[i] * (row_dot(w, X_data, X_indices, X_indptr, i)
-                                   + state[0] * rho)
+        i, label_margin = present(rows, step, n_rows, X_data, X_indices,
+                                  X_indptr, signs, y_sq_norms, counts, w, b,
+                                  rho)
         n_mistakes += label_margin <= 0.0
-        ay = _margin(rule, state, label_margin, i, delta_sq)
-        threshold = _threshold(rule, state)
+        ay = label_margin + delta_sq * counts[i]
+        threshold = condition_threshold(rule.kind, rule.param, sq_norm_a, tt)
         if collect_factor > 0.0 and ay <= collect_factor * threshold:
             collected[n_collected] = i
             n_collected += 1
-        if _violated(rule, ay, threshold):
-            state, n, stop = _update(rule, state, ay, i, X_data, X_indices,
-                                     X_indptr, signs, y_sq_norms, rho)
-            n_updates += n
-            if stop:
-                break
-    _save(rule, state)
+        if ay <= threshold:
+            yy = y_sq_norms[i]
+            lam = 1
+            if rule.multiple:
+                lam = n_multiple_updates(rule.kind, rule.param, ay, yy,
+                                         sq_norm_a, tt)
+            step_size = signs[i] * lam
+            row_axpy(w, step_size, X_data, X_indices, X_indptr, i)
+            b += step_size * rho
+            counts[i] += lam
+            sq_norm_a += lam * (2.0 * ay + lam * yy)
+            if sq_norm_a < 0.0:
+                sq_norm_a = 0.0
+            tt += lam
+            n_updates += lam
+    st[0] = b
+    st[1] = sq_norm_a
+    t[0] = tt
     return n_updates, n_collected, n_mistakes
+
+
+register_pass(MarginRule, margin_pass)
 
 
 # ------------------------------------------------------------ active sets
 @njit(cache=True, inline="always")
 def _counted_pass(rows, n_rows, collect_factor, collected, data, rule,
-                  stats):
+                  vector, stats):
     """One active pass, added to ``stats`` (see :func:`active_set_epoch`)."""
+    X_data, X_indices, X_indptr, signs, y_sq_norms, rho, delta_sq = data
+    w, st, cell, per_row = vector
     n_updates, n_collected, n_mistakes = pattern_pass(
-        rows, n_rows, collect_factor, collected, *data, rule)
+        rows, n_rows, collect_factor, collected, X_data, X_indices, X_indptr,
+        signs, y_sq_norms, rho, delta_sq, rule, w, st, cell, per_row)
     stats[0] += n_updates
     stats[1] += 1
     stats[2] += n_rows
@@ -379,9 +316,9 @@ def _counted_pass(rows, n_rows, collect_factor, collected, data, rule,
 
 @njit(cache=True)
 def active_set_epoch(X_data, X_indices, X_indptr, signs, y_sq_norms, order,
-                     rho, delta_sq, full_rule, active_rule, active_sets,
-                     c1, c2, n_ep1, n_ep2, n_ep3, level1, level2, level3,
-                     stats):
+                     rho, delta_sq, full_rule, active_rule, w, st, cell,
+                     per_row, active_sets, c1, c2, n_ep1, n_ep2, n_ep3,
+                     level1, level2, level3, stats):
     """One full pass, then (optionally) the nested active-set rounds of Sec. 4.
 
     The full pass presents ``order`` and collects the first-level active set
@@ -401,7 +338,9 @@ def active_set_epoch(X_data, X_indices, X_indptr, signs, y_sq_norms, order,
         Presentation order of the full pass.
     full_rule, active_rule : named tuple
         The rule of the full pass and of the active passes (of the same
-        class and state; PDM's differ in their multiple updates).
+        class; PDM's differ in their multiple updates).
+    w, st, cell, per_row : ndarray
+        The rule's vector and counters, as in :func:`pattern_pass`.
     active_sets : int
         0: the full pass only (the plain algorithm).
     c1, c2 : float
@@ -421,26 +360,28 @@ def active_set_epoch(X_data, X_indices, X_indptr, signs, y_sq_norms, order,
         Updates made in the full pass (0 means converged).
     """
     data = (X_data, X_indices, X_indptr, signs, y_sq_norms, rho, delta_sq)
+    vector = (w, st, cell, per_row)
     n = order.shape[0]
     collect = c1 if active_sets else 0.0
-    full_updates, n1, m = pattern_pass(order, n, collect, level1, *data,
-                                       full_rule)
+    full_updates, n1, m = pattern_pass(
+        order, n, collect, level1, X_data, X_indices, X_indptr, signs,
+        y_sq_norms, rho, delta_sq, full_rule, w, st, cell, per_row)
     stats[3] += m
     if not active_sets or full_updates == 0:
         return full_updates
     for _r1 in range(n_ep1):
         u1, n2 = _counted_pass(level1, n1, c2, level2, data, active_rule,
-                               stats)
+                               vector, stats)
         if u1 == 0:
             break
         for _r2 in range(n_ep2):
             u2, n3 = _counted_pass(level2, n2, 1.0, level3, data,
-                                   active_rule, stats)
+                                   active_rule, vector, stats)
             if u2 == 0:
                 break
             for _r3 in range(n_ep3):
                 u3, _ = _counted_pass(level3, n3, 0.0, level3, data,
-                                      active_rule, stats)
+                                      active_rule, vector, stats)
                 if u3 == 0:
                     break
     return full_updates

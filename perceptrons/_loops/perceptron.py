@@ -30,6 +30,7 @@ from .hypotheses import (
     signed_score,
     survive,
     update,
+    update_sum,
 )
 from .storage import (
     begin_pass,
@@ -111,9 +112,11 @@ def figure2_epoch(store, targets, order, theta, rule, final, logs):
                         n = log_retired_vote(k, i, current_vote, vote_log,
                                              update_log, n_logged)
                         log_rival(rule, other_log, n, other)
-                    update(rule, store, target, k, n_counters, other, i,
-                           theta, theta_avg_acc,
-                           hypothesis == HYPOTHESIS_AVERAGED, t_global)
+                    a = update(rule, store, target, k, n_counters, other, i,
+                               theta)
+                    if hypothesis == HYPOTHESIS_AVERAGED:
+                        update_sum(rule, store, target, k, n_counters, other,
+                                   i, a, theta_avg_acc, t_global)
                     count_update(k, i, alpha_counts, n_updates, tally,
                                  ls_current)
             else:

@@ -61,10 +61,10 @@ still kept (they are ``dual_coef_``), but never multiplied by Δ² = 0: on
 inseparable data a = Σ g_k y_k cancels ever larger g_k, which may overflow
 while a stays finite, and 0 · inf would turn a·y_k into NaN.
 
-The pass and the active sets are those of the PDM family
-(:func:`perceptrons._loops.margin.pattern_pass`,
-:func:`~perceptrons._loops.margin.active_set_epoch`); this module registers
-ROMMA's rule, :data:`RommaRule`, with them.
+ROMMA's pass (:func:`romma_pass`) is registered for its rule,
+:data:`RommaRule`, with :func:`perceptrons._loops.margin.register_pass`: the
+active sets of the PDM family
+(:func:`~perceptrons._loops.margin.active_set_epoch`) drive it.
 
 References
 ----------
@@ -77,22 +77,18 @@ from collections import namedtuple
 from numba import njit
 
 from ._common import row_axpy
-from .margin import register_rule
+from .margin import present, register_pass
 
-__all__ = ["NORM_LIMIT", "RommaRule", "fold_scale"]
+__all__ = ["NORM_LIMIT", "RommaRule", "fold_scale", "romma_pass"]
 
 _SCALE_LOW, _SCALE_HIGH = 1e-150, 1e150
 #: Largest ‖a'‖²‖y_k‖² an update may produce (module notes: divergence).
 NORM_LIMIT = 1e200
 
 #: ROMMA's rule for :func:`perceptrons._loops.margin.pattern_pass`: the
-#: threshold 1 - ε, and the state, updated in place: ``w`` (n_features,),
-#: u_w; ``st = [u_b, ‖a‖², s, Δ² Σ g² of retired rows (in u units)]``;
-#: ``g`` (n_samples,), the extension coefficients g_k of the current rows
-#: (in u units); ``status`` (1,), set to 1 when an update would take
-#: ‖a‖²‖y_k‖² past :data:`NORM_LIMIT` (the update is not made and the pass
-#: stops; a pass called with it set returns at once: module notes).
-RommaRule = namedtuple("RommaRule", ["threshold", "w", "st", "g", "status"])
+#: threshold 1 - ε. Its arrays (:func:`romma_pass`) are ``w, st, status,
+#: g``.
+RommaRule = namedtuple("RommaRule", ["threshold"])
 
 
 @njit(cache=True)
@@ -120,78 +116,99 @@ def fold_scale(w, st, g):
     st[2] = 1.0
 
 
-def _scale(rule):
-    return rule.st[2]
+@njit(cache=True)
+def romma_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
+               X_indptr, signs, y_sq_norms, rho, delta_sq, rule, w, st,
+               status, g):
+    """ROMMA's pass (:func:`perceptrons._loops.margin.pattern_pass`):
+    update whenever ``a·y_k < rule.threshold`` (1 - ε).
 
+    Parameters
+    ----------
+    rows, n_rows, collect_factor, collected, X_data, X_indices, X_indptr,
+    signs, y_sq_norms, rho, delta_sq, rule
+        As in :func:`~perceptrons._loops.margin.pattern_pass`.
+    w : ndarray of shape (n_features,), float64
+        u_w, updated in place.
+    st : ndarray of shape (4,), float64
+        ``[u_b, ‖a‖², s, retired]`` (see :func:`fold_scale`), in place.
+    status : ndarray of shape (1,), int64
+        Set to 1 when an update would take ‖a‖²‖y_k‖² past
+        :data:`NORM_LIMIT` (the update is not made and the pass stops); a
+        pass called with it set returns at once (module notes: divergence).
+    g : ndarray of shape (n_samples,), float64
+        Extension coefficients of the current rows (in u units), in place.
 
-def _set_scale(rule, value):
-    rule.st[2] = value
-
-
-def _stopped(rule):
-    return rule.status[0] != 0
-
-
-def _per_row(rule):
-    return rule.g
-
-
-def _margin(rule, state, label_margin, i, delta_sq):
-    ay = label_margin
-    if delta_sq != 0.0:
-        # Never 0 · g_k: without extension g_k may overflow (notes).
-        ay += delta_sq * rule.g[i]
-    return ay * state[2]
-
-
-def _threshold(rule, state):
-    return rule.threshold
-
-
-def _below(rule, ay, threshold):
-    return ay < threshold
-
-
-def _update(rule, state, ay, i, X_data, X_indices, X_indptr, signs,
-            y_sq_norms, rho):
-    b, sq_norm_a, s = state
-    w, st, g = rule.w, rule.st, rule.g
-    li = signs[i]
-    yy = y_sq_norms[i]
-    if yy <= 0.0:
-        return state, 0, False  # y_k = 0: no vector satisfies a·y_k >= 1
-    A = sq_norm_a
-    num_c = A * yy - ay
-    det = A * yy - ay * ay
-    if A > 0.0 and num_c > 0.0 and det > 0.0:
-        c = num_c / det
-        d = A * (1.0 - ay) / det
-        if not (c * A + d) * yy <= NORM_LIMIT:  # also NaN
-            rule.status[0] = 1
-            return state, 0, True
-        s = s * c
-        step_size = li * d / s
-        row_axpy(w, step_size, X_data, X_indices, X_indptr, i)
-        b += step_size * rho
-        g[i] += d / s
-        sq_norm_a = c * A + d
-        if not (_SCALE_LOW < s < _SCALE_HIGH):
-            st[0] = b
-            st[2] = s
-            fold_scale(w, st, g)
-            b = st[0]
+    Returns
+    -------
+    n_updates, n_collected, n_mistakes : int
+        As in :func:`~perceptrons._loops.margin.pattern_pass`.
+    """
+    threshold = rule.threshold
+    n_updates = 0
+    n_collected = 0
+    n_mistakes = 0
+    if status[0] != 0:
+        return n_updates, n_collected, n_mistakes
+    b = st[0]
+    sq_norm_a = st[1]
+    s = st[2]
+    for step in range(n_rows):
+        i, label_margin = present(rows, step, n_rows, X_data, X_indices,
+                                  X_indptr, signs, y_sq_norms, g, w, b, rho)
+        li = signs[i]
+        n_mistakes += label_margin <= 0.0
+        ay = label_margin
+        if delta_sq != 0.0:
+            # Never 0 · g_k: without extension g_k may overflow (notes).
+            ay += delta_sq * g[i]
+        ay *= s
+        if collect_factor > 0.0 and ay <= collect_factor * threshold:
+            collected[n_collected] = i
+            n_collected += 1
+        if not ay < threshold:
+            continue
+        yy = y_sq_norms[i]
+        if yy <= 0.0:
+            continue  # y_k = 0: no vector satisfies a·y_k >= 1
+        A = sq_norm_a
+        num_c = A * yy - ay
+        det = A * yy - ay * ay
+        if A > 0.0 and num_c > 0.0 and det > 0.0:
+            c = num_c / det
+            d = A * (1.0 - ay) / det
+            if not (c * A + d) * yy <= NORM_LIMIT:  # also NaN
+                status[0] = 1
+                break
+            n_updates += 1
+            s = s * c
+            step_size = li * d / s
+            row_axpy(w, step_size, X_data, X_indices, X_indptr, i)
+            b += step_size * rho
+            g[i] += d / s
+            sq_norm_a = c * A + d
+            if not (_SCALE_LOW < s < _SCALE_HIGH):
+                st[0] = b
+                st[2] = s
+                fold_scale(w, st, g)
+                b = st[0]
+                s = 1.0
+        else:
+            # Restart at y_k / ‖y_k‖²: the old half-space is slack there.
+            n_updates += 1
+            w[:] = 0.0
+            g[:] = 0.0
+            st[3] = 0.0
             s = 1.0
-        return (b, sq_norm_a, s), 1, False
-    # Restart at y_k / ‖y_k‖²: the old half-space is slack there.
-    w[:] = 0.0
-    g[:] = 0.0
-    st[3] = 0.0
-    step_size = li / yy
-    row_axpy(w, step_size, X_data, X_indices, X_indptr, i)
-    g[i] = 1.0 / yy
-    return (step_size * rho, 1.0 / yy, 1.0), 1, False
+            step_size = li / yy
+            row_axpy(w, step_size, X_data, X_indices, X_indptr, i)
+            b = step_size * rho
+            g[i] = 1.0 / yy
+            sq_norm_a = 1.0 / yy
+    st[0] = b
+    st[1] = sq_norm_a
+    st[2] = s
+    return n_updates, n_collected, n_mistakes
 
 
-register_rule(RommaRule, third=_scale, set_third=_set_scale,
-              stopped=_stopped, per_row=_per_row, margin=_margin,
-              threshold=_threshold, violated=_below, update=_update)
+register_pass(RommaRule, romma_pass)

@@ -47,7 +47,8 @@ from collections import namedtuple
 
 from numba import njit, types
 
-from ._common import FASTMATH, prefetch_rows, row_axpy, row_dot, specialised
+from ._common import (FASTMATH, loop_helper, prefetch_rows, row_axpy, row_dot,
+                      specialised)
 from .support import append_support, new_kernel_block, support_scores
 
 __all__ = ["DualStore", "PrimalStore", "StorageLoop", "add_example",
@@ -62,6 +63,9 @@ def kernel_store(cls):
     loops compile with the dual form's flags (:class:`StorageLoop`) and its
     helpers take the dual branch. Other store classes are primal."""
     cls.kernel_rows = True
+    # Helpers inline into the dual loops, whose fast-math flags they must
+    # take (:func:`~perceptrons._loops._common.inline_call`).
+    cls.inline_helpers = True
     return cls
 
 
@@ -118,10 +122,11 @@ def begin_pass(store):
 
 
 def _primal_scores(store, ctx, order, step, scores):
+    W, X_data, X_indices, X_indptr = (store.current, store.X_data,
+                                      store.X_indices, store.X_indptr)
     i = order[step]
-    for r in range(store.current.shape[0]):
-        scores[r] = row_dot(store.current[r], store.X_data, store.X_indices,
-                            store.X_indptr, i)
+    for r in range(W.shape[0]):
+        scores[r] = row_dot(W[r], X_data, X_indices, X_indptr, i)
     return ctx
 
 
@@ -222,7 +227,7 @@ def add_example_sum(store, r, a, i):
     x_i must be in the support set already (:func:`add_example` first)."""
 
 
-@njit(cache=True, inline="always")
+@loop_helper
 def _rows_pair(W, r, o, a, store, i):
     """``W[r] += a x_i``, ``W[o] -= a x_i`` (primal rows)."""
     row_axpy(W[r], a, store.X_data, store.X_indices, store.X_indptr, i)
@@ -277,7 +282,7 @@ def n_columns(store):
     support vectors held now (dual)."""
 
 
-@njit(cache=True, inline="always")
+@loop_helper
 def snapshot_rows(store, lo, hi):
     """``snapshot[r] = current[r]`` for ``lo <= r < hi`` (the columns in
     use; dual slots past them hold 0 in both arrays)."""

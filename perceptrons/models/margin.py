@@ -434,17 +434,18 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         n = signs.shape[0]
         levels = [np.empty(n, dtype=np.int64) for _ in range(3)]
         stats = np.zeros(4, dtype=np.int64)
-        state = (s.weights[k], s.scalars[k],
-                 s.n_updates_per_problem[k:k + 1], call.counts[k])
+        vector = (s.weights[k], s.scalars[k],
+                  s.n_updates_per_problem[k:k + 1], call.counts[k])
 
         def run_epoch(order, param, epoch):
             first = epoch == 0 and first_plain
             before = stats.copy()
             full = MarginRule(self._rule, float(param),
-                              0 if first else multiple, *state)
+                              0 if first else multiple)
             n_full = active_set_epoch(
                 *call.loop_arrays, signs, call.y_sq_norms, order, s.rho,
-                s.delta_sq, full, full._replace(multiple=multiple), active,
+                s.delta_sq, full, full._replace(multiple=multiple), *vector,
+                active,
                 _C1_FIRST if first else _C1, _C2, _N_EP1, _N_EP2, _N_EP3,
                 *levels, stats)
             self._add_stats(call, k, n_full, stats - before)
@@ -514,11 +515,11 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         """
         s = self.state_
         param = float(self._params_schedule()[-1])
-        rule = MarginRule(self._rule, param, 0, s.weights[k], s.scalars[k],
-                          s.n_updates_per_problem[k:k + 1], call.counts[k])
         n_updates, _, n_mistakes = pattern_pass(
             order, order.shape[0], 0.0, order, *call.loop_arrays, signs,
-            call.y_sq_norms, s.rho, s.delta_sq, rule)
+            call.y_sq_norms, s.rho, s.delta_sq,
+            MarginRule(self._rule, param, 0), s.weights[k], s.scalars[k],
+            s.n_updates_per_problem[k:k + 1], call.counts[k])
         return n_updates, n_mistakes
 
     # ----------------------------------------------------------- results

@@ -213,9 +213,10 @@ class ROMMA(_MarginPerceptron):
 
     # ----------------------------------------------------------- training
     def _rule_of(self, call, k, status):
+        """ROMMA's rule and problem k's vector (the loops' arguments)."""
         s = self.state_
-        return RommaRule(1.0 - float(self.epsilon), s.weights[k],
-                         s.scalars[k], call.counts[k], status)
+        return (RommaRule(1.0 - float(self.epsilon)), s.weights[k],
+                s.scalars[k], status, call.counts[k])
 
     def _problem_epoch(self, call, k, signs):
         n = signs.shape[0]
@@ -224,14 +225,14 @@ class ROMMA(_MarginPerceptron):
         s = self.state_
         w, scalars, g = s.weights[k], s.scalars[k], call.counts[k]
         status = np.zeros(1, dtype=np.int64)
-        rule = self._rule_of(call, k, status)
+        rule, *vector = self._rule_of(call, k, status)
 
         def run_epoch(order, threshold, epoch):
             before = stats.copy()
             n_full = active_set_epoch(
                 *call.loop_arrays, signs, call.y_sq_norms, order, s.rho,
-                s.delta_sq, rule, rule, int(self.active_sets), _C1, _C2,
-                _N_EP1, _N_EP2, _N_EP3, *levels, stats)
+                s.delta_sq, rule, rule, *vector, int(self.active_sets), _C1,
+                _C2, _N_EP1, _N_EP2, _N_EP3, *levels, stats)
             s.n_updates_per_problem[k] += n_full + stats[0] - before[0]
             fold_scale(w, scalars, g)
             # Recompute ‖a‖² afresh once per epoch (the loop carries it).
@@ -255,7 +256,7 @@ class ROMMA(_MarginPerceptron):
         n_updates, _, n_mistakes = pattern_pass(
             order, order.shape[0], 0.0, order, *call.loop_arrays, signs,
             call.y_sq_norms, s.rho, s.delta_sq,
-            self._rule_of(call, k, status))
+            *self._rule_of(call, k, status))
         if status[0]:
             call.diverged.append(k)
         s.n_updates_per_problem[k] += n_updates

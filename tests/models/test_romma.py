@@ -196,10 +196,10 @@ def test_scale_folding_in_the_loop():
         sq = float(clf.coef_[0] @ clf.coef_[0] + clf.intercept_[0] ** 2
                    + c @ c)
         st = np.array([clf.intercept_[0] / s, sq, s, 0.0])
-        rule = RommaRule(0.99, w, st, full_g, np.zeros(1, dtype=np.int64))
         n_upd, _, _ = pattern_pass(rows, rows.shape[0], 0.0, rows,
                                    *as_loop_arrays(X), signs, yy, 1.0, 1.0,
-                                   rule)
+                                   RommaRule(0.99), w, st,
+                                   np.zeros(1, dtype=np.int64), full_g)
         fold_scale(w, st, full_g)
         out.append((n_upd, w, st[0], full_g))
     assert out[0][0] == out[1][0] > 0
