@@ -85,7 +85,6 @@ import json
 import math
 import os
 import re
-import tempfile
 import zipfile
 import zlib
 from pathlib import Path
@@ -93,6 +92,7 @@ from pathlib import Path
 import numpy as np
 
 from .models._state import State
+from .utils.output import atomic_write
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "MAX_COMPRESSION_RATIO",
            "MAX_HEADER_BYTES", "MAX_MODEL_BYTES", "load_model", "read_header",
@@ -459,33 +459,13 @@ def save_model(estimator, path, *, input_schema=None):
 def _write_zip(path, header, arrays):
     """The model archive, written to a temporary name and renamed; an
     OSError names ``path``, never the temporary name."""
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
-                                   dir=path.parent)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        with os.fdopen(fd, "wb") as fh, zipfile.ZipFile(
-                fh, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-            zf.writestr(_HEADER, header)
-            for key, arr in arrays.items():
-                buf = io.BytesIO()
-                np.lib.format.write_array(buf, arr, allow_pickle=False)
-                zf.writestr(f"{key}.npy", buf.getvalue())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-        if isinstance(exc, OSError):
-            error = OSError(f"cannot write the model file {str(path)!r}: "
-                            f"{exc.strerror or exc}")
-            error.errno = exc.errno
-            raise error from exc
-        raise
+    with atomic_write(path, "wb", what="model file") as fh, zipfile.ZipFile(
+            fh, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(_HEADER, header)
+        for key, arr in arrays.items():
+            buf = io.BytesIO()
+            np.lib.format.write_array(buf, arr, allow_pickle=False)
+            zf.writestr(f"{key}.npy", buf.getvalue())
 
 
 # ---------------------------------------------------------------- loading

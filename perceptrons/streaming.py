@@ -84,6 +84,7 @@ from .datasets._files import (BOM, existing_file, open_data, refuse_binary,
                               unreadable, where)
 from .datasets.svmlight import _svmlight_error, _too_wide
 from .datasets.svmlight_chunks import parse_svmlight_chunk
+from .utils.output import atomic_write, same_file
 
 __all__ = ["CacheWarning", "DEFAULT_CHUNK_BYTES", "fit_file", "format_label",
            "iter_svmlight", "predict_file", "scan_svmlight"]
@@ -917,6 +918,10 @@ def fit_file(estimator, path, *, n_features=None, classes=None,
     n_epochs = _positive(max_iter, "max_iter")
     if not (cache is None or cache == "auto"):
         cache = Path(os.fspath(cache))
+        if same_file(cache, path):
+            raise ValueError(f"the cache file {str(cache)!r} is the data "
+                             "file: writing it would destroy it; choose "
+                             "another cache path")
         meta = _valid_cache(cache, path, chunk_bytes, zero_based, n_features,
                             warn=True)
         meta = meta if isinstance(meta, dict) else None
@@ -1019,7 +1024,9 @@ def predict_file(estimator, path, output=None, *,
         beyond ``n_features_in_`` is an error naming the line.
     output : str, path-like or file object, default=None
         Where to write one predicted label per line (:func:`format_label`),
-        as the file is read. None: write nothing.
+        as the file is read. None: write nothing. A path is written under a
+        temporary name and renamed when every row is predicted (an error
+        leaves no half file), and may not be ``path`` itself.
     chunk_bytes : int, default=64 MiB
         Bytes of text parsed at a time.
     zero_based : bool or "auto", default="auto"
@@ -1044,6 +1051,11 @@ def predict_file(estimator, path, output=None, *,
         examples.
     """
     path = _text_file(path)
+    if (output is not None and not hasattr(output, "write")
+            and same_file(output, path)):
+        raise ValueError(f"the output {os.fspath(output)!r} is the data file "
+                         f"{str(path)!r}: writing it would destroy it; "
+                         "choose another output path")
     chunk_bytes = _positive(chunk_bytes, "chunk_bytes")
     _check_zero_based(zero_based)
     n_features = getattr(estimator, "n_features_in_", None)
@@ -1059,7 +1071,8 @@ def predict_file(estimator, path, output=None, *,
     with contextlib.ExitStack() as stack:
         out = output
         if output is not None and not hasattr(output, "write"):
-            out = stack.enter_context(open(output, "w", encoding="utf-8"))
+            out = stack.enter_context(atomic_write(output,
+                                                   what="predictions file"))
         for block in _text_blocks(path, n_features, zero_based,
                                   chunk_bytes):
             y = block.labels

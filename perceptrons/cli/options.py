@@ -248,11 +248,33 @@ def make_scaler(kind, sparse):
             "standard": lambda: StandardScaler(with_mean=not sparse)}[kind]()
 
 
-def check_output(path, what):
-    """Refuse an output path that cannot be written, before any work."""
+def check_output(path, what, inputs=(), outputs=()):
+    """Refuse an output path that cannot be written, or that is one of the
+    command's inputs or other outputs, before any work.
+
+    Parameters
+    ----------
+    path : str or None
+        The output (None: nothing to check).
+    what : str
+        What it is ("model file"), for the message.
+    inputs, outputs : sequence of (str or None, str)
+        ``(path, what)`` of the files the command reads, and of the other
+        files it writes; None paths are skipped. A file is the same whatever
+        link names it (:func:`~perceptrons.utils.output.same_file`).
+    """
     if path is None:
         return
+    from ..utils.output import same_file
+
     path = os.fspath(path)
+    for kind, files in (("an input", inputs), ("an output", outputs)):
+        for other, role in files:
+            if other is not None and same_file(path, other):
+                raise CLIError(
+                    f"{what} {path!r} is the {role} {os.fspath(other)!r}, "
+                    f"{kind} of this command: writing it would destroy it; "
+                    "choose another path")
     parent = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise CLIError(f"{what} {path!r} is a directory")
