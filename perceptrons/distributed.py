@@ -37,6 +37,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .utils._param_validation import HasMethods, Interval, StrOptions
 from .utils.random import draw_order
+from .utils.validation import check_sparse_structure
 
 __all__ = ["ParameterMixing"]
 
@@ -381,7 +382,11 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if self.n_shards > n:
             raise ValueError(f"n_shards={self.n_shards} is more than the "
                              f"{n} rows")
-        X = X if sp.issparse(X) else np.asarray(X)
+        if sp.issparse(X):
+            # Slicing rows follows indptr: checked before, not after.
+            check_sparse_structure(X, "X")
+        else:
+            X = np.asarray(X)
         y = np.asarray(y)
         bounds = np.cumsum([0, *(len(part) for part in np.array_split(
             np.arange(n), self.n_shards))])

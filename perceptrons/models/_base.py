@@ -32,7 +32,7 @@ from .._loops._common import (
 )
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.random import epoch_orders
-from ..utils.validation import as_loop_arrays, check_csr_structure
+from ..utils.validation import as_loop_arrays, check_sparse_structure
 
 
 def checked_column_sq_sums(loop_arrays, n_features):
@@ -82,6 +82,29 @@ def _plain_class_labels(y):
     if y.dtype.kind == "f":
         return bool(np.isfinite(y).all() and np.array_equal(y, np.rint(y)))
     return False
+
+
+def _validated(estimator, X, y=None, **kwargs):
+    """scikit-learn's ``validate_data`` for the loops: float64, C order, CSR.
+
+    A sparse X has its index arrays checked first (scipy checks none of
+    them, and its conversion of a CSC or COO matrix to CSR writes through
+    them); complex X is refused in one line, where scikit-learn's message
+    prints the whole array.
+    """
+    if sp.issparse(X):
+        check_sparse_structure(X, "X")
+    try:
+        return validate_data(estimator, X, *(() if y is None else (y,)),
+                             accept_sparse="csr", dtype=np.float64,
+                             order="C", **kwargs)
+    except ValueError as exc:
+        if str(exc).startswith("Complex data not supported"):
+            raise ValueError(
+                "X: complex data is not supported; pass real features "
+                "(e.g. X.real, or the real and imaginary parts as separate "
+                "columns)") from None
+        raise
 
 
 #: Most distinct labels the one-pass encoding handles; more go through
@@ -287,19 +310,13 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         """
         # Finiteness is checked by the squared-norm pass below instead of
         # scikit-learn's own scan: one read of X serves both.
-        X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
-            reset=reset, y_numeric=False, ensure_all_finite=False,
-        )
+        X, y = _validated(self, X, y, reset=reset, y_numeric=False,
+                          ensure_all_finite=False)
         # Numeric labels with few classes are found and encoded in two
         # passes; they are plain class labels by construction.
         labels = _few_label_encoding(y)
         if labels is None and not _plain_class_labels(y):
             check_classification_targets(y)
-        if sp.issparse(X):
-            # scipy does not check a matrix built from its arrays: a column
-            # index out of range would reach the loops.
-            check_csr_structure(X, "X")
         if sp.issparse(X) and not X.has_canonical_format:
             # The loops and the row norms want sorted, unique indices; never
             # reorder the caller's matrix in place.
@@ -708,11 +725,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
     def _validate_for_prediction(self, X):
         """X as the model reads it, checked against the fitted input."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64,
-                          order="C", reset=False)
-        if sp.issparse(X):
-            check_csr_structure(X, "X")
-        return X
+        return _validated(self, X, reset=False)
 
     def predict(self, X):
         """Predicted labels.
