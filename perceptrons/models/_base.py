@@ -30,9 +30,11 @@ from .._loops._common import (
     label_codes,
     row_sq_norms,
 )
-from ..utils._param_validation import Interval, StrOptions
+from ..utils._param_validation import (Interval, InvalidParameterError,
+                                       StrOptions)
 from ..utils.random import epoch_orders
-from ..utils.validation import as_loop_arrays, check_sparse_structure
+from ..utils.validation import (as_loop_arrays, check_sparse_structure,
+                                plain_repr, plain_reprs)
 
 
 def checked_column_sq_sums(loop_arrays, n_features):
@@ -236,6 +238,14 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
     def _decision(self, X):
         """Raw scores, shape (n_samples, n_problems)."""
 
+    def _validate_params(self):
+        """scikit-learn's check of ``_parameter_constraints``, its message
+        without numpy reprs (``np.float64(1.5)`` reads ``1.5``)."""
+        try:
+            super()._validate_params()
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(plain_reprs(str(exc))) from None
+
     # ----------------------------------------------------------- state
     def _set_state(self, state, where=None):
         """Make ``state`` the fitted model, after validating it.
@@ -397,8 +407,9 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         classes = np.unique(y) if call.labels is None else call.labels[0]
         if classes.shape[0] < 2:
             raise ValueError(
-                f"the training data has only one class ({classes[0]!r}); "
-                "a classifier needs at least two"
+                f"the training data has only one class "
+                f"({plain_repr(classes[0]) if classes.shape[0] else 'none'});"
+                " a classifier needs at least two"
             )
         call.classes = classes
         return X, y, call

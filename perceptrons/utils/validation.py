@@ -1,5 +1,7 @@
 """Input coercion shared by every estimator."""
 
+import re
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -163,3 +165,22 @@ def check_sparse_structure(matrix, where="X"):
                 raise ValueError(
                     f"{where}: a COO {('row', 'column')[axis]} index is "
                     f"{int(bad)}, outside [0, {size})")
+
+
+def plain_repr(value):
+    """``repr`` of a value as the user wrote it: a numpy scalar as its
+    Python value (``1.0``, ``'label'``), not numpy 2's ``np.float64(1.0)``
+    or ``np.str_('label')``."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)
+
+
+# numpy 2's scalar reprs: np.float64(1.5), np.str_('a'), np.True_.
+_NUMPY_REPR = re.compile(r"\bnp\.(?:[a-z]+[0-9]*_?\((.*?)\)|(True|False)_)")
+
+
+def plain_reprs(text):
+    """``text`` with numpy scalar reprs written as Python values (for a
+    message made by code that formats values with ``repr``)."""
+    return _NUMPY_REPR.sub(lambda m: m.group(1) or m.group(2), text)
