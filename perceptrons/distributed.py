@@ -245,7 +245,10 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Each shard's updates and online mistakes, per epoch (``n_iter_``
         rows, ``n_shards_`` columns).
     mixing_weights_ : ndarray of shape (n_epochs, n_shards)
-        μ of every epoch.
+        μ of every epoch. An epoch in which no shard made an update leaves
+        every shard at the state it started from, which any weights mix to
+        that state: its row is the uniform 1/S, under both rules (the
+        ``"mistakes"`` rule's shares are 0/0 then).
 
     References
     ----------
@@ -483,6 +486,12 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 model._mix_states(start, states, mu)
             start = model.state_
             updates.append(shard_updates)
+            if not shard_updates.any():
+                # No shard moved, so every shard's state is the one they
+                # started from and any weights mix them to it: the state is
+                # taken from the first shard (bit for bit), and the epoch
+                # reports the uniform weights, which is what mixing did.
+                mu = np.full(n_shards, 1.0 / n_shards)
             weights.append(mu)
         self.estimator_ = model
         self.n_shards_ = n_shards
