@@ -668,7 +668,7 @@ def load_csv(
             f"delimiter={delimiter!r}: there are no attributes besides the label."
         )
     named = [c for c in [label_column, *(drop_columns or ()),
-                         *(nominal_columns or ())]
+                         *(nominal_columns or ()), *(categories or ())]
              if isinstance(c, str) and c != "auto"]
     has_header = _has_header(path, rows, header, named,
                              _missing_tokens(missing), schema,
