@@ -143,6 +143,10 @@ def _mutate(raw, rng):
                        "manifest", "npy_shape", "bomb", "overlap"])
     records = central_records(raw)
     names = sorted(records)
+    if not raw:
+        return raw
+    if len(names) < 2 and kind in ("field", "overlap", "flip_directory"):
+        kind = "flip"  # an earlier mutation left too little directory
     if kind == "flip" or kind == "flip_directory":
         data = bytearray(raw)
         lo = min(records.values()) if kind == "flip_directory" else 0
