@@ -16,9 +16,10 @@ FIELDS = {"flags": (8, "<H"), "method": (10, "<H"), "crc": (16, "<I"),
 
 
 def central_records(raw):
-    """``{name: position}`` of the central directory records of ``raw``."""
+    """``{name: position}`` of the central directory records of ``raw``
+    (as far as it holds whole ones)."""
     out, at = {}, raw.find(_CENTRAL)
-    while at >= 0:
+    while 0 <= at <= len(raw) - 46:  # a whole record's fixed part
         n = struct.unpack_from("<H", raw, at + 28)[0]
         out[bytes(raw[at + 46:at + 46 + n]).decode("cp437")] = at
         at = raw.find(_CENTRAL, at + 46 + n)
