@@ -136,10 +136,12 @@ def _bytes_from_env(name, default):
 #: it too) or assign ``perceptrons.persistence.MAX_MODEL_BYTES``.
 MAX_MODEL_BYTES = _bytes_from_env("PERCEPTRONS_MAX_MODEL_BYTES", 2**30)
 #: Largest ratio of a member's declared size to its compressed size.
-#: Deflate cannot exceed about 1032:1 (64 MiB of zeros: 1030:1), and the
-#: most compressible real model files, zero-heavy weights of wide sparse
-#: input, reach about 1000:1 (``benchmarks/bench_model_file_ratio.py``);
-#: a member that declares more than this lies about its size.
+#: Deflate cannot exceed about 1032:1 (64 MiB of zeros: 1029:1), and the
+#: most compressible real model files, the weights of hashed features
+#: (2**22 columns, almost all 0), reach 1023:1
+#: (``benchmarks/bench_model_file_ratio.py``): no honest member comes near
+#: this bound, and one that declares more lies about its size. Honest
+#: bombs (about 1030:1) meet :data:`MAX_MODEL_BYTES` instead.
 MAX_COMPRESSION_RATIO = 1100
 # An array member may exceed its declared data by its .npy header only.
 _NPY_HEADER_SLACK = 1 << 16
