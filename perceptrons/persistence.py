@@ -128,9 +128,12 @@ def _bytes_from_env(name, default):
 #: Largest total size the members of a model file may declare (their
 #: uncompressed bytes, header included), checked from the zip directory
 #: before anything is decompressed: a file over it is refused, never
-#: allocated. The largest weight vector the command line trains
-#: (``--max-features``, 2**24 features) is 128 MiB, so binary models of
-#: every estimator fit with room to spare. To load a larger model you
+#: allocated. At the widest input the command line trains
+#: (``--max-features``, 2**24 features: 128 MiB per weight vector), the
+#: linear models' files declare 128 to 256 MiB for two classes and 384 to
+#: 768 MiB for three (measured: Perceptron, PDM, ROMMA, Ballseptron), so
+#: those fit; more classes at that width, or a kernel model holding
+#: millions of support vectors, need more. To load a larger model you
 #: trust, raise it: set the environment variable
 #: ``PERCEPTRONS_MAX_MODEL_BYTES`` (read at import; the command line reads
 #: it too) or assign ``perceptrons.persistence.MAX_MODEL_BYTES``.
