@@ -30,7 +30,8 @@ def test_complex_input_refused_in_one_line(cls):
             with pytest.raises(ValueError) as err:
                 call()
         message = str(err.value)
-        assert message.startswith("X: complex data is not supported")
+        assert message.startswith("Complex data not supported in X: pass "
+                                  "real features")
         assert "\n" not in message and "[" not in message
 
 

@@ -86,7 +86,7 @@ def _plain_class_labels(y):
     return False
 
 
-def _validated(estimator, X, y=None, **kwargs):
+def _validated(estimator, X, y="no_validation", **kwargs):
     """scikit-learn's ``validate_data`` for the loops: float64, C order, CSR.
 
     A sparse X has its index arrays checked first (scipy checks none of
@@ -97,14 +97,13 @@ def _validated(estimator, X, y=None, **kwargs):
     if sp.issparse(X):
         check_sparse_structure(X, "X")
     try:
-        return validate_data(estimator, X, *(() if y is None else (y,)),
-                             accept_sparse="csr", dtype=np.float64,
-                             order="C", **kwargs)
+        return validate_data(estimator, X, y, accept_sparse="csr",
+                             dtype=np.float64, order="C", **kwargs)
     except ValueError as exc:
         if str(exc).startswith("Complex data not supported"):
             raise ValueError(
-                "X: complex data is not supported; pass real features "
-                "(e.g. X.real, or the real and imaginary parts as separate "
+                "Complex data not supported in X: pass real features (e.g. "
+                "X.real, or the real and imaginary parts as separate "
                 "columns)") from None
         raise
 
