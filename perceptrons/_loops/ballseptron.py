@@ -260,6 +260,17 @@ def difference_sq(store, ctx, work, G, y, o, approx):
     """
 
 
+@njit(cache=True, inline="always")
+def _start_pass(store, radius, exact_start, work, G):
+    """Whether the pass tracks norms (r > 0), and its context, with G
+    computed exactly first when asked (``exact_start``)."""
+    track_norm = radius > 0.0
+    ctx = begin_pass(store)
+    if track_norm and exact_start:
+        ctx = exact_gram(store, ctx, work, G)
+    return track_norm, ctx
+
+
 # ------------------------------------------------------------------ binary
 @storage_loop
 def ballseptron_epoch(store, targets, order, radius, scores, G, exact_start,
@@ -298,10 +309,7 @@ def ballseptron_epoch(store, targets, order, radius, scores, G, exact_start,
     """
     n_mistakes = 0
     n_margin_errors = 0
-    track_norm = radius > 0.0
-    ctx = begin_pass(store)
-    if track_norm and exact_start:
-        ctx = exact_gram(store, ctx, scores, G)
+    track_norm, ctx = _start_pass(store, radius, exact_start, scores, G)
     wsq = G[0, 0]
     scale = 1.0
     positive = 0.0
@@ -433,10 +441,7 @@ def ballseptron_prototype_epoch(store, targets, order, radius, scores, G,
     K = store.current.shape[0]
     n_mistakes = 0
     n_margin_errors = 0
-    track_norm = radius > 0.0
-    ctx = begin_pass(store)
-    if track_norm and exact_start:
-        ctx = exact_gram(store, ctx, wx, G)
+    track_norm, ctx = _start_pass(store, radius, exact_start, wx, G)
     for step in range(order.shape[0]):
         i = order[step]
         y = targets[i]

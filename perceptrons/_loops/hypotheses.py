@@ -79,6 +79,9 @@ HYPOTHESIS_LAST = 0
 HYPOTHESIS_LONGEST = 1
 HYPOTHESIS_VOTED = 2
 HYPOTHESIS_AVERAGED = 3
+#: The final hypotheses by name, as the loops number them.
+HYPOTHESES = {"last": HYPOTHESIS_LAST, "longest": HYPOTHESIS_LONGEST,
+              "voted": HYPOTHESIS_VOTED, "averaged": HYPOTHESIS_AVERAGED}
 
 ThresholdRule = namedtuple(
     "ThresholdRule", ["eta", "threshold_step", "margin", "lam", "alpha_bound"])

@@ -61,11 +61,11 @@ _MAX_LAMBDA = 1 << 40
 #: PDM/PFM: the condition (``RULE_PDM`` or ``RULE_PFM``), its parameter (ε
 #: or β), whether to make multiple updates (1/0), and the state, updated in
 #: place: ``w`` (n_features,), the non-augmented part of a;
-#: ``ab = [b, ‖a‖²]``, the augmented coordinate of a and the squared norm
+#: ``st = [b, ‖a‖²]``, the augmented coordinate of a and the squared norm
 #: of the whole (extended) a; ``t`` (1,), the updates made so far; and
 #: ``counts`` (n_samples,), c_k, the updates made on each row.
 MarginRule = namedtuple("MarginRule", [
-    "kind", "param", "multiple", "w", "ab", "t", "counts"])
+    "kind", "param", "multiple", "w", "st", "t", "counts"])
 
 
 # ------------------------------------------------------------ the rules
@@ -80,9 +80,9 @@ def register_rule(rule_class, **impls):
     ----------
     rule_class : named-tuple class
     **impls : function
-        ``load(rule) -> state``: the pass's scalars (a tuple whose first two
-        entries are b and ‖a‖²), read from the rule's arrays;
-        ``save(rule, state)``: written back; ``stopped(rule)``: whether the
+        ``third(rule)`` and ``set_third(rule, value)``: the rule's own scalar
+        of the pass (after b and ‖a‖², which every rule keeps in
+        ``rule.st[0]`` and ``rule.st[1]``); ``stopped(rule)``: whether the
         pass must not run; ``per_row(rule)``: the per-row array the pass
         reads (for prefetching); ``margin(rule, state, label_margin, i,
         delta_sq) -> a·y_k``; ``threshold(rule, state)``: the right-hand
@@ -97,14 +97,29 @@ def _by_rule(name):
     return lambda rule, *args: getattr(_RULES[store_class(rule)], name)
 
 
-@specialised(_by_rule("load"))
+@specialised(_by_rule("third"))
+def _third(rule):
+    """The rule's own scalar of the pass."""
+
+
+@specialised(_by_rule("set_third"))
+def _set_third(rule, value):
+    """Write the rule's own scalar back."""
+
+
+@njit(cache=True, inline="always")
 def _load(rule):
-    """The pass's scalars, read from the rule's arrays."""
+    """The pass's scalars ``(b, ‖a‖², the rule's own)``, read from its
+    arrays."""
+    return rule.st[0], rule.st[1], _third(rule)
 
 
-@specialised(_by_rule("save"))
+@njit(cache=True, inline="always")
 def _save(rule, state):
     """Write the pass's scalars back."""
+    rule.st[0] = state[0]
+    rule.st[1] = state[1]
+    _set_third(rule, state[2])
 
 
 @specialised(_by_rule("stopped"))
@@ -225,14 +240,12 @@ def n_multiple_updates(rule, param, ay, yy, sq_norm_a, t):
 
 
 # --------------------------------------------------------------- PDM/PFM
-def _margin_load(rule):
-    return rule.ab[0], rule.ab[1], rule.t[0]
+def _updates_so_far(rule):
+    return rule.t[0]
 
 
-def _margin_save(rule, state):
-    rule.ab[0] = state[0]
-    rule.ab[1] = state[1]
-    rule.t[0] = state[2]
+def _set_updates(rule, value):
+    rule.t[0] = value
 
 
 def _never_stopped(rule):
@@ -273,7 +286,7 @@ def _margin_update(rule, state, ay, i, X_data, X_indices, X_indptr, signs,
     return (b, sq_norm_a, tt + lam), lam, False
 
 
-register_rule(MarginRule, load=_margin_load, save=_margin_save,
+register_rule(MarginRule, third=_updates_so_far, set_third=_set_updates,
               stopped=_never_stopped, per_row=_margin_per_row,
               margin=_margin_margin, threshold=_margin_threshold,
               violated=_at_most, update=_margin_update)

@@ -19,11 +19,7 @@ algorithm. JMLR 8:227-248, 2007.
 
 from .hypotheses import (
     HYPOTHESIS_AVERAGED,
-    HYPOTHESIS_LAST,
-    HYPOTHESIS_LONGEST,
     HYPOTHESIS_VOTED,
-    PrototypeRule,
-    ThresholdRule,
     count_update,
     is_mistake,
     log_retired_vote,
@@ -44,9 +40,7 @@ from .storage import (
     storage_loop,
 )
 
-__all__ = ["HYPOTHESIS_AVERAGED", "HYPOTHESIS_LAST", "HYPOTHESIS_LONGEST",
-           "HYPOTHESIS_VOTED", "PrototypeRule", "ThresholdRule",
-           "figure2_epoch"]
+__all__ = ["figure2_epoch"]
 
 
 @storage_loop

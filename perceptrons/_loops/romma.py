@@ -120,14 +120,12 @@ def fold_scale(w, st, g):
     st[2] = 1.0
 
 
-def _load(rule):
-    return rule.st[0], rule.st[1], rule.st[2]
+def _scale(rule):
+    return rule.st[2]
 
 
-def _save(rule, state):
-    rule.st[0] = state[0]
-    rule.st[1] = state[1]
-    rule.st[2] = state[2]
+def _set_scale(rule, value):
+    rule.st[2] = value
 
 
 def _stopped(rule):
@@ -194,6 +192,6 @@ def _update(rule, state, ay, i, X_data, X_indices, X_indptr, signs,
     return (step_size * rho, 1.0 / yy, 1.0), 1, False
 
 
-register_rule(RommaRule, load=_load, save=_save, stopped=_stopped,
-              per_row=_per_row, margin=_margin, threshold=_threshold,
-              violated=_below, update=_update)
+register_rule(RommaRule, third=_scale, set_third=_set_scale,
+              stopped=_stopped, per_row=_per_row, margin=_margin,
+              threshold=_threshold, violated=_below, update=_update)

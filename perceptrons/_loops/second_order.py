@@ -37,16 +37,9 @@ from collections import namedtuple
 import numpy as np
 
 from .matrix_perceptron import register_on_mistake
-from .matrix_rows import (
-    add_and_reweigh,
-    gather_slots,
-    grow_cols,
-    grow_square,
-    sparse_dot,
-    square_times,
-    symmetric_times_row,
-    work_for,
-)
+from .matrix_rows import (add_and_reweigh, gather_slots, grow_cols,
+                          grow_square, sparse_dot, square_times,
+                          symmetric_times_row, work_for)
 from .mercer import dot_n
 from .storage import kernel_store
 from .support import append_support

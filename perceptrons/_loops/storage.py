@@ -222,17 +222,26 @@ def add_example_sum(store, r, a, i):
     x_i must be in the support set already (:func:`add_example` first)."""
 
 
+@njit(cache=True, inline="always")
+def _rows_pair(W, r, o, a, store, i):
+    """``W[r] += a x_i``, ``W[o] -= a x_i`` (primal rows)."""
+    row_axpy(W[r], a, store.X_data, store.X_indices, store.X_indptr, i)
+    row_axpy(W[o], -a, store.X_data, store.X_indices, store.X_indptr, i)
+
+
+@njit(cache=True, inline="always")
+def _slot_pair(V, r, o, a, pos):
+    """``V[r, pos] += a``, ``V[o, pos] -= a`` (one support slot)."""
+    V[r, pos] += a
+    V[o, pos] -= a
+
+
 def _primal_add_pair(store, r, o, a, i):
-    row_axpy(store.current[r], a, store.X_data, store.X_indices,
-             store.X_indptr, i)
-    row_axpy(store.current[o], -a, store.X_data, store.X_indices,
-             store.X_indptr, i)
+    _rows_pair(store.current, r, o, a, store, i)
 
 
 def _dual_add_pair(store, r, o, a, i):
-    pos = append_support(store.support, i)
-    store.current[r, pos] += a
-    store.current[o, pos] -= a
+    _slot_pair(store.current, r, o, a, append_support(store.support, i))
 
 
 @specialised(by_storage(_primal_add_pair, _dual_add_pair))
@@ -242,16 +251,11 @@ def add_pair(store, r, o, a, i):
 
 
 def _primal_add_pair_sum(store, r, o, a, i):
-    row_axpy(store.summed[r], a, store.X_data, store.X_indices,
-             store.X_indptr, i)
-    row_axpy(store.summed[o], -a, store.X_data, store.X_indices,
-             store.X_indptr, i)
+    _rows_pair(store.summed, r, o, a, store, i)
 
 
 def _dual_add_pair_sum(store, r, o, a, i):
-    pos = store.support[1][i]
-    store.summed[r, pos] += a
-    store.summed[o, pos] -= a
+    _slot_pair(store.summed, r, o, a, store.support[1][i])
 
 
 @specialised(by_storage(_primal_add_pair_sum, _dual_add_pair_sum))

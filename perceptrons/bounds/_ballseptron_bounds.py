@@ -202,28 +202,17 @@ def ballseptron_d1_bound(R, gamma, D1, radius=0.0, n_margin_errors=0):
 
     Parameters
     ----------
-    R : float
-        Radius of the sequence (multiclass: :func:`multiclass_radius`).
-    gamma : float
-        Target margin, ``0 < gamma <= R`` (when ``radius > 0`` or
-        ``n_margin_errors > 0``).
+    R, gamma, radius, n_margin_errors
+        As in :func:`ballseptron_d2_bound` (``n_margin_errors=0`` gives
+        Thm. 2 itself).
     D1 : float
         One-norm of the comparator's hinge losses, Eq. (4).
-    radius : float, default=0.0
-        The Ballseptron's r (multiclass: √2 r);
-        ``0 <= radius < (sqrt(2) - 1) * gamma``.
-    n_margin_errors : int, default=0
-        ε̃; 0 gives Thm. 2 itself.
 
     Returns
     -------
     bound : float
-        Upper bound on the prediction mistakes ε.
-
-    Raises
-    ------
-    ValueError
-        As :func:`ballseptron_d2_bound`.
+        Upper bound on the prediction mistakes ε; ValueError as
+        :func:`ballseptron_d2_bound`.
 
     Examples
     --------
@@ -425,12 +414,9 @@ def ballseptron_bounds(X, y, u, gamma, *, radius=0.0, n_margin_errors=0,
 
     Parameters
     ----------
-    X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
-        Instances, one per row. Finite.
-    y : array-like of shape (n_samples,)
-        Labels in {-1, +1}.
-    u : array-like of shape (n_features,)
-        Comparator; normalised to unit norm.
+    X, y, u
+        The binary sequence and the comparator, as in
+        :func:`perceptrons.bounds.mistake_bounds`.
     gamma : float
         Target margin, ``0 < gamma <= max_t ‖x_t‖``.
     radius : float, default=0.0

@@ -461,10 +461,8 @@ def d1_bound(R, gamma, D1):
 
     Parameters
     ----------
-    R : float
-        Radius (see :func:`radius`); ``>= 0``.
-    gamma : float
-        Target margin γ > 0; any value.
+    R, gamma : float
+        As in :func:`freund_schapire_bound`.
     D1 : float
         One-norm of the hinge losses of a unit comparator at margin γ,
         Eq. (4) (see :func:`d1`); ``>= 0``.
@@ -473,13 +471,8 @@ def d1_bound(R, gamma, D1):
     -------
     bound : float
         Theorem 2 of Shalev-Shwartz & Singer (2005) with r = 0, where the
-        Ballseptron is the Perceptron.
-
-    Raises
-    ------
-    ValueError
-        If ``R`` or ``D1`` is negative, ``gamma`` is not > 0, or any is not
-        finite.
+        Ballseptron is the Perceptron; ValueError as
+        :func:`freund_schapire_bound`'s, for D1.
 
     Notes
     -----

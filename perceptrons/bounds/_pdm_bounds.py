@@ -166,12 +166,8 @@ def pdm_update_bound(R, gamma_d, epsilon):
 
     Parameters
     ----------
-    R : float
-        max_k ‖y_k‖ > 0.
-    gamma_d : float
-        Maximum directional margin, 0 < γ_d ≤ R.
-    epsilon : float
-        0 < ε ≤ 1.
+    R, gamma_d, epsilon : float
+        As in :func:`pfm_update_bound`.
 
     Returns
     -------

@@ -176,52 +176,22 @@ def _check_real(value, name):
 
 
 def check_positive(value, name):
-    """Return ``value`` as a float, requiring a finite number > 0.
-
-    Parameters
-    ----------
-    value : float
-        The scalar to check.
-    name : str
-        Its name in the error message (e.g. ``"gamma"``).
-
-    Returns
-    -------
-    value : float
-
-    Raises
-    ------
-    ValueError
-        If ``value`` is not a real number, is not finite, or is ``<= 0``.
-    """
-    value = _check_real(value, name)
-    if not value > 0.0:
-        raise ValueError(f"{name} must be > 0, got {value}.")
-    return value
+    """``value`` as a float, requiring a finite number > 0 (ValueError
+    naming ``name`` otherwise)."""
+    return _check_at_least(value, name, strict=True)
 
 
 def check_nonnegative(value, name):
-    """Return ``value`` as a float, requiring a finite number >= 0.
+    """``value`` as a float, requiring a finite number >= 0 (ValueError
+    naming ``name`` otherwise)."""
+    return _check_at_least(value, name, strict=False)
 
-    Parameters
-    ----------
-    value : float
-        The scalar to check.
-    name : str
-        Its name in the error message (e.g. ``"R"``).
 
-    Returns
-    -------
-    value : float
-
-    Raises
-    ------
-    ValueError
-        If ``value`` is not a real number, is not finite, or is negative.
-    """
+def _check_at_least(value, name, strict):
     value = _check_real(value, name)
-    if value < 0.0:
-        raise ValueError(f"{name} must be >= 0, got {value}.")
+    if value < 0.0 or (strict and value == 0.0):
+        raise ValueError(f"{name} must be {'>' if strict else '>='} 0, got "
+                         f"{value}.")
     return value
 
 

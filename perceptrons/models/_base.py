@@ -204,6 +204,19 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
     #: prediction and ``partial_fit`` need, and all a model file holds.
     _state_type = None
 
+    @classmethod
+    def _test_params(cls):
+        """Parameter sets the common estimator checks run with (river's
+        ``_unit_test_params``); a class lists its own."""
+        return [{}]
+
+    def __init__(self, *, max_iter, shuffle, random_state):
+        # The parameters every estimator has; a class lists all of its own
+        # in its __init__ (scikit-learn reads them there) and passes these on.
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+
     # ----------------------------------------------------------- hooks
     @abstractmethod
     def _new_state(self, call, fitted):

@@ -27,6 +27,11 @@ __all__ = ["KernelMixin", "KernelSpec", "linear_coef"]
 #: ``BLOCK_ROWS × n_support`` doubles.
 BLOCK_ROWS = 512
 
+#: Largest polynomial degree: past it a kernel value overflows or vanishes
+#: for any row of other than unit scale, and each costs ``degree``
+#: multiplications.
+MAX_DEGREE = 100
+
 
 def linear_coef(dual_coef, support_vectors):
     """Primal weights ``dual_coef @ support_vectors`` (linear kernel).
@@ -62,7 +67,7 @@ class KernelSpec(State):
     """
 
     code: int = scalar("int", choices=tuple(KERNELS.values()))
-    degree: int = scalar("int", low=1, high=1 << 16)
+    degree: int = scalar("int", low=1, high=MAX_DEGREE + 1)
     gamma: float = scalar("float", low=0.0)
     coef0: float = scalar("float", low=0.0)
 
@@ -137,9 +142,18 @@ class KernelMixin:
     ``kernel`` entry) to its ``_parameter_constraints``.
     """
 
+    def __init__(self, *, kernel, degree, gamma, coef0, cache_size,
+                 **params):
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.cache_size = cache_size
+        super().__init__(**params)
+
     #: Constraints of ``degree, gamma, coef0, cache_size``.
     KERNEL_CONSTRAINTS = {
-        "degree": [Interval(Integral, 1, None, closed="left")],
+        "degree": [Interval(Integral, 1, MAX_DEGREE, closed="both")],
         "gamma": [Interval(Real, 0, None, closed="neither"), None],
         "coef0": [Interval(Real, 0, None, closed="left")],
         "cache_size": [Interval(Real, 0, None, closed="left")],

@@ -39,7 +39,7 @@ from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import as_loop_arrays
 from ._base import BaseOnlinePerceptron
 from ._kernel import BLOCK_ROWS, KernelMixin, linear_coef
-from ._state import FittedState, array, scalar
+from ._state import FittedState, array, check_problems, scalar
 
 __all__ = ["DualForm", "MatrixPerceptronBase", "MatrixState", "PrimalForm",
            "divide_rows", "grown", "row_p_norms"]
@@ -88,15 +88,11 @@ def grown(array, n, axis_from=1):
     return out
 
 
-def _check_filled(where, count, width, what):
-    if count.size and count.max() > width:
-        raise ValueError(f"{where}: a problem counts {int(count.max())} "
-                         f"{what}, its arrays hold {width}")
-
-
 @dataclasses.dataclass(frozen=True)
 class MatrixState(FittedState):
-    """What the fitted states of the matrix perceptrons share.
+    """What the fitted states of the matrix perceptrons share: the counters
+    and the ``model`` of the form in use (a subclass declares ``model`` and
+    the model type of each form, ``form_models``).
 
     Binds ``n_problems``.
 
@@ -115,12 +111,15 @@ class MatrixState(FittedState):
     n_mistakes_per_problem: np.ndarray = array("int", ("n_problems",),
                                                low=0)
 
+    form_models = {}
+
     def check(self, sizes, where):
         super().check(sizes, where)
-        n_classes = sizes["n_classes"]
-        if sizes["n_problems"] != (1 if n_classes == 2 else n_classes):
-            raise ValueError(f"{where}: {sizes['n_problems']} problems for "
-                             f"{n_classes} classes")
+        check_problems(sizes, where)
+        want = self.form_models.get(self.form)
+        if type(self.model) is not want:
+            raise ValueError(f"{where}.model is a {type(self.model).__name__}"
+                             f" but form is {self.form!r}")
 
 
 class PrimalForm:
@@ -167,7 +166,43 @@ class PrimalForm:
 
 class DualForm:
     """What a dual form's model does (a mixin of its state type, whose
-    fields include ``kernel``, ``pool`` and ``coef`` (n_problems, n_pool))."""
+    fields include ``kernel``, ``pool`` and ``coef`` (n_problems, n_pool)).
+
+    A dual model declares the fields its loop store grows: ``slot_fields``,
+    arrays by support slot (n_problems, n_pool), and ``matrix_fields``, the
+    per-problem matrix arrays whose last entry counts the filled rows
+    (``q = count[k]``); the store holds them as the tuple ``matrix_store``.
+    """
+
+    slot_fields = ("coef",)
+    matrix_fields = ()
+    matrix_store = None
+
+    def check(self, sizes, where):
+        count = getattr(self, self.matrix_fields[-1])
+        if count.size and count.max() > sizes["q"]:
+            raise ValueError(f"{where}.{self.matrix_fields[-1]} exceeds the "
+                             "matrices kept")
+
+    def matrix_copy(self):
+        """The matrices as the loop store holds them (copies: the loop grows
+        and fills them)."""
+        return tuple(getattr(self, name).copy() for name in
+                     self.matrix_fields)
+
+    def end_call(self, call, store):
+        """The model after the call: every support slot, the matrices cut
+        to the filled rows of the fullest problem."""
+        m = call.dual.support_size
+        *matrices, count = getattr(store, self.matrix_store)
+        q = int(count.max()) if count.size else 0
+        fields = {name: np.ascontiguousarray(getattr(store, name)[:, :m])
+                  for name in self.slot_fields}
+        for name, value in zip(self.matrix_fields, matrices):
+            fields[name] = np.ascontiguousarray(
+                value[:, :q, :q] if value.ndim == 3 else value[:, :q])
+        fields[self.matrix_fields[-1]] = count
+        return self.replace(pool=self.kept_pool(call), **fields)
 
     def begin_call(self, est, call):
         """The pool's rows in front of the call's, the coefficients with the
@@ -261,6 +296,11 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
 
     #: Forms the class implements; the first is the primal default.
     _forms = ("primal", "dual")
+
+    def __init__(self, *, form, normalize, **params):
+        self.form = form
+        self.normalize = normalize
+        super().__init__(**params)
 
     # ----------------------------------------------------------- hooks
     def _norm_p(self):

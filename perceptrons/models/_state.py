@@ -34,11 +34,15 @@ import scipy.sparse as sp
 
 from ..utils.validation import check_csr_structure
 
-__all__ = ["State", "array", "rows", "scalar", "sub"]
+__all__ = ["FittedState", "State", "array", "check_problems", "rows",
+           "scalar", "sub"]
 
 _KINDS = {"float": "f", "int": "iu", "bool": "b", "label": "biuUfO",
           "names": "UO"}
 _DTYPES = {"float": np.float64, "int": np.int64, "bool": np.bool_}
+# Integer scalars (counts, sizes) stay within float64's exact integers: no
+# count of a model comes near, and sums of them cannot overflow int64.
+_INT_LIMIT = 2 ** 53
 
 
 @dataclasses.dataclass(frozen=True)
@@ -291,6 +295,8 @@ def _check_scalar(value, spec, sizes, at):
                          f"{value!r:.40}")
     if kind == "float" and spec.finite and not np.isfinite(value):
         raise ValueError(f"{at} must be finite, got {value!r}")
+    if kind == "int" and not -_INT_LIMIT <= value <= _INT_LIMIT:
+        raise ValueError(f"{at} is {value!r:.30}, beyond ±2**53")
     if spec.binds:
         sizes.bind(spec.binds, value, at)
     if kind in ("int", "float"):
@@ -347,8 +353,8 @@ class FittedState(State):
     n_features_in: int = scalar("int", low=1, binds="n_features")
     feature_names_in: np.ndarray = array("names", ("n_features",),
                                          optional=True)
-    t: int = scalar("int", low=0)
-    n_iter: int = scalar("int", low=0)
+    t: int = scalar("int", low=1)
+    n_iter: int = scalar("int", low=1)
     n_mistakes: int = scalar("int", low=0)
     n_updates: int = scalar("int", low=0)
     mistakes_per_epoch: np.ndarray = array("int", ("n_epochs",), low=0)
@@ -357,3 +363,12 @@ class FittedState(State):
     def check(self, sizes, where):
         if self.classes.shape[0] < 2:
             raise ValueError(f"{where}.classes holds fewer than 2 classes")
+
+
+def check_problems(sizes, where):
+    """ValueError unless the state's binary problems (``n_problems``) suit
+    its classes: one for two classes, one per class (one-vs-rest)."""
+    n_classes = sizes["n_classes"]
+    if sizes["n_problems"] != (1 if n_classes == 2 else n_classes):
+        raise ValueError(f"{where}: {sizes['n_problems']} problems for "
+                         f"{n_classes} classes")

@@ -57,6 +57,11 @@ class SupportPool(State):
     n_rows_seen: int = scalar("int", low=0, binds="n_seen")
     index: np.ndarray = array("int", ("n_pool",), low=0, high="n_seen")
 
+    def check(self, sizes, where):
+        if not np.isfinite(self.sq_norms()).all():
+            raise ValueError(f"{where}.X: the squares of a row overflow "
+                             "float64")
+
     @classmethod
     def empty(cls, n_features, sparse):
         """A pool with no rows, CSR if ``sparse``."""

@@ -352,23 +352,8 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
 
     _state_type = BallseptronState
 
-    def __init__(self, *, radius=0.1, hypothesis="averaged", max_iter=10,
-                 shuffle=True, random_state=None, kernel=None, degree=3,
-                 gamma=None, coef0=1.0, cache_size=200):
-        self.radius = radius
-        self.hypothesis = hypothesis
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.cache_size = cache_size
-
     @classmethod
     def _test_params(cls):
-        """Parameter sets the common estimator checks run with."""
         return [{}, {"hypothesis": "last"}, {"radius": 0.0},
                 {"radius": 0.3, "max_iter": 5, "hypothesis": "last"},
                 {"radius": 1.0}, {"radius": 1.0, "hypothesis": "last"},
@@ -376,6 +361,16 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
                  "max_iter": 5, "cache_size": 0.01},
                 {"kernel": "rbf", "gamma": 0.5, "radius": 0.2,
                  "max_iter": 5, "cache_size": 0.01, "hypothesis": "last"}]
+
+    def __init__(self, *, radius=0.1, hypothesis="averaged", max_iter=10,
+                 shuffle=True, random_state=None, kernel=None, degree=3,
+                 gamma=None, coef0=1.0, cache_size=200):
+        self.radius = radius
+        self.hypothesis = hypothesis
+        super().__init__(kernel=kernel, degree=degree, gamma=gamma,
+                         coef0=coef0, cache_size=cache_size,
+                         max_iter=max_iter, shuffle=shuffle,
+                         random_state=random_state)
 
     def _xfail_checks(self):
         """Common checks expected to fail with these parameters, and why."""

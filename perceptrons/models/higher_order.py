@@ -120,21 +120,9 @@ class HODualModel(DualForm, State):
                    np.zeros((n_problems, 0), dtype=np.int64), zeros,
                    np.zeros(n_problems, dtype=np.int64))
 
-    def check(self, sizes, where):
-        if self.n_matrix.size and self.n_matrix.max() > sizes["q"]:
-            raise ValueError(f"{where}.n_matrix exceeds the matrices kept")
-
-    def end_call(self, call, store):
-        D, slots, h, n_matrix = store.matrix
-        m = call.dual.support_size
-        q = int(n_matrix.max()) if n_matrix.size else 0
-        return HODualModel(
-            self.kernel, self.kept_pool(call),
-            np.ascontiguousarray(store.coef[:, :m]),
-            np.ascontiguousarray(store.v_coef[:, :m]),
-            np.ascontiguousarray(D[:, :q, :q]),
-            np.ascontiguousarray(slots[:, :q]),
-            np.ascontiguousarray(h[:, :q]), n_matrix)
+    slot_fields = ("coef", "v_coef")
+    matrix_fields = ("D", "slots", "h", "n_matrix")
+    matrix_store = "matrix"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,13 +135,8 @@ class HigherOrderState(MatrixState):
 
     model: object = sub(HOPrimalModel, HOImplicitModel, HODualModel)
 
-    def check(self, sizes, where):
-        super().check(sizes, where)
-        want = {"primal": HOPrimalModel, "implicit": HOImplicitModel,
-                "dual": HODualModel}[self.form]
-        if type(self.model) is not want:
-            raise ValueError(f"{where}.model is a {type(self.model).__name__}"
-                             f" but form is {self.form!r}")
+    form_models = {"primal": HOPrimalModel, "implicit": HOImplicitModel,
+                   "dual": HODualModel}
 
 
 class HigherOrderPerceptron(MatrixPerceptronBase):
@@ -300,28 +283,21 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
     _forms = ("primal", "implicit", "dual")
     _state_type = HigherOrderState
 
+    @classmethod
+    def _test_params(cls):
+        return [{}, {"p": 4.0, "sparse": True, "max_iter": 3},
+                {"kernel": "rbf", "max_iter": 2}]
+
     def __init__(self, *, p=2.0, c=0.4, sparse=False, kernel=None, degree=3,
                  gamma=None, coef0=0.0, form="auto", normalize=True,
                  cache_size=200, max_iter=1, shuffle=True, random_state=None):
         self.p = p
         self.c = c
         self.sparse = sparse
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.form = form
-        self.normalize = normalize
-        self.cache_size = cache_size
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-
-    @classmethod
-    def _test_params(cls):
-        """Parameter sets the common estimator checks run with."""
-        return [{}, {"p": 4.0, "sparse": True, "max_iter": 3},
-                {"kernel": "rbf", "max_iter": 2}]
+        super().__init__(form=form, normalize=normalize, kernel=kernel,
+                         degree=degree, gamma=gamma, coef0=coef0,
+                         cache_size=cache_size, max_iter=max_iter,
+                         shuffle=shuffle, random_state=random_state)
 
     _precision_remedy = "normalise the input (normalize=True) or lower c"
 
@@ -364,12 +340,9 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
                                    model.v, model.factors,
                                    np.empty((3, model.w.shape[1])))
         kc = call.dual
-        n = kc.X.shape[0]
-        # The matrices are grown by the loop; the model's stay as they are.
-        matrix = (model.D.copy(), model.slots.copy(), model.h.copy(),
-                  model.n_matrix.copy())
         return HODualStore(*kc.loop_args, kc.coef, c, sparse,
-                           grown(model.v_coef, n), matrix, np.empty(16))
+                           grown(model.v_coef, kc.X.shape[0]),
+                           model.matrix_copy(), np.empty(16))
 
     def _model_arrays(self, store):
         if isinstance(store, HOPrimalStore):

@@ -44,6 +44,19 @@ class KernelPerceptron(Perceptron):
         "kernel": [StrOptions(set(KERNELS))],
     }
 
+    @classmethod
+    def _test_params(cls):
+        return [
+            {},
+            {"kernel": "rbf", "hypothesis": "voted"},
+            {"kernel": "linear", "hypothesis": "averaged",
+             "multiclass": "prototype"},
+            {"kernel": "rbf", "hypothesis": "longest", "margin": 0.5,
+             "lam": 0.5, "alpha_bound": 3, "cache_size": 0},
+            {"hypothesis": "voted", "multiclass": "prototype", "eta": 1.0,
+             "theta_init": 0.0, "threshold_step": 0.0},
+        ]
+
     def __init__(self, *, kernel="poly", degree=3, gamma=None, coef0=1.0,
                  eta=0.1, theta_init="auto", threshold_step="auto",
                  margin=0.0, tau=None, lam=0.0, alpha_bound=None,
@@ -56,17 +69,3 @@ class KernelPerceptron(Perceptron):
             hypothesis=hypothesis, multiclass=multiclass, max_iter=max_iter,
             shuffle=shuffle, random_state=random_state,
             cache_size=cache_size)
-
-    @classmethod
-    def _test_params(cls):
-        """Parameter sets the common estimator checks run with."""
-        return [
-            {},
-            {"kernel": "rbf", "hypothesis": "voted"},
-            {"kernel": "linear", "hypothesis": "averaged",
-             "multiclass": "prototype"},
-            {"kernel": "rbf", "hypothesis": "longest", "margin": 0.5,
-             "lam": 0.5, "alpha_bound": 3, "cache_size": 0},
-            {"hypothesis": "voted", "multiclass": "prototype", "eta": 1.0,
-             "theta_init": 0.0, "threshold_step": 0.0},
-        ]

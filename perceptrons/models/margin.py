@@ -25,7 +25,7 @@ from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import refuse_underflow
 from ._base import BaseOnlinePerceptron
 from ._ovr import epochs_until_converged, problem_seeds, problem_signs
-from ._state import FittedState, array, scalar
+from ._state import FittedState, array, check_problems, scalar
 
 # Active-set constants of Sec. 4.
 _C1, _C2, _C1_FIRST = 2.2, 1.1, 1.1
@@ -195,14 +195,13 @@ margin_fraction, accuracy_estimate : ndarray of shape (n_problems,)
 
     def check(self, sizes, where):
         super().check(sizes, where)
-        n_classes = sizes["n_classes"]
-        if sizes["n_problems"] != (1 if n_classes == 2 else n_classes):
-            raise ValueError(f"{where}: {sizes['n_problems']} problems for "
-                             f"{n_classes} classes")
+        check_problems(sizes, where)
         if (self.support is None) != (self.dual_coef is None):
             raise ValueError(f"{where}: support and dual_coef go together")
         if np.any(np.isnan(self.margin_bound)):
             raise ValueError(f"{where}.margin_bound holds NaN")
+        if self.rho > 1e150 or self.delta_sq > 1e300:
+            raise ValueError(f"{where}: ρ² + Δ² overflows float64")
 
 
 class _MarginPerceptron(BaseOnlinePerceptron):
@@ -248,6 +247,14 @@ class _MarginPerceptron(BaseOnlinePerceptron):
     }
 
     _state_type = MarginState
+
+    def __init__(self, *, augmentation, extension, active_sets, store_dual,
+                 **params):
+        self.augmentation = augmentation
+        self.extension = extension
+        self.active_sets = active_sets
+        self.store_dual = store_dual
+        super().__init__(**params)
 
     # ----------------------------------------------------------- schedule
     _rule = None
@@ -730,24 +737,8 @@ class PDM(_MarginPerceptron):
     }
     _rule = RULE_PDM
 
-    def __init__(self, *, epsilon=0.01, augmentation=1.0,
-                 extension=DEFAULT_EXTENSION, successive=None, active_sets=True, multiple_updates=True,
-                 store_dual=False, max_iter=1000, shuffle=True,
-                 random_state=None):
-        self.epsilon = epsilon
-        self.augmentation = augmentation
-        self.extension = extension
-        self.successive = successive
-        self.active_sets = active_sets
-        self.multiple_updates = multiple_updates
-        self.store_dual = store_dual
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-
     @classmethod
     def _test_params(cls):
-        """Parameter sets the common estimator checks run with."""
         return [
             {},
             {"extension": 1.0, "epsilon": 0.1},
@@ -755,6 +746,18 @@ class PDM(_MarginPerceptron):
             {"extension": 1.0, "epsilon": 0.3, "active_sets": False,
              "multiple_updates": False, "max_iter": 50000},
         ]
+
+    def __init__(self, *, epsilon=0.01, augmentation=1.0,
+                 extension=DEFAULT_EXTENSION, successive=None, active_sets=True, multiple_updates=True,
+                 store_dual=False, max_iter=1000, shuffle=True,
+                 random_state=None):
+        self.epsilon = epsilon
+        self.successive = successive
+        self.multiple_updates = multiple_updates
+        super().__init__(augmentation=augmentation, extension=extension,
+                         active_sets=active_sets, store_dual=store_dual,
+                         max_iter=max_iter, shuffle=shuffle,
+                         random_state=random_state)
 
     def _params_schedule(self):
         return epsilon_schedule(self.epsilon, self.successive)
@@ -879,18 +882,14 @@ class PFM(_MarginPerceptron):
                  active_sets=True, multiple_updates=True, store_dual=False,
                  max_iter=1000, shuffle=True, random_state=None):
         self.beta = beta
-        self.augmentation = augmentation
-        self.extension = extension
-        self.active_sets = active_sets
         self.multiple_updates = multiple_updates
-        self.store_dual = store_dual
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
+        super().__init__(augmentation=augmentation, extension=extension,
+                         active_sets=active_sets, store_dual=store_dual,
+                         max_iter=max_iter, shuffle=shuffle,
+                         random_state=random_state)
 
     @classmethod
     def _test_params(cls):
-        """Parameter sets the common estimator checks run with."""
         return [
             {},
             {"extension": 1.0, "beta": 0.01},

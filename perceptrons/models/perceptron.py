@@ -17,15 +17,9 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
 from .._loops.mercer import KERNEL_LINEAR, KERNELS
-from .._loops.perceptron import (
-    HYPOTHESIS_AVERAGED,
-    HYPOTHESIS_LAST,
-    HYPOTHESIS_LONGEST,
-    HYPOTHESIS_VOTED,
-    PrototypeRule,
-    ThresholdRule,
-    figure2_epoch,
-)
+from .._loops.hypotheses import HYPOTHESES as _HYPOTHESES
+from .._loops.hypotheses import PrototypeRule, ThresholdRule
+from .._loops.perceptron import figure2_epoch
 from .._loops.voted import csr_gram_t
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import refuse_underflow
@@ -44,13 +38,6 @@ from ._voted import (
 from ._weights import DualWeights, WeightRows
 
 __all__ = ["Perceptron", "PerceptronState"]
-
-_HYPOTHESES = {
-    "last": HYPOTHESIS_LAST,
-    "longest": HYPOTHESIS_LONGEST,
-    "voted": HYPOTHESIS_VOTED,
-    "averaged": HYPOTHESIS_AVERAGED,
-}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -400,6 +387,21 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
 
     _state_type = PerceptronState
 
+    @classmethod
+    def _test_params(cls):
+        return [
+            {},
+            {"hypothesis": "voted"},
+            {"hypothesis": "averaged", "multiclass": "prototype"},
+            {"hypothesis": "longest", "margin": 1.0, "lam": 0.5,
+             "alpha_bound": 3},
+            {"hypothesis": "voted", "multiclass": "prototype",
+             "eta": 1.0, "theta_init": 0.0, "threshold_step": 0.0},
+            {"kernel": "rbf", "hypothesis": "voted"},
+            {"kernel": "linear", "hypothesis": "averaged",
+             "multiclass": "prototype"},
+        ]
+
     def __init__(self, *, eta=0.1, theta_init="auto", threshold_step="auto",
                  margin=0.0, tau=None, lam=0.0, alpha_bound=None,
                  hypothesis="averaged", multiclass="ovr", max_iter=10,
@@ -414,46 +416,10 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
         self.alpha_bound = alpha_bound
         self.hypothesis = hypothesis
         self.multiclass = multiclass
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.cache_size = cache_size
-
-    @classmethod
-    def _test_params(cls):
-        """Parameter sets the common estimator checks run with."""
-        return [
-            {},
-            {"hypothesis": "voted"},
-            {"hypothesis": "averaged", "multiclass": "prototype"},
-            {"hypothesis": "longest", "margin": 1.0, "lam": 0.5,
-             "alpha_bound": 3},
-            {"hypothesis": "voted", "multiclass": "prototype",
-             "eta": 1.0, "theta_init": 0.0, "threshold_step": 0.0},
-            {"kernel": "rbf", "hypothesis": "voted"},
-            {"kernel": "linear", "hypothesis": "averaged",
-             "multiclass": "prototype"},
-        ]
-
-    @classmethod
-    def _test_params(cls):
-        """Parameter sets the common estimator checks run with."""
-        return [
-            {},
-            {"hypothesis": "voted"},
-            {"hypothesis": "averaged", "multiclass": "prototype"},
-            {"hypothesis": "longest", "margin": 1.0, "lam": 0.5,
-             "alpha_bound": 3},
-            {"hypothesis": "voted", "multiclass": "prototype",
-             "eta": 1.0, "theta_init": 0.0, "threshold_step": 0.0},
-            {"kernel": "rbf", "hypothesis": "voted"},
-            {"kernel": "linear", "hypothesis": "averaged",
-             "multiclass": "prototype"},
-        ]
+        super().__init__(kernel=kernel, degree=degree, gamma=gamma,
+                         coef0=coef0, cache_size=cache_size,
+                         max_iter=max_iter, shuffle=shuffle,
+                         random_state=random_state)
 
     # ----------------------------------------------------------- state
     def _needs_row_sq_norms(self):

@@ -173,21 +173,8 @@ class ROMMA(_MarginPerceptron):
     _parameter_constraints["epsilon"] = [Interval(Real, 0, 1,
                                                   closed="neither")]
 
-    def __init__(self, *, epsilon=0.01, augmentation=1.0,
-                 extension=DEFAULT_EXTENSION, active_sets=True, store_dual=False, max_iter=1000,
-                 shuffle=True, random_state=None):
-        self.epsilon = epsilon
-        self.augmentation = augmentation
-        self.extension = extension
-        self.active_sets = active_sets
-        self.store_dual = store_dual
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-
     @classmethod
     def _test_params(cls):
-        """Parameter sets the common estimator checks run with."""
         return [
             {},
             {"extension": 1.0, "epsilon": 0.1},
@@ -196,6 +183,15 @@ class ROMMA(_MarginPerceptron):
             {"extension": 10.0, "epsilon": 0.3, "active_sets": False,
              "max_iter": 50000},
         ]
+
+    def __init__(self, *, epsilon=0.01, augmentation=1.0,
+                 extension=DEFAULT_EXTENSION, active_sets=True, store_dual=False, max_iter=1000,
+                 shuffle=True, random_state=None):
+        self.epsilon = epsilon
+        super().__init__(augmentation=augmentation, extension=extension,
+                         active_sets=active_sets, store_dual=store_dual,
+                         max_iter=max_iter, shuffle=shuffle,
+                         random_state=random_state)
 
     # ----------------------------------------------------------- state
     # scalars[k] = [u_b, ‖a‖², scale s, Δ² Σ g² of retired rows], a = s u;

@@ -95,21 +95,8 @@ class SODualModel(DualForm, State):
                    np.zeros((n_problems, 0)),
                    np.zeros(n_problems, dtype=np.int64))
 
-    def check(self, sizes, where):
-        if self.n_mistaken.size and self.n_mistaken.max() > sizes["q"]:
-            raise ValueError(f"{where}.n_mistaken exceeds the matrices "
-                             "kept")
-
-    def end_call(self, call, store):
-        M, slots, signs, n_mistaken = store.inverse
-        m = call.dual.support_size
-        q = int(n_mistaken.max()) if n_mistaken.size else 0
-        return SODualModel(
-            self.kernel, self.kept_pool(call),
-            np.ascontiguousarray(store.coef[:, :m]),
-            np.ascontiguousarray(M[:, :q, :q]),
-            np.ascontiguousarray(slots[:, :q]),
-            np.ascontiguousarray(signs[:, :q]), n_mistaken)
+    matrix_fields = ("M", "slots", "signs", "n_mistaken")
+    matrix_store = "inverse"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,12 +109,7 @@ class SecondOrderState(MatrixState):
 
     model: object = sub(SOPrimalModel, SODualModel)
 
-    def check(self, sizes, where):
-        super().check(sizes, where)
-        want = SOPrimalModel if self.form == "primal" else SODualModel
-        if type(self.model) is not want or self.form == "implicit":
-            raise ValueError(f"{where}.model is a {type(self.model).__name__}"
-                             f" but form is {self.form!r}")
+    form_models = {"primal": SOPrimalModel, "dual": SODualModel}
 
 
 class SecondOrderPerceptron(MatrixPerceptronBase):
@@ -238,25 +220,18 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
 
     _state_type = SecondOrderState
 
+    @classmethod
+    def _test_params(cls):
+        return [{}, {"kernel": "rbf", "normalize": True, "max_iter": 2}]
+
     def __init__(self, *, a=1.0, kernel=None, degree=3, gamma=None, coef0=0.0,
                  form="auto", normalize=False, cache_size=200, max_iter=1,
                  shuffle=True, random_state=None):
         self.a = a
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.form = form
-        self.normalize = normalize
-        self.cache_size = cache_size
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-
-    @classmethod
-    def _test_params(cls):
-        """Parameter sets the common estimator checks run with."""
-        return [{}, {"kernel": "rbf", "normalize": True, "max_iter": 2}]
+        super().__init__(form=form, normalize=normalize, kernel=kernel,
+                         degree=degree, gamma=gamma, coef0=coef0,
+                         cache_size=cache_size, max_iter=max_iter,
+                         shuffle=shuffle, random_state=random_state)
 
     _precision_remedy = "raise a or normalise the input (normalize=True)"
 
@@ -286,10 +261,8 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
                                  model.w, model.A_inv, model.v,
                                  np.empty(model.w.shape[1]))
         kc = call.dual
-        inverse = (model.M.copy(), model.slots.copy(), model.signs.copy(),
-                   model.n_mistaken.copy())
-        return SODualStore(*kc.loop_args, kc.coef, float(self.a), inverse,
-                           np.empty(16))
+        return SODualStore(*kc.loop_args, kc.coef, float(self.a),
+                           model.matrix_copy(), np.empty(16))
 
     def _model_arrays(self, store):
         if isinstance(store, SOPrimalStore):

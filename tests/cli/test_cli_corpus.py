@@ -326,14 +326,18 @@ def _set(where, key, node):
     return lambda h: h[where].update({key: node})
 
 
+def _set_field(key, node):
+    return lambda h: h["state"]["fields"].update({key: node})
+
+
 @pytest.mark.parametrize("edit, words", [
-    (_set("attributes", "classes_", {"type": "none"}), "classes_"),
-    (_set("attributes", "n_features_in_", {"type": "str", "value": "6"}),
-     "n_features_in_"),
-    (_set("attributes", "predict", {"type": "int", "value": 1}),
-     "'predict' is not part of the fitted state"),
-    (_set("attributes", "__class__", {"type": "str", "value": "x"}),
-     "'__class__' is not part of the fitted state"),
+    (_set_field("classes", {"type": "none"}), "classes is missing"),
+    (_set_field("n_features_in", {"type": "str", "value": "6"}),
+     "n_features_in must be a int"),
+    (_set_field("predict", {"type": "int", "value": 1}),
+     "PerceptronState must have the fields"),
+    (_set_field("__class__", {"type": "str", "value": "x"}),
+     "PerceptronState must have the fields"),
     (_set("params", "eta", {"type": "float", "value": -5}), "eta"),
     (lambda h: h["input"].update(categories=[[1, 5]]), "categories"),
 ])
@@ -351,7 +355,8 @@ def test_wrong_coef_shape_refused(files, tmp_path, error_line):
     model = tmp_path / "m.npz"
     assert main(["train", str(files / "train.svm"), "-o", str(model),
                  "--max-iter", "1"]) == 0
-    key = read_header(model)["attributes"]["coef_"]["key"]
+    weights = read_header(model)["state"]["fields"]["weights"]
+    key = weights["fields"]["current"]["key"]
     raw = io.BytesIO()
     np.lib.format.write_array(raw, np.zeros((6, 1)))
     _edit_header(model, tmp_path / "bad.npz",
@@ -359,7 +364,8 @@ def test_wrong_coef_shape_refused(files, tmp_path, error_line):
                  {f"{key}.npy": raw.getvalue()})
     assert main(["predict", str(tmp_path / "bad.npz"),
                  str(files / "test.svm")]) == 2
-    assert "coef_ must be a float array of shape" in error_line()
+    assert ("state_.weights.current (axis 0): n_rows is 6 here but 1 "
+            "elsewhere" in error_line())
 
 
 def test_flipped_compression_method_refused(files, tmp_path, error_line):

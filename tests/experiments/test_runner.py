@@ -228,12 +228,9 @@ def test_higher_order_quick_report_renders_again_from_its_summary():
 @pytest.mark.parametrize("module", [ballseptron, pdm],
                          ids=["ballseptron", "pdm"])
 def test_quick_reproduction_with_jobs_gives_the_serial_tables(module,
-                                                              tmp_path,
-                                                              request):
+                                                              tmp_path):
     # `perceptrons reproduce NAME --quick --jobs 2` against the serial run
     # (about a minute each on 2 idle cores; needs the data home).
-    if "slow" not in request.config.getoption("markexpr"):
-        pytest.skip("a quick reproduction twice: run with -m slow")
     runs = [module.run(RunOptions(output_dir=tmp_path / str(jobs),
                                   quick=True, progress=False, jobs=jobs))
             for jobs in (1, 2)]

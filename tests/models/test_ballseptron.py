@@ -34,6 +34,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 import perceptrons.models.ballseptron as ballseptron_module
 from perceptrons import Ballseptron, Perceptron
 from perceptrons._loops.ballseptron import ballseptron_epoch
+from perceptrons._loops.storage import PrimalStore
 from perceptrons.utils.validation import as_loop_arrays
 from tests._pairwise import all_pairs, parametrize
 from tests.reference import ballseptron as reference
@@ -181,11 +182,14 @@ def test_lazy_scale_extremes_reach_the_loop():
         X = rng.standard_normal((60, d)) * rng.choice([1e-6, 1e-3, 1.0], 60)[:, None]
         y = rng.choice([-1.0, 1.0], 60)
         radius = float(rng.choice([1e-3, 1.0]))
-        w = np.zeros(d)
+        w = np.zeros((1, d))
         arrays = as_loop_arrays(np.ascontiguousarray(X))
-        m, e = ballseptron_epoch(*arrays, (y == 1).astype(np.int64),
-                                 np.arange(60, dtype=np.int64),
-                                 np.einsum("ij,ij->i", X, X), w, radius)
+        store = PrimalStore(*arrays, np.einsum("ij,ij->i", X, X), False, w,
+                            np.zeros((1, 0)), np.zeros((1, 0)))
+        m, e = ballseptron_epoch(store, (y == 1).astype(np.int64),
+                                 np.arange(60, dtype=np.int64), radius,
+                                 np.zeros(1), np.zeros((1, 1)), True, False)
+        w = w[0]
         w_ref, m_ref, e_ref = figure2(X, y, radius)
         assert (m, e) == (m_ref[0], e_ref[0])
         assert_allclose(w, w_ref, rtol=1e-8,

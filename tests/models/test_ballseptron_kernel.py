@@ -343,7 +343,9 @@ def test_attributes_pickle_and_parameters():
     with pytest.raises(ValueError):
         Ballseptron(kernel="poly", degree=0).fit(X, y)
     with pytest.raises(ValueError, match="overflows"):
-        Ballseptron(kernel="poly", degree=200, gamma=10.0).fit(X * 1e3, y)
+        Ballseptron(kernel="poly", degree=100, gamma=10.0).fit(X * 1e3, y)
+    with pytest.raises(ValueError, match="degree"):
+        Ballseptron(kernel="poly", degree=101).fit(X, y)
 
 
 @pytest.mark.reference

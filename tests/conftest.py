@@ -1,0 +1,14 @@
+"""What every test module shares: slow tests run on request only."""
+
+import pytest
+
+
+def pytest_collection_modifyitems(config, items):
+    """Skip the tests marked ``slow`` unless ``-m`` names them (``python -m
+    pytest -m slow``): the default run stays a few minutes."""
+    if "slow" in (config.getoption("markexpr") or ""):
+        return
+    skip = pytest.mark.skip(reason="slow: run with -m slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
