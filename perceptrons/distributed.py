@@ -37,6 +37,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .utils._param_validation import HasMethods, Interval, StrOptions
 from .utils.random import draw_order
+from .utils.validation import check_sparse_structure
 
 __all__ = ["ParameterMixing"]
 
@@ -244,7 +245,10 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         Each shard's updates and online mistakes, per epoch (``n_iter_``
         rows, ``n_shards_`` columns).
     mixing_weights_ : ndarray of shape (n_epochs, n_shards)
-        μ of every epoch.
+        μ of every epoch. An epoch in which no shard made an update leaves
+        every shard at the state it started from, which any weights mix to
+        that state: its row is the uniform 1/S, under both rules (the
+        ``"mistakes"`` rule's shares are 0/0 then).
 
     References
     ----------
@@ -381,7 +385,11 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if self.n_shards > n:
             raise ValueError(f"n_shards={self.n_shards} is more than the "
                              f"{n} rows")
-        X = X if sp.issparse(X) else np.asarray(X)
+        if sp.issparse(X):
+            # Slicing rows follows indptr: checked before, not after.
+            check_sparse_structure(X, "X")
+        else:
+            X = np.asarray(X)
         y = np.asarray(y)
         bounds = np.cumsum([0, *(len(part) for part in np.array_split(
             np.arange(n), self.n_shards))])
@@ -478,6 +486,12 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 model._mix_states(start, states, mu)
             start = model.state_
             updates.append(shard_updates)
+            if not shard_updates.any():
+                # No shard moved, so every shard's state is the one they
+                # started from and any weights mix them to it: the state is
+                # taken from the first shard (bit for bit), and the epoch
+                # reports the uniform weights, which is what mixing did.
+                mu = np.full(n_shards, 1.0 / n_shards)
             weights.append(mu)
         self.estimator_ = model
         self.n_shards_ = n_shards

@@ -52,10 +52,20 @@ bit and ``partial_fit`` continues exactly where it stopped.
 Loading never unpickles and never imports anything a file names: the
 estimator's class must be one of :mod:`perceptrons.registry`'s, a state
 node's class one of the state types those estimators declare (looked up by
-name, never imported), a scaler one of the three above. What it loads is
-checked before it is returned: the header is at most
-:data:`MAX_HEADER_BYTES`, every array member decompresses to the size its
-manifest entry declares, the parameters satisfy the estimator's
+name, never imported), a scaler one of the three above.
+
+The zip layer is checked from the archive's directory before anything is
+decompressed or allocated: every member is ``header.json`` or an
+``a<N>.npy`` (no path, no ``..``), named once, not encrypted, stored or
+deflated, within the file and overlapping no other member; a member
+declares at most :data:`MAX_COMPRESSION_RATIO` times its compressed size
+(a zip bomb is refused, not inflated) and all members together at most
+:data:`MAX_MODEL_BYTES` (raise it for a larger model you trust: see the
+constant). The header is at most :data:`MAX_HEADER_BYTES`, its array
+manifest names exactly the archive's array members, each of the size its
+entry declares, and each member's ``.npy`` header is checked against its
+entry before its data is allocated. Then the parameters satisfy the
+estimator's
 constraints, each state node's version is its type's, and the state passes
 its type's validation (dtypes, shapes, index ranges, finiteness, the
 relations between arrays: :meth:`~perceptrons.models._state.State.validate`)
@@ -74,7 +84,7 @@ import io
 import json
 import math
 import os
-import tempfile
+import re
 import zipfile
 import zlib
 from pathlib import Path
@@ -82,9 +92,11 @@ from pathlib import Path
 import numpy as np
 
 from .models._state import State
+from .utils.output import atomic_write
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "MAX_HEADER_BYTES", "load_model",
-           "read_header", "save_model"]
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "MAX_COMPRESSION_RATIO",
+           "MAX_HEADER_BYTES", "MAX_MODEL_BYTES", "load_model", "read_header",
+           "save_model"]
 
 #: ``"format"`` field of the header.
 FORMAT_NAME = "perceptrons-model"
@@ -94,8 +106,55 @@ FORMAT_VERSION = 4
 _OLDEST_READ = 4
 #: Largest ``header.json`` read: parameters and state nodes, never arrays.
 MAX_HEADER_BYTES = 8 * 2**20
+
+
+def _bytes_from_env(name, default):
+    """A byte count from the environment variable ``name`` (``default`` if
+    unset); a value that is not a positive integer is refused, not
+    ignored."""
+    text = os.environ.get(name)
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"{name}={text!r:.40} must be a positive number of "
+                         "bytes")
+    return value
+
+
+#: Largest total size the members of a model file may declare (their
+#: uncompressed bytes, header included), checked from the zip directory
+#: before anything is decompressed: a file over it is refused, never
+#: allocated. At the widest input the command line trains
+#: (``--max-features``, 2**24 features: 128 MiB per weight vector), the
+#: linear models' files declare 128 to 256 MiB for two classes and 384 to
+#: 768 MiB for three (measured: Perceptron, PDM, ROMMA, Ballseptron), so
+#: those fit; more classes at that width, or a kernel model holding
+#: millions of support vectors, need more. To load a larger model you
+#: trust, raise it: set the environment variable
+#: ``PERCEPTRONS_MAX_MODEL_BYTES`` (read at import; the command line reads
+#: it too) or assign ``perceptrons.persistence.MAX_MODEL_BYTES``.
+MAX_MODEL_BYTES = _bytes_from_env("PERCEPTRONS_MAX_MODEL_BYTES", 2**30)
+#: Largest ratio of a member's declared size to its compressed size.
+#: Deflate cannot exceed about 1032:1 (64 MiB of zeros: 1029:1), and the
+#: most compressible real model files, the weights of hashed features
+#: (2**22 columns, almost all 0), reach 1023:1
+#: (``benchmarks/bench_model_file_ratio.py``): no honest member comes near
+#: this bound, and one that declares more lies about its size. Honest
+#: bombs (about 1030:1) meet :data:`MAX_MODEL_BYTES` instead.
+MAX_COMPRESSION_RATIO = 1100
 # An array member may exceed its declared data by its .npy header only.
 _NPY_HEADER_SLACK = 1 << 16
+# The members a model file holds: its header and a<N>.npy arrays.
+_ARRAY_MEMBER = re.compile(r"a[0-9]{1,9}\.npy")
+# General-purpose flag bits of an encrypted member (traditional PKWARE,
+# strong encryption).
+_ENCRYPTED_FLAGS = 0x1 | 0x40
+# Smallest local file header: 30 bytes before the name.
+_LOCAL_HEADER = 30
 
 _HEADER = "header.json"
 # Scalers a saved Pipeline may hold before its estimator, with their fitted
@@ -405,40 +464,20 @@ def save_model(estimator, path, *, input_schema=None):
 def _write_zip(path, header, arrays):
     """The model archive, written to a temporary name and renamed; an
     OSError names ``path``, never the temporary name."""
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
-                                   dir=path.parent)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        with os.fdopen(fd, "wb") as fh, zipfile.ZipFile(
-                fh, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-            zf.writestr(_HEADER, header)
-            for key, arr in arrays.items():
-                buf = io.BytesIO()
-                np.lib.format.write_array(buf, arr, allow_pickle=False)
-                zf.writestr(f"{key}.npy", buf.getvalue())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-        if isinstance(exc, OSError):
-            error = OSError(f"cannot write the model file {str(path)!r}: "
-                            f"{exc.strerror or exc}")
-            error.errno = exc.errno
-            raise error from exc
-        raise
+    with atomic_write(path, "wb", what="model file") as fh, zipfile.ZipFile(
+            fh, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(_HEADER, header)
+        for key, arr in arrays.items():
+            buf = io.BytesIO()
+            np.lib.format.write_array(buf, arr, allow_pickle=False)
+            zf.writestr(f"{key}.npy", buf.getvalue())
 
 
 # ---------------------------------------------------------------- loading
 class _Decoder:
-    def __init__(self, npz, manifest, state_types=None):
-        self._npz = npz
-        self._manifest = manifest
+    def __init__(self, zf, manifest, state_types=None):
+        self._zf = zf
+        self._manifest = manifest  # key -> (dtype, shape), members checked
         self._cache = {}
         self._state_types = state_types or {}
 
@@ -446,24 +485,9 @@ class _Decoder:
         if key in self._cache:
             return self._cache[key]
         if not isinstance(key, str) or key not in self._manifest:
-            raise ValueError(f"array {key!r} is not in the header's manifest")
-        if key not in self._npz.files:
-            raise ValueError(f"array member {key}.npy is missing")
-        spec = self._manifest[key]
-        declared = _declared_nbytes(spec, key)
-        size = self._npz.zip.getinfo(f"{key}.npy").file_size
-        if size > declared + _NPY_HEADER_SLACK:
-            raise ValueError(f"array member {key}.npy holds {size} bytes, "
-                             f"more than its manifest entry declares")
-        arr = self._npz[key]
-        if not isinstance(arr, np.ndarray):
-            raise ValueError(f"member {key} is not a .npy array")
-        if (arr.dtype.str != spec.get("dtype")
-                or list(arr.shape) != spec.get("shape")):
-            raise ValueError(
-                f"array {key} has dtype {arr.dtype.str} and shape "
-                f"{list(arr.shape)}, the manifest says {spec.get('dtype')} "
-                f"and {spec.get('shape')}")
+            raise ValueError(f"array {key!r:.40} is not in the header's "
+                             "manifest")
+        arr = _read_npy(self._zf, f"{key}.npy", *self._manifest[key])
         self._cache[key] = arr
         return arr
 
@@ -581,19 +605,26 @@ class _Decoder:
         return mat
 
 
-def _declared_nbytes(spec, key):
-    """The data size a manifest entry declares; ValueError if malformed."""
+def _manifest_entry(spec, key):
+    """``(dtype, shape, nbytes)`` of a manifest entry; ValueError if
+    malformed (an object, void or zero-size dtype is never saved)."""
     shape = spec.get("shape") if isinstance(spec, dict) else None
     if not (isinstance(shape, list)
             and all(type(n) is int and n >= 0 for n in shape)):
         raise ValueError(f"array {key}: bad manifest shape {shape!r:.80}")
+    text = spec.get("dtype")
     try:
-        dtype = np.dtype(spec.get("dtype"))
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"array {key}: bad manifest dtype") from exc
-    if dtype.hasobject:
-        raise ValueError(f"array {key}: object arrays are never loaded")
-    return dtype.itemsize * math.prod(shape)
+        dtype = np.dtype(text) if type(text) is str else None
+    except (TypeError, ValueError, SyntaxError):
+        dtype = None
+    if dtype is None or dtype.hasobject:
+        raise ValueError(f"array {key}: manifest dtype {text!r:.40} is not "
+                         "one a model file holds (object arrays are never "
+                         "loaded)")
+    if dtype.kind not in "biufcSU" or dtype.shape or not dtype.itemsize:
+        raise ValueError(f"array {key}: manifest dtype {text!r:.40} is not "
+                         "one a model file holds")
+    return dtype, tuple(shape), dtype.itemsize * math.prod(shape)
 
 
 def _fail(path, why):
@@ -601,8 +632,234 @@ def _fail(path, why):
                       f"file: {why}")
 
 
+# What reading a hostile archive may raise besides our own ValueErrors.
+_ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError,
+               RuntimeError, NotImplementedError, zlib.error,
+               UnicodeDecodeError, ValueError, OverflowError)
+
+
+def _zip_error(exc):
+    """Why a zip archive could not be read, in a phrase."""
+    if isinstance(exc, zlib.error):
+        return f"corrupt compressed data ({exc})"
+    if isinstance(exc, UnicodeDecodeError):
+        # zipfile decodes member names; flipped bytes there land here.
+        return f"corrupt zip directory ({exc})"
+    return f"not a readable zip archive ({exc})"
+
+
+class _Archive:
+    """An open model file: the zip directory checked, the header parsed.
+
+    Attributes
+    ----------
+    zf : zipfile.ZipFile
+    header : dict
+    size : int
+        Bytes of the file.
+    """
+
+    def __init__(self, path):
+        self.path = path
+        self._fh = open(path, "rb")
+        try:
+            self.size = os.fstat(self._fh.fileno()).st_size
+            try:
+                self.zf = zipfile.ZipFile(self._fh)
+            except _ZIP_ERRORS as exc:
+                raise _fail(path, _zip_error(exc)) from exc
+            _check_directory(self.zf, path, self.size)
+            self.header = _parse_header(self.zf, path)
+        except BaseException:
+            self._fh.close()
+            raise
+
+    def close(self):
+        self._fh.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _check_directory(zf, path, size):
+    """Refuse, from the zip directory alone, an archive that is not laid out
+    as :func:`save_model` writes one, before anything is decompressed.
+
+    Every member must be ``header.json`` or ``a<N>.npy`` (so no path
+    separator, no ``..``), named once, neither encrypted nor compressed
+    otherwise than stored or deflated, within the file and overlapping no
+    other; its declared size at most :data:`MAX_COMPRESSION_RATIO` times its
+    compressed size; all of them together at most :data:`MAX_MODEL_BYTES`.
+    """
+    infos = zf.infolist()
+    if _HEADER not in {info.filename for info in infos}:
+        raise _fail(path, "no header.json member (a plain .npz or another "
+                          "zip archive, not written by "
+                          "perceptrons.persistence.save_model)")
+    seen, spans, total = set(), [], 0
+    for info in infos:
+        name = info.orig_filename
+        if name != _HEADER and not _ARRAY_MEMBER.fullmatch(name):
+            raise _fail(path, f"member {name!r:.80} is not one a model file "
+                              "holds (header.json and a<N>.npy only: no "
+                              "directories, no path separators, no '..')")
+        if name in seen:
+            raise _fail(path, f"two members are named {name!r}; a model "
+                              "file names each member once")
+        seen.add(name)
+        if info.flag_bits & _ENCRYPTED_FLAGS:
+            raise _fail(path, f"member {name} is encrypted; model files "
+                              "never are")
+        if info.compress_type not in (zipfile.ZIP_STORED,
+                                      zipfile.ZIP_DEFLATED):
+            raise _fail(path, f"member {name} uses zip compression method "
+                              f"{info.compress_type}; model files are "
+                              "stored or deflated")
+        if (info.compress_type == zipfile.ZIP_STORED
+                and info.compress_size != info.file_size):
+            raise _fail(path, f"member {name} is stored uncompressed but "
+                              f"declares {info.file_size} bytes in "
+                              f"{info.compress_size}")
+        if info.file_size > MAX_COMPRESSION_RATIO * max(info.compress_size,
+                                                        1):
+            raise _fail(path, f"member {name} declares {info.file_size} "
+                              f"bytes compressed into {info.compress_size}, "
+                              f"more than {MAX_COMPRESSION_RATIO}:1 (a zip "
+                              "bomb, or a damaged directory)")
+        start = info.header_offset
+        end = start + _LOCAL_HEADER + len(name) + info.compress_size
+        if start < 0 or end > size:
+            raise _fail(path, f"member {name} lies past the end of the file "
+                              "(truncated or damaged)")
+        spans.append((start, end, name))
+        total += info.file_size
+    spans.sort()
+    for (_, end, name), (start, _, other) in zip(spans, spans[1:]):
+        if end > start:
+            raise _fail(path, f"members {name} and {other} overlap; model "
+                              "files never share bytes between members")
+    if total > MAX_MODEL_BYTES:
+        raise _fail(path, f"its members declare {total} bytes, over the "
+                          f"limit of {MAX_MODEL_BYTES} "
+                          "(perceptrons.persistence.MAX_MODEL_BYTES); if you "
+                          "trust the file, raise the limit with the "
+                          "environment variable PERCEPTRONS_MAX_MODEL_BYTES")
+
+
+def _parse_header(zf, path):
+    """The checked JSON header of an archive whose directory is checked."""
+    size = zf.getinfo(_HEADER).file_size
+    if size > MAX_HEADER_BYTES:
+        raise _fail(path, f"header.json is {size} bytes, over the limit of "
+                          f"{MAX_HEADER_BYTES}")
+    try:
+        with zf.open(_HEADER) as fh:
+            raw = fh.read(MAX_HEADER_BYTES + 1)
+    except _ZIP_ERRORS as exc:
+        raise _fail(path, _zip_error(exc)) from exc
+    if len(raw) > MAX_HEADER_BYTES:
+        raise _fail(path, "header.json is over the size limit")
+    try:
+        header = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise _fail(path, f"header.json is not valid JSON ({exc})") from exc
+    if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
+        raise _fail(path, f"header.json does not declare format "
+                          f"{FORMAT_NAME!r}")
+    version = header.get("format_version")
+    if type(version) is not int or version < 1:
+        raise _fail(path, f"bad format_version {version!r:.40}")
+    if version < _OLDEST_READ:
+        raise ValueError(
+            f"{str(path)} uses perceptrons model format version {version} "
+            f"(written by perceptrons "
+            f"{str(header.get('perceptrons_version', '?')):.40}), which "
+            "saved the estimator's private attributes rather than its "
+            "declared, validated state; this perceptrons reads version "
+            f"{FORMAT_VERSION}: refit the model on its training data and "
+            "save it again (perceptrons train ... -o MODEL)")
+    if version > FORMAT_VERSION:
+        raise ValueError(
+            f"{str(path)} uses perceptrons model format version {version}, "
+            f"newer than the version this perceptrons can read "
+            f"({FORMAT_VERSION}; written by perceptrons "
+            f"{str(header.get('perceptrons_version', '?')):.40}): upgrade "
+            "perceptrons")
+    return header
+
+
+def _check_manifest(zf, manifest):
+    """The header's array manifest, checked against the archive's members:
+    one ``<key>.npy`` member per entry and no other, each of the size its
+    entry declares (plus a .npy header). Nothing is decompressed.
+
+    Returns
+    -------
+    dict of str to (dtype, shape)
+    """
+    if not isinstance(manifest, dict):
+        raise ValueError("header lacks params/attributes/arrays")
+    members = {info.filename: info for info in zf.infolist()}
+    out = {}
+    for key, spec in manifest.items():
+        dtype, shape, nbytes = _manifest_entry(spec, key)
+        info = members.get(f"{key}.npy")
+        if info is None:
+            raise ValueError(f"array member {key!s:.40}.npy is missing")
+        if info.file_size > nbytes + _NPY_HEADER_SLACK:
+            raise ValueError(f"array member {key}.npy holds "
+                             f"{info.file_size} bytes, more than its "
+                             "manifest entry declares")
+        if info.file_size <= nbytes:
+            raise ValueError(f"array member {key}.npy holds "
+                             f"{info.file_size} bytes, fewer than its "
+                             f"manifest entry declares ({nbytes} of data)")
+        out[key] = dtype, shape
+    extra = sorted(set(members) - {_HEADER} - {f"{k}.npy" for k in out})
+    if extra:
+        raise ValueError(f"member {extra[0]} is not in the header's "
+                         "manifest")
+    return out
+
+
+def _read_npy(zf, name, dtype, shape):
+    """The array of a member, its .npy header checked against the manifest
+    before its data is allocated (exactly its declared bytes, read in
+    place)."""
+    with zf.open(name) as fh:
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            got = np.lib.format.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            got = np.lib.format.read_array_header_2_0(fh)
+        else:
+            raise ValueError(f"member {name} is in .npy format version "
+                             f"{version}, not one numpy writes for it")
+        got_shape, fortran, got_dtype = got
+        if got_dtype != dtype or tuple(got_shape) != shape:
+            raise ValueError(
+                f"array {name[:-4]} has dtype {got_dtype.str} and shape "
+                f"{list(got_shape)}, the manifest says {dtype.str} and "
+                f"{list(shape)}")
+        buf = np.empty(dtype.itemsize * math.prod(shape), dtype=np.uint8)
+        view, got_bytes = memoryview(buf), 0
+        while got_bytes < len(view):
+            n = fh.readinto(view[got_bytes:])
+            if not n:
+                raise ValueError(f"member {name} is truncated")
+            got_bytes += n
+        if fh.read(1):  # also reaches the end: the CRC is checked
+            raise ValueError(f"member {name} holds more than its array")
+    return buf.view(dtype).reshape(shape, order="F" if fortran else "C")
+
+
 def read_header(path):
     """Return the parsed JSON header of a model file (no arrays loaded).
+
+    The zip directory is checked first (see :func:`load_model`).
 
     Parameters
     ----------
@@ -617,68 +874,33 @@ def read_header(path):
     FileNotFoundError
         If ``path`` does not exist.
     ValueError
-        If the file is not a zip archive with a valid ``header.json``.
+        If the file is not a zip archive laid out as a model file, with a
+        valid ``header.json``.
     """
+    with _open_archive(path) as archive:
+        return archive.header
+
+
+def _open_archive(path):
+    """The :class:`_Archive` of ``path``; FileNotFoundError if there is no
+    such file, one ValueError naming it for anything else."""
     path = Path(os.fspath(path))
     if not path.is_file():
         raise FileNotFoundError(f"No such model file: {str(path)!r}")
     try:
-        with zipfile.ZipFile(path) as zf:
-            if _HEADER not in zf.namelist():
-                raise _fail(path, "no header.json member (a plain .npz or "
-                                  "another zip archive, not written by "
-                                  "perceptrons.persistence.save_model)")
-            size = zf.getinfo(_HEADER).file_size
-            if size > MAX_HEADER_BYTES:
-                raise _fail(path, f"header.json is {size} bytes, over the "
-                                  f"limit of {MAX_HEADER_BYTES}")
-            with zf.open(_HEADER) as fh:
-                raw = fh.read(MAX_HEADER_BYTES + 1)
-            if len(raw) > MAX_HEADER_BYTES:
-                raise _fail(path, "header.json is over the size limit")
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError,
-            RuntimeError, NotImplementedError) as exc:
-        if isinstance(exc, FileNotFoundError):
-            raise
-        raise _fail(path, f"not a readable zip archive ({exc})") from exc
-    except zlib.error as exc:
-        raise _fail(path, f"corrupt compressed data ({exc})") from exc
-    except UnicodeDecodeError as exc:
-        # zipfile decodes member names; flipped bytes there land here.
-        raise _fail(path, f"corrupt zip directory ({exc})") from exc
-    try:
-        header = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise _fail(path, f"header.json is not valid JSON ({exc})") from exc
-    if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
-        raise _fail(path, f"header.json does not declare format "
-                          f"{FORMAT_NAME!r}")
-    version = header.get("format_version")
-    if type(version) is not int or version < 1:
-        raise _fail(path, f"bad format_version {version!r}")
-    if version < _OLDEST_READ:
-        raise ValueError(
-            f"{str(path)} uses perceptrons model format version {version} "
-            f"(written by perceptrons {header.get('perceptrons_version', '?')}"
-            "), which saved the estimator's private attributes rather than "
-            "its declared, validated state; this perceptrons reads version "
-            f"{FORMAT_VERSION}: refit the model on its training data and "
-            "save it again (perceptrons train ... -o MODEL)")
-    if version > FORMAT_VERSION:
-        raise ValueError(
-            f"{str(path)} uses perceptrons model format version {version}, "
-            f"newer than the version this perceptrons can read "
-            f"({FORMAT_VERSION}; written by perceptrons "
-            f"{header.get('perceptrons_version', '?')}): upgrade perceptrons")
-    return header
+        return _Archive(path)
+    except OSError as exc:
+        raise _fail(path, f"cannot be read ({exc.strerror or exc})") \
+            from exc
 
 
 def load_model(path, *, return_input_schema=False):
     """Load an estimator written by :func:`save_model`.
 
-    The file is read with ``numpy.load(..., allow_pickle=False)``; nothing
-    in it can execute code. The parameters and the fitted state are checked
-    before the estimator is returned (see the module docstring).
+    Nothing in the file can execute code: arrays are read as raw ``.npy``
+    data, never unpickled. The zip layer is checked before anything is
+    decompressed, and the parameters and the fitted state before the
+    estimator is returned (see the module docstring).
 
     Parameters
     ----------
@@ -701,32 +923,27 @@ def load_model(path, *, return_input_schema=False):
         If ``path`` does not exist.
     ValueError
         If the file is not a perceptrons model (a foreign ``.npz``, a text
-        file), is truncated or corrupt (bad JSON, missing, mistyped or
-        oversized members), names a class outside the whitelist, holds
+        file), is truncated or corrupt (bad JSON, missing, extra, duplicate,
+        mistyped, encrypted or oversized members, a zip bomb, a member over
+        :data:`MAX_MODEL_BYTES`), names a class outside the whitelist, holds
         parameters outside the estimator's constraints or a fitted state of
         the wrong types or shapes, or was written in a newer format version.
     """
-    header = read_header(path)
-    registry = estimator_registry()
-    name = header.get("estimator")
-    if not isinstance(name, str) or name not in registry:
-        raise _fail(path, f"estimator class {name!r:.80} is not one of "
-                          f"{', '.join(sorted(registry))}")
-    steps = header.get("preprocessing", [])
-    if not isinstance(steps, list) or not all(
-            isinstance(step, dict) and type(step.get("name")) is str
-            for step in steps):
-        raise _fail(path, "preprocessing must be a list of named steps")
-    try:
-        npz = np.load(os.fspath(path), allow_pickle=False)
-    except (OSError, ValueError, EOFError, NotImplementedError) as exc:
-        raise _fail(path, f"cannot open the arrays ({exc})") from exc
-    try:
-        with npz:
-            manifest = header.get("arrays")
-            if not isinstance(manifest, dict):
-                raise ValueError("header lacks params/attributes/arrays")
-            dec = _Decoder(npz, manifest, state_types())
+    with _open_archive(path) as archive:
+        header = archive.header
+        registry = estimator_registry()
+        name = header.get("estimator")
+        if not isinstance(name, str) or name not in registry:
+            raise _fail(path, f"estimator class {name!r:.80} is not one of "
+                              f"{', '.join(sorted(registry))}")
+        steps = header.get("preprocessing", [])
+        if not isinstance(steps, list) or not all(
+                isinstance(step, dict) and type(step.get("name")) is str
+                for step in steps):
+            raise _fail(path, "preprocessing must be a list of named steps")
+        try:
+            manifest = _check_manifest(archive.zf, header.get("arrays"))
+            dec = _Decoder(archive.zf, manifest, state_types())
             classes = _preprocessor_classes()
             pipeline = []
             for step in steps:
@@ -737,15 +954,16 @@ def load_model(path, *, return_input_schema=False):
                 cls = classes[step["class"]]
                 pipeline.append((step["name"], _build(
                     dec, cls, step, _PREPROCESSORS[step["class"]],
-                    f"step {step['name']!r} ")))
+                    f"step {step['name']!r:.80} ")))
             estimator = _build_estimator(dec, registry[name], header)
-    except ValueError as exc:
-        raise _fail(path, str(exc)) from exc
-    except (KeyError, TypeError, IndexError, AttributeError, OSError,
-            EOFError, RecursionError, NotImplementedError, MemoryError,
-            zipfile.BadZipFile, zlib.error) as exc:
-        raise _fail(path, f"corrupt content ({type(exc).__name__}: {exc})") \
-            from exc
+        except ValueError as exc:
+            raise _fail(path, str(exc)) from exc
+        except (KeyError, TypeError, IndexError, AttributeError, OSError,
+                EOFError, RecursionError, NotImplementedError, MemoryError,
+                RuntimeError, OverflowError, zipfile.BadZipFile,
+                zlib.error) as exc:
+            raise _fail(path, f"corrupt content ({type(exc).__name__}: "
+                              f"{exc})") from exc
     model = estimator
     if pipeline:
         from sklearn.pipeline import Pipeline

@@ -70,11 +70,13 @@ import contextlib
 import json
 import os
 import struct
+import sys
 import tempfile
 import warnings
 import zlib
 from numbers import Integral
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import scipy.sparse as sp
@@ -84,6 +86,8 @@ from .datasets._files import (BOM, existing_file, open_data, refuse_binary,
                               unreadable, where)
 from .datasets.svmlight import _svmlight_error, _too_wide
 from .datasets.svmlight_chunks import parse_svmlight_chunk
+from .utils.output import atomic_write, same_file
+from .utils.validation import check_csr_structure
 
 __all__ = ["CacheWarning", "DEFAULT_CHUNK_BYTES", "fit_file", "format_label",
            "iter_svmlight", "predict_file", "scan_svmlight"]
@@ -572,10 +576,13 @@ def _read_cache_meta(cache_path):
             raise _CorruptCache("its metadata fails its checksum")
         try:
             meta = json.loads(text.decode("utf-8"))
-            n_blocks, table_at = int(meta["n_blocks"]), int(meta["table_at"])
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, RecursionError) as exc:
             raise _CorruptCache(f"its metadata cannot be read ({exc})") \
                 from None
+        why = _meta_problem(meta)
+        if why:
+            raise _CorruptCache(f"its metadata is malformed ({why})")
+        n_blocks, table_at = meta["n_blocks"], meta["table_at"]
         table_bytes = 8 * _TABLE_COLUMNS * n_blocks
         if meta.get("format") != _CACHE_FORMAT or (
                 table_at + table_bytes != size - _TRAILER.size - json_len):
@@ -592,6 +599,36 @@ def _read_cache_meta(cache_path):
         raise _CorruptCache("its block table is inconsistent")
     meta["table"] = table
     return meta
+
+
+def _meta_problem(meta):
+    """What is wrong with a cache's metadata, read as JSON (None: nothing).
+
+    Its checksum proves it is what was written, not that this module wrote
+    it: every field is checked before one is used.
+    """
+    def count(v):
+        return type(v) is int and v >= 0
+
+    if not isinstance(meta, dict):
+        return "not an object"
+    checks = {
+        "format": lambda v: v == _CACHE_FORMAT,
+        "n_blocks": count, "table_at": count, "n_rows": count, "nnz": count,
+        "n_bytes": count, "chunk_bytes": lambda v: count(v) and v > 0,
+        "lowest": lambda v: v is None or count(v),
+        "highest": lambda v: v is None or count(v),
+        "zero_based": lambda v: type(v) is bool,
+        "classes": lambda v: isinstance(v, list) and len(v) <= MAX_CLASSES
+        and all(type(c) in (int, float) and np.isfinite(c) for c in v),
+        "source": lambda v: isinstance(v, dict) and set(v) == {
+            "path", "size", "mtime_ns"} and type(v["path"]) is str
+        and count(v["size"]) and type(v["mtime_ns"]) is int,
+    }
+    for name, check in checks.items():
+        if name not in meta or not check(meta[name]):
+            return f"field {name!r}"
+    return None
 
 
 def _cache_mismatch(meta, source, chunk_bytes, zero_based, n_features):
@@ -634,8 +671,21 @@ def _valid_cache(cache_path, path, chunk_bytes, zero_based, n_features,
             return meta
     if warn:
         warnings.warn(f"rebuilding the cache file {where(cache_path)}: "
-                      f"{why}", CacheWarning, stacklevel=3)
+                      f"{why}", CacheWarning, stacklevel=_caller_level())
     return why
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _caller_level():
+    """The ``stacklevel`` of the first caller outside this package: a
+    warning then shows the user's line, never one of the package's."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(
+            _PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class _CacheWriter:
@@ -724,13 +774,38 @@ def _cache_blocks(cache_path, meta):
                     break
                 crc_read = zlib.crc32(raw, crc_read)
                 arrays.append(field[:n])
-            if crc_read != crc:
+            problem = ("fails its checksum" if crc_read != crc
+                       else _block_problem(arrays, meta))
+            if problem:
                 raise ValueError(
                     f"the cache file {where(cache_path)} is corrupt (block "
-                    f"{k} fails its checksum); delete it, or pass cache=None "
+                    f"{k} {problem}); delete it, or pass cache=None "
                     "(--no-cache) to read the text")
             yield _Block(*arrays)
             del arrays
+
+
+def _block_problem(arrays, meta):
+    """What is wrong with a cache block's arrays (None: nothing).
+
+    The checksum proves the block is what was written, not that it was
+    written by this module: a block whose checksum was recomputed after
+    tampering must not reach scipy or a compiled loop. Its CSR structure is
+    checked (``indptr`` from 0 to ``nnz``, never decreasing; indices within
+    the width the metadata records) and its labels against the classes.
+    """
+    labels, indptr, indices, data = arrays
+    csr = SimpleNamespace(shape=(labels.shape[0], _width(meta)),
+                          indptr=indptr, indices=indices, data=data)
+    try:
+        check_csr_structure(csr, "its rows")
+    except ValueError as exc:
+        return f"is malformed: {exc}"
+    known = np.isin(labels, np.asarray(meta["classes"], dtype=np.float64))
+    if not known.all():
+        return (f"holds the label {format_label(labels[np.argmin(known)])}, "
+                "not among the classes its metadata records")
+    return None
 
 
 def _cached_text_blocks(blocks, writer, path):
@@ -917,6 +992,10 @@ def fit_file(estimator, path, *, n_features=None, classes=None,
     n_epochs = _positive(max_iter, "max_iter")
     if not (cache is None or cache == "auto"):
         cache = Path(os.fspath(cache))
+        if same_file(cache, path):
+            raise ValueError(f"the cache file {str(cache)!r} is the data "
+                             "file: writing it would destroy it; choose "
+                             "another cache path")
         meta = _valid_cache(cache, path, chunk_bytes, zero_based, n_features,
                             warn=True)
         meta = meta if isinstance(meta, dict) else None
@@ -1019,7 +1098,9 @@ def predict_file(estimator, path, output=None, *,
         beyond ``n_features_in_`` is an error naming the line.
     output : str, path-like or file object, default=None
         Where to write one predicted label per line (:func:`format_label`),
-        as the file is read. None: write nothing.
+        as the file is read. None: write nothing. A path is written under a
+        temporary name and renamed when every row is predicted (an error
+        leaves no half file), and may not be ``path`` itself.
     chunk_bytes : int, default=64 MiB
         Bytes of text parsed at a time.
     zero_based : bool or "auto", default="auto"
@@ -1044,6 +1125,11 @@ def predict_file(estimator, path, output=None, *,
         examples.
     """
     path = _text_file(path)
+    if (output is not None and not hasattr(output, "write")
+            and same_file(output, path)):
+        raise ValueError(f"the output {os.fspath(output)!r} is the data file "
+                         f"{str(path)!r}: writing it would destroy it; "
+                         "choose another output path")
     chunk_bytes = _positive(chunk_bytes, "chunk_bytes")
     _check_zero_based(zero_based)
     n_features = getattr(estimator, "n_features_in_", None)
@@ -1059,7 +1145,8 @@ def predict_file(estimator, path, output=None, *,
     with contextlib.ExitStack() as stack:
         out = output
         if output is not None and not hasattr(output, "write"):
-            out = stack.enter_context(open(output, "w", encoding="utf-8"))
+            out = stack.enter_context(atomic_write(output,
+                                                   what="predictions file"))
         for block in _text_blocks(path, n_features, zero_based,
                                   chunk_bytes):
             y = block.labels

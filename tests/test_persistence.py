@@ -19,6 +19,7 @@ from perceptrons.persistence import (
     read_header,
     save_model,
 )
+from tests._zips import rewrite as _rewrite
 
 HYPOTHESES = ["last", "longest", "voted", "averaged"]
 MULTICLASS = ["ovr", "prototype"]
@@ -262,23 +263,6 @@ def good_file(tmp_path):
     path = tmp_path / "good.npz"
     save_model(clf, path)
     return path
-
-
-def _rewrite(src, dst, header=None, drop=(), replace=None):
-    """Copy a model zip, editing its header or members."""
-    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
-        for name in zin.namelist():
-            if name in drop:
-                continue
-            data = zin.read(name)
-            if name == "header.json" and header is not None:
-                h = json.loads(data)
-                header(h)
-                data = json.dumps(h).encode()
-            if replace and name in replace:
-                data = replace[name]
-            zout.writestr(name, data)
-    return dst
 
 
 def test_missing_file(tmp_path):

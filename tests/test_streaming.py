@@ -346,9 +346,11 @@ def test_a_file_that_is_not_a_cache_is_never_overwritten(binary, tmp_path):
     other.write_text("precious")
     with pytest.raises(ValueError, match="not a perceptrons cache file"):
         fit_file(Perceptron(max_iter=2), binary, cache=other)
-    with pytest.raises(ValueError, match="not a perceptrons cache file"):
+    before = binary.read_bytes()
+    with pytest.raises(ValueError, match="is the data file"):
         fit_file(Perceptron(max_iter=2), binary, cache=binary)
     assert other.read_text() == "precious"
+    assert binary.read_bytes() == before
 
 
 def test_failed_epoch_leaves_no_cache(tmp_path):

@@ -54,7 +54,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_positive
+from ._validation import check_instances, check_positive
 
 __all__ = [
     "directional_radius",
@@ -96,11 +96,17 @@ def directional_radius(X, augmentation=1.0, extension=None):
     -------
     float
         :math:`\\sqrt{\\max_k \\|x_k\\|^2 + \\rho^2 + \\Delta^2}`.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not a finite, non-empty 2-d array or a sparse matrix
+        with index arrays in range.
     """
+    X = check_instances(X)
     if sp.issparse(X):
         sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
     else:
-        X = np.asarray(X, dtype=np.float64)
         sq = np.einsum("ij,ij->i", X, X)
     delta = 0.0 if extension is None else float(extension)
     return float(math.sqrt(float(sq.max()) + float(augmentation) ** 2

@@ -10,6 +10,8 @@ from numbers import Real
 import numpy as np
 import scipy.sparse as sp
 
+from ..utils.validation import check_sparse_structure
+
 __all__ = [
     "check_sequence",
     "check_instances",
@@ -38,12 +40,14 @@ def check_instances(X):
     Raises
     ------
     ValueError
-        If ``X`` is not 2-d, has no rows, is not real-valued, or contains
-        NaN or infinity.
+        If ``X`` is not 2-d, has no rows, is not real-valued, contains NaN
+        or infinity, or is a sparse matrix with index arrays out of range.
     """
     if sp.issparse(X):
         if X.ndim != 2:
             raise ValueError(f"X must be 2-d, got a sparse input with ndim={X.ndim}.")
+        # Before any conversion or product follows the index arrays.
+        check_sparse_structure(X, "X")
         X = X.tocsr()
         if X.dtype.kind not in "biuf":
             raise ValueError(f"X must be real-valued, got dtype {X.dtype}.")

@@ -17,6 +17,7 @@ status 2, without a traceback.
 
 import os
 import sys
+import warnings
 
 from .options import CLIError
 from .parser import build_parser
@@ -43,6 +44,10 @@ def main(argv=None):
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    # A warning is one line, "perceptrons: warning: ...", without the
+    # source line Python would print (a line of this package's code).
+    formatwarning, warnings.formatwarning = warnings.formatwarning, \
+        _format_warning
     try:
         return args.func(args)
     except BrokenPipeError:
@@ -57,6 +62,12 @@ def main(argv=None):
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        warnings.formatwarning = formatwarning
+
+
+def _format_warning(message, category, filename, lineno, line=None):
+    return f"{PROG}: warning: {' '.join(str(message).split())}\n"
 
 
 _MODEL_COMMANDS = ("train", "evaluate")

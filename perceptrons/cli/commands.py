@@ -13,6 +13,7 @@ import sys
 import time
 
 from .. import registry
+from ..utils.output import atomic_write
 from .options import (_ZERO_BASED, CLIError, build_estimator, check_output,
                       data_format, estimator_params, flag_of, load_data,
                       load_new_data,
@@ -60,7 +61,11 @@ def train(args):
 
     from ..persistence import save_model
 
-    check_output(args.output, "model file")
+    inputs = [(path, "data file") for path in args.data]
+    cache = args.cache_file if args.stream else None
+    check_output(args.output, "model file", inputs,
+                 [(cache, "cache file (--cache-file)")])
+    check_output(cache, "cache file (--cache-file)", inputs)
     est = build_estimator(args)
     files, args.data = args.data, args.data[0]
     if len(files) > 1 or args.shards or args.scheduler or args.mixing:
@@ -252,7 +257,8 @@ def _accuracy_text(n_correct, n_labelled, n_rows, n_unknown, unknown,
 def predict(args):
     from ..persistence import load_model
 
-    check_output(args.output, "output file")
+    check_output(args.output, "output file",
+                 [(args.model, "model file"), (args.data, "data file")])
     if not args.stream:
         refuse_stream_only(args)
     if not os.path.exists(args.model):
@@ -264,7 +270,7 @@ def predict(args):
     pred = model.predict(data.X)
     lines = "".join(_format_label(v) + "\n" for v in pred)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
+        with atomic_write(args.output, what="output file") as fh:
             fh.write(lines)
     else:
         sys.stdout.write(lines)
@@ -293,9 +299,8 @@ def _predict_stream(args, model, schema):
     zero_based = stream_zero_based(args, schema)
     chunk_bytes = stream_chunk_bytes(args)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            res = predict_file(model, args.data, fh, chunk_bytes=chunk_bytes,
-                               zero_based=zero_based)
+        res = predict_file(model, args.data, args.output,
+                           chunk_bytes=chunk_bytes, zero_based=zero_based)
     else:
         res = predict_file(model, args.data, sys.stdout,
                            chunk_bytes=chunk_bytes, zero_based=zero_based)
@@ -314,7 +319,7 @@ def evaluate(args):
 
     if not 0 < args.confidence < 1:
         raise CLIError("--confidence must be in (0, 1)")
-    check_output(args.json, "JSON file")
+    check_output(args.json, "JSON file", [(args.data, "data file")])
     est = build_estimator(args)
     data = load_data(args)
     X, y = data.X, data.y
@@ -350,7 +355,7 @@ def evaluate(args):
         # standard JSON: NaN (no mistake rate) as null
         record = json.loads(json.dumps(res.to_dict()),
                             parse_constant=lambda name: None)
-        with open(args.json, "w", encoding="utf-8") as fh:
+        with atomic_write(args.json, what="JSON file") as fh:
             json.dump(record, fh, indent=1)
     return 0
 

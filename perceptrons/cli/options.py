@@ -36,13 +36,27 @@ def _word_or(convert, words, meaning, expected):
     return parse
 
 
+def column_ref(text):
+    """A CSV column: its index (negative from the end) or its header
+    name."""
+    text = text.strip()
+    if not text:
+        raise ValueError("empty column")
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
 float_or_auto = _word_or(float, ("auto",), "auto", "a number or 'auto'")
 int_or_none = _word_or(int, ("none", "inf", "infinity"), None,
                        "an integer or 'none'")
-label_column = _word_or(int, ("none",), None,
-                        "a column index or 'none' (no label column)")
+column = _word_or(column_ref, (), None, "a column index or name")
+label_column = _word_or(column_ref, ("none",), None,
+                        "a column index or name, or 'none' (no label "
+                        "column)")
 label_column_or_auto = _word_or(label_column, ("auto",), "auto",
-                                "a column index, 'none' or 'auto'")
+                                "a column index or name, 'none' or 'auto'")
 
 
 def number_or_str(text):
@@ -93,13 +107,13 @@ def delimiter(text):
 
 
 def column_list(text):
-    """Comma-separated column indices (negative from the end)."""
-    try:
-        return [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
+    """Comma-separated columns: indices (negative from the end) or header
+    names."""
+    columns = [column_ref(part) for part in text.split(",") if part.strip()]
+    if not columns:
         raise argparse.ArgumentTypeError(
-            f"expected column indices such as 0 or 0,3, got {text!r}") \
-            from None
+            f"expected columns such as 0, 0,3 or id,name, got {text!r}")
+    return columns
 
 
 _BYTE_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
@@ -248,11 +262,33 @@ def make_scaler(kind, sparse):
             "standard": lambda: StandardScaler(with_mean=not sparse)}[kind]()
 
 
-def check_output(path, what):
-    """Refuse an output path that cannot be written, before any work."""
+def check_output(path, what, inputs=(), outputs=()):
+    """Refuse an output path that cannot be written, or that is one of the
+    command's inputs or other outputs, before any work.
+
+    Parameters
+    ----------
+    path : str or None
+        The output (None: nothing to check).
+    what : str
+        What it is ("model file"), for the message.
+    inputs, outputs : sequence of (str or None, str)
+        ``(path, what)`` of the files the command reads, and of the other
+        files it writes; None paths are skipped. A file is the same whatever
+        link names it (:func:`~perceptrons.utils.output.same_file`).
+    """
     if path is None:
         return
+    from ..utils.output import same_file
+
     path = os.fspath(path)
+    for kind, files in (("an input", inputs), ("an output", outputs)):
+        for other, role in files:
+            if other is not None and same_file(path, other):
+                raise CLIError(
+                    f"{what} {path!r} is the {role} {os.fspath(other)!r}, "
+                    f"{kind} of this command: writing it would destroy it; "
+                    "choose another path")
     parent = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise CLIError(f"{what} {path!r} is a directory")
@@ -341,8 +377,9 @@ def load_data(args):
         args.data, label_column=args.label_column,
         delimiter=args.delimiter or ",", missing=args.missing_values,
         handle_missing=args.missing, drop_columns=drop,
-        nominal_columns=args.nominal_columns, return_info=True)
-    notes = []
+        nominal_columns=args.nominal_columns, return_info=True,
+        header=args.header)
+    notes = _header_notes(args, info)
     dropped = list(info.dropped_lines)
     if dropped:
         keep = args.missing == "drop"
@@ -355,6 +392,18 @@ def load_data(args):
         notes.append(f"filled the missing values of {info.n_filled} rows "
                      f"(--missing {args.missing})")
     return Data(X, y, info.schema.to_dict(), notes=notes)
+
+
+def _header_notes(args, info):
+    """What was made of the file's first row and unnamed first column."""
+    notes = []
+    if info.header and args.header == "auto":
+        notes.append("read the first row as the column names (--no-header "
+                     "reads it as data)")
+    if info.index_column is not None:
+        notes.append("ignored the unnamed first column (an index, as "
+                     "pandas writes it)")
+    return notes
 
 
 def _new_data_format(args, schema):
@@ -397,7 +446,7 @@ def load_new_data(args, schema):
         return Data(X, y, schema)
     if saved is None:
         X, y = load_csv(args.data, label_column=_or(args.label_column, -1),
-                        delimiter=args.delimiter or ",")
+                        delimiter=args.delimiter or ",", header=args.header)
         return Data(X, y, schema)
     try:
         csv_schema = CSVSchema.from_dict(schema)
@@ -406,8 +455,8 @@ def load_new_data(args, schema):
                        f"file: {exc}") from None
     X, y, info = load_csv(args.data, label_column=args.label_column,
                           delimiter=args.delimiter, schema=csv_schema,
-                          return_info=True)
-    notes = []
+                          return_info=True, header=args.header)
+    notes = _header_notes(args, info)
     if info.n_filled:
         how = csv_schema.handle_missing
         fill = {"mean": "the training means and most frequent levels",

@@ -28,16 +28,27 @@ def _add_data_options(p, for_model=False):
                                                    "file name)"))
     if for_model:
         g.add_argument("--label-column", type=options.label_column_or_auto,
-                       default="auto", metavar="N|none|auto",
-                       help="CSV: index of the label column, or 'none' "
-                            "(default: auto, the training file's, or none "
-                            "if the file has one column fewer); labels only "
-                            "serve the accuracy report")
+                       default="auto", metavar="N|NAME|none|auto",
+                       help="CSV: index or header name of the label column, "
+                            "or 'none' (default: auto, the training file's, "
+                            "or none if the file has one column fewer); "
+                            "labels only serve the accuracy report")
     else:
         g.add_argument("--label-column", type=options.label_column,
-                       default=-1, metavar="N",
+                       default=-1, metavar="N|NAME",
                        help="CSV: index of the label column, negative from "
-                            "the end (default: -1)")
+                            "the end, or its name in the header row "
+                            "(default: -1)")
+    h = g.add_mutually_exclusive_group()
+    h.add_argument("--header", dest="header", action="store_const",
+                   const=True, default="auto",
+                   help="CSV: the first row names the columns (default: "
+                        "detected: a first row without numbers above "
+                        "numeric columns)" + (
+                            "; columns are then matched by name with the "
+                            "training file's" if for_model else ""))
+    h.add_argument("--no-header", dest="header", action="store_const",
+                   const=False, help="CSV: the first row is data")
     g.add_argument("--delimiter", type=options.delimiter, default=None,
                    help="CSV: field separator, e.g. ';', '\\t' or tab "
                         "(default: ','" + (", or the training file's)"
@@ -62,11 +73,12 @@ def _add_data_options(p, for_model=False):
                    help="CSV: comma-separated tokens marking a missing "
                         "value (default: ?; an empty field always is)")
     g.add_argument("--drop-columns", type=options.column_list,
-                   metavar="N,N", help="CSV: columns to ignore")
-    g.add_argument("--id-column", type=int, metavar="N",
+                   metavar="N,NAME", help="CSV: columns to ignore, by index "
+                                          "or header name")
+    g.add_argument("--id-column", type=options.column, metavar="N|NAME",
                    help="CSV: an identifier column, ignored")
     g.add_argument("--nominal-columns", type=options.column_list,
-                   metavar="N,N",
+                   metavar="N,NAME",
                    help="CSV: columns to one-hot encode even if numeric")
     g.add_argument("--n-features", type=int, metavar="D",
                    help="svmlight: number of features (default: highest "

@@ -38,6 +38,67 @@ def _parse_float(token):
     return value if math.isfinite(value) else None
 
 
+def _column_index(j, names, n_cols, what, path):
+    """A column given by number (negative from the end) or, if the file has
+    a header row, by name; ValueError naming the file otherwise."""
+    if not isinstance(j, str):
+        return _normalize_column(j, n_cols, what)
+    if names is None:
+        raise ValueError(
+            f"{what}={j!r} names a column, but {where(path)} has no header "
+            "row: give the column's number, or force the first row as the "
+            "header (header=True, --header).")
+    if j not in names:
+        raise ValueError(
+            f"{what}={j!r} is not a column of {where(path)}; its header names "
+            f"{_shown(names)}.")
+    return names.index(j)
+
+
+def _shown(names, limit=20):
+    text = ", ".join(repr(n) for n in names[:limit])
+    return text + (", ..." if len(names) > limit else "")
+
+
+def _looks_like_header(rows, missing_tokens, single_row):
+    """Whether the first row names the columns.
+
+    It does if none of its fields is a number, and some column whose first
+    field is not missing holds numbers in the rows that follow (the first
+    1000 of them); a file of nominal columns only cannot tell, and is read
+    without a header unless told (``header=True``). With ``single_row``, a
+    file of one such row is a header (and no data).
+    """
+    first = rows[0]
+    if any(_parse_float(v) is not None for v in first) or all(
+            v in missing_tokens for v in first):
+        return False
+    if len(rows) == 1:
+        return single_row
+    following = rows[1:1001]
+    for j, name in enumerate(first):
+        if name in missing_tokens:
+            continue
+        values = [r[j] for r in following if r[j] not in missing_tokens]
+        if values and all(_parse_float(v) is not None for v in values):
+            return True
+    return False
+
+
+def _header_names(path, fields):
+    """The column names of a header row: an empty one is ``x<j>``; two
+    columns of one name are refused."""
+    names = [f if f else f"x{j}" for j, f in enumerate(fields)]
+    seen = set()
+    for name in names:
+        if name in seen:
+            raise ValueError(
+                f"CSV file {where(path)} names two columns {name!r} in its "
+                "header row; rename one (columns are matched by name).")
+        seen.add(name)
+    return names
+
+
 def _normalize_column(j, n_cols, what):
     if isinstance(j, bool) or not isinstance(j, (int, np.integer)):
         raise ValueError(f"{what} must be an integer column index, got {j!r}.")
@@ -134,12 +195,17 @@ class CSVSchema:
     delimiter : str
         Field separator of the training file.
     column_names : list of str
-        A name per column, used in :meth:`feature_names`.
+        A name per column, used in :meth:`feature_names`: the training
+        file's header if it had one, else ``x<j>``.
+    header : bool, default=False
+        Whether the training file had a header row: a later file with one
+        then has its columns matched by name (reordered columns mapped,
+        missing or unknown ones refused), else by position.
     """
 
     def __init__(self, n_columns, label_column, drop_columns, numeric_columns,
                  categories, missing, handle_missing, fill, delimiter,
-                 column_names):
+                 column_names, header=False):
         self.n_columns = n_columns
         self.label_column = label_column
         self.drop_columns = list(drop_columns)
@@ -150,6 +216,7 @@ class CSVSchema:
         self.fill = dict(fill)
         self.delimiter = delimiter
         self.column_names = list(column_names)
+        self.header = bool(header)
 
     @property
     def feature_columns(self):
@@ -178,7 +245,7 @@ class CSVSchema:
                 "handle_missing": self.handle_missing,
                 "fill": [[j, v] for j, v in self.fill.items()],
                 "delimiter": self.delimiter,
-                "column_names": self.column_names}
+                "column_names": self.column_names, "header": self.header}
 
     @classmethod
     def from_dict(cls, data):
@@ -233,8 +300,11 @@ class CSVSchema:
             fill,
             field("delimiter", lambda v: type(v) is str and len(v) == 1,
                   "one character"),
-            field("column_names", lambda v: is_str_list(v) and len(v) == n,
-                  "a name per column"))
+            field("column_names", lambda v: is_str_list(v) and len(v) == n
+                  and len(set(v)) == n, "a distinct name per column"),
+            # Absent from the schemas saved before headers were read.
+            field("header", lambda v: type(v) is bool, "true or false")
+            if "header" in data else False)
 
 
 def _missing_tokens(missing):
@@ -253,7 +323,7 @@ def _most_frequent(values):
 
 def _fit_schema(path, rows, lines, *, label_col, dropped, n_cols, fixed,
                 forced_nominal, missing_tokens, handle_missing, delimiter,
-                column_names):
+                column_names, header):
     """The :class:`CSVSchema` of the training rows (missing rows dropped)."""
     feature_cols = [j for j in range(n_cols)
                     if j != label_col and j not in dropped]
@@ -290,21 +360,23 @@ def _fit_schema(path, rows, lines, *, label_col, dropped, n_cols, fixed,
             fill[j] = _most_frequent(numbers)
     return CSVSchema(n_cols, label_col, sorted(dropped), numeric, vocab,
                      sorted(missing_tokens - {""}), handle_missing, fill,
-                     delimiter, column_names)
+                     delimiter, column_names, header)
 
 
-def _encode(path, rows, lines, schema, file_label, unknown):
+def _encode(path, rows, lines, schema, file_label, unknown, to_file=None):
     """X and the filled/unseen counts of rows encoded with ``schema``.
 
-    The file's non-label columns stand, in order, for the training file's
-    non-label columns, so a file with or without its label column is read
-    the same way. ``unknown``: "error", or "count" (an all-zero block).
+    ``to_file`` maps a training column to the file's (by name, when both
+    have a header); by default the file's non-label columns stand, in
+    order, for the training file's non-label columns, so a file with or
+    without its label column is read the same way. ``unknown``: "error",
+    or "count" (an all-zero block).
     """
-    train_cols = [j for j in range(schema.n_columns)
-                  if j != schema.label_column]
-    n_file = len(rows[0])
-    file_cols = [k for k in range(n_file) if k != file_label]
-    to_file = dict(zip(train_cols, file_cols))
+    if to_file is None:
+        train_cols = [j for j in range(schema.n_columns)
+                      if j != schema.label_column]
+        file_cols = [k for k in range(len(rows[0])) if k != file_label]
+        to_file = dict(zip(train_cols, file_cols))
     missing_tokens = set(schema.missing) | {""}
     offsets, width = {}, 0
     for j in schema.feature_columns:
@@ -374,6 +446,40 @@ def _file_label_column(path, label_column, n_cols, schema):
     return file_label
 
 
+def _columns_by_name(path, schema, names, label_column):
+    """The training columns in a file with a header row, matched by name.
+
+    Returns
+    -------
+    to_file : dict of int to int
+        Training feature column to the file's column.
+    file_label : int or None
+    """
+    pos = {name: k for k, name in enumerate(names)}
+    train = schema.column_names
+    if isinstance(label_column, str) and label_column == "auto":
+        file_label = pos.get(train[schema.label_column])
+    elif label_column is None:
+        file_label = None
+    else:
+        file_label = _column_index(label_column, names, len(names),
+                                   "label_column", path)
+    missing = [train[j] for j in schema.feature_columns
+               if train[j] not in pos]
+    known = set(train)
+    extra = [n for k, n in enumerate(names) if n not in known
+             and k != file_label]
+    if missing or extra:
+        parts = [f"missing {_shown(missing)}" if missing else "",
+                 f"unknown {_shown(extra)}" if extra else ""]
+        raise ValueError(
+            f"CSV file {where(path)} does not have the training file's "
+            f"columns ({'; '.join(p for p in parts if p)}); its columns are "
+            "matched by name with the training file's header: "
+            f"{_shown(train)}.")
+    return {j: pos[train[j]] for j in schema.feature_columns}, file_label
+
+
 def load_csv(
     path,
     label_column="auto",
@@ -388,8 +494,9 @@ def load_csv(
     column_names=None,
     return_info=False,
     schema=None,
+    header="auto",
 ):
-    """Load a UCI-style CSV file (no header row) as numeric features.
+    """Load a CSV file, with or without a header row, as numeric features.
 
     Every column other than the label and ``drop_columns`` becomes one or
     more attributes of ``X``, in file order:
@@ -410,19 +517,32 @@ def load_csv(
     are skipped, and a UTF-8 byte-order mark is ignored. Empty fields always
     count as missing.
 
+    A header row is detected (``header="auto"``) when no field of the
+    first row is a number while some column holds numbers in the rows that
+    follow; its fields name the columns (an empty one ``x<j>``), and a
+    column may then be given by name (``label_column="label"``). An empty
+    first name is a pandas index (``DataFrame.to_csv`` writes it so): that
+    column is dropped. A file of nominal columns only cannot show its header
+    this way: pass ``header=True``. A training file of one row with no
+    number is a header without data (refused as such), unless
+    ``categories`` or ``schema`` make it a test file.
+
     With ``schema`` (``info.schema`` of a training file) the file is encoded
     as the training file was, and no row is ever dropped: ``X`` has one row
-    per data row of the file.
+    per data row of the file. If both files have a header row, columns are
+    matched by name: reordered columns are mapped, and a missing feature
+    column or an unknown column is refused, naming them.
 
     Parameters
     ----------
     path : str or path-like
         The file; ``.gz``, ``.bz2`` and ``.xz`` are decompressed.
-    label_column : int or None or "auto", default="auto"
-        Index of the label column (negative counts from the end); None: the
-        file has no label column (``y`` is None). "auto": -1, or with
-        ``schema`` the training file's label column if the file has as many
-        columns as the training file, and none if it has one fewer.
+    label_column : int, str, None or "auto", default="auto"
+        Index of the label column (negative counts from the end), or its
+        name in the header row; None: the file has no label column (``y``
+        is None). "auto": -1, or with ``schema`` the training file's label
+        column: by name if both files have a header, else if the file has
+        as many columns as the training file, and none if it has one fewer.
     delimiter : str, default=None
         Field separator: the schema's, else ``","``.
     missing : str or collection of str or None, default="?"
@@ -439,12 +559,13 @@ def load_csv(
         breast-cancer-wisconsin, 32561 for adult) show they kept such rows
         but do not say how they filled them; ``"zero"`` reproduces their
         attribute counts (105 for adult, 46 for crx).
-    drop_columns : sequence of int, default=None
-        Columns to ignore (e.g. an id column). Negative indices allowed.
+    drop_columns : sequence of int or str, default=None
+        Columns to ignore (e.g. an id column), by index (negative from the
+        end) or by name.
     skip_rows : int, default=0
         Number of physical lines to skip at the top (e.g. 1 for the
         ``|1x3 Cross validator`` line of ``adult.test``).
-    nominal_columns : sequence of int, default=None
+    nominal_columns : sequence of int or str, default=None
         Columns to one-hot encode even if their values look numeric.
     categories : dict of {int: sequence of str}, default=None
         Fixed vocabulary per nominal column (original column indices), e.g.
@@ -459,6 +580,12 @@ def load_csv(
         (default ``"x<j>"``).
     return_info : bool, default=False
         Also return a :class:`~sklearn.utils.Bunch` describing the encoding.
+    header : bool or "auto", default="auto"
+        Whether the first row (after ``skip_rows``) names the columns;
+        "auto" detects it as above (with a ``schema`` whose training file
+        had a header, a first row that shares a name with it is one too). A
+        column named in ``label_column``, ``drop_columns`` or
+        ``nominal_columns`` implies a header.
     schema : CSVSchema, default=None
         Encode the file with a training file's schema; ``missing``,
         ``handle_missing``, ``drop_columns``, ``nominal_columns``,
@@ -484,15 +611,19 @@ def load_csv(
         each returned row), ``dropped_lines`` (line numbers of dropped rows),
         ``n_filled`` (rows in which a missing value was replaced),
         ``unseen`` (dict file column -> Counter of values not among the
-        levels, with ``schema``) and ``labelled`` (boolean mask of the rows
-        with a label).
+        levels, with ``schema``), ``labelled`` (boolean mask of the rows
+        with a label), ``header`` (whether the first row was read as the
+        header) and ``index_column`` (0 if an unnamed first column, a
+        pandas index, was dropped, else None).
 
     Raises
     ------
     FileNotFoundError
         If ``path`` does not exist.
     ValueError
-        On an empty or binary file, ragged rows, unparseable text, a mixed
+        On an empty or binary file, a header row without data rows, a
+        column name that is not in the header (or a name without a header),
+        two columns of one name, ragged rows, unparseable text, a mixed
         numeric/non-numeric column, a non-numeric value in a numeric column,
         a missing value with ``handle_missing="error"``, an unknown category
         with ``handle_unknown="error"``, no rows left after dropping, a
@@ -536,20 +667,51 @@ def load_csv(
             f"CSV file {where(path)} has a single column with "
             f"delimiter={delimiter!r}: there are no attributes besides the label."
         )
-    label_col = _file_label_column(path, label_column, n_cols, schema)
+    named = [c for c in [label_column, *(drop_columns or ()),
+                         *(nominal_columns or ()), *(categories or ())]
+             if isinstance(c, str) and c != "auto"]
+    has_header = _has_header(path, rows, header, named,
+                             _missing_tokens(missing), schema,
+                             training=categories is None)
+    names = None
+    if has_header:
+        names = _header_names(path, rows[0])
+        unnamed_first = rows[0][0] == ""
+        rows, lines = rows[1:], lines[1:]
+        if not rows:
+            raise ValueError(f"CSV file {where(path)} has a header row but "
+                             "no data rows.")
     if schema is not None:
+        to_file = None
+        if has_header and schema.header:
+            to_file, label_col = _columns_by_name(path, schema, names,
+                                                  label_column)
+        else:
+            if isinstance(label_column, str) and label_column != "auto":
+                label_column = _column_index(label_column, names, n_cols,
+                                             "label_column", path)
+            label_col = _file_label_column(path, label_column, n_cols,
+                                           schema)
         return _apply_schema(path, rows, lines, schema, label_col,
-                             return_info)
-    if label_col is None:
+                             return_info, to_file, has_header)
+    if label_column is None:
         raise ValueError("label_column=None needs a schema: a training file "
                          "has a label column.")
+    label_col = _column_index(-1 if label_column == "auto" else label_column,
+                              names, n_cols, "label_column", path)
 
     dropped = {
-        _normalize_column(j, n_cols, "drop_columns entry")
+        _column_index(j, names, n_cols, "drop_columns entry", path)
         for j in (drop_columns or ())
     }
+    index_column = None
+    if has_header and unnamed_first and label_col != 0:
+        # DataFrame.to_csv's index: an unnamed first column.
+        index_column = 0
+        dropped.add(0)
     if label_col in dropped:
-        raise ValueError(f"label_column={label_column} is also in drop_columns.")
+        raise ValueError(f"label_column={label_column!r} is also in "
+                         "drop_columns.")
     feature_cols = [j for j in range(n_cols) if j != label_col and j not in dropped]
     if not feature_cols:
         raise ValueError(f"No attribute columns left in {where(path)}.")
@@ -561,18 +723,18 @@ def load_csv(
                 f"{n_cols} columns."
             )
     else:
-        column_names = [f"x{j}" for j in range(n_cols)]
+        column_names = names or [f"x{j}" for j in range(n_cols)]
 
     fixed = None
     if categories is not None:
         fixed = {}
         for j, values in dict(categories).items():
-            jj = _normalize_column(j, n_cols, "categories key")
+            jj = _column_index(j, names, n_cols, "categories key", path)
             fixed[jj] = [str(v) for v in values]
             if len(set(fixed[jj])) != len(fixed[jj]):
                 raise ValueError(f"categories[{j}] has duplicate values.")
     forced_nominal = {
-        _normalize_column(j, n_cols, "nominal_columns entry")
+        _column_index(j, names, n_cols, "nominal_columns entry", path)
         for j in (nominal_columns or ())
     }
     missing_tokens = _missing_tokens(missing)
@@ -604,7 +766,7 @@ def load_csv(
         path, kept_rows, kept_lines, label_col=label_col, dropped=dropped,
         n_cols=n_cols, fixed=fixed, forced_nominal=forced_nominal,
         missing_tokens=missing_tokens, handle_missing=handle_missing,
-        delimiter=delimiter, column_names=column_names)
+        delimiter=delimiter, column_names=column_names, header=has_header)
     X, n_filled, _ = _encode(
         path, kept_rows, kept_lines, fitted, label_col,
         "error" if handle_unknown == "error" else "count")
@@ -612,13 +774,42 @@ def load_csv(
     if not return_info:
         return X, y
     return X, y, _info(fitted, kept_lines, dropped_lines, n_filled, {},
-                       np.ones(len(kept_rows), dtype=bool))
+                       np.ones(len(kept_rows), dtype=bool), has_header,
+                       index_column)
 
 
-def _apply_schema(path, rows, lines, schema, label_col, return_info):
+def _has_header(path, rows, header, named, missing_tokens, schema,
+                training):
+    """Whether the first row is a header: as told, implied by a column
+    given by name, or detected (see :func:`load_csv`). A lone row with no
+    number is a header (and no data) only in a ``training`` file: a file
+    read with a schema or a vocabulary may be a single row of data."""
+    if header is True or header is False:
+        if named and not header:
+            raise ValueError(
+                f"columns given by name ({_shown(named)}) need a header row, "
+                f"but header=False for {where(path)}.")
+        return header
+    if not (isinstance(header, str) and header == "auto"):
+        raise ValueError(f"header must be True, False or 'auto', got "
+                         f"{header!r}.")
+    if named:
+        return True
+    if schema is None:
+        return _looks_like_header(rows, missing_tokens, single_row=training)
+    tokens = set(schema.missing) | {""}
+    if schema.header and not any(_parse_float(v) is not None
+                                 for v in rows[0]) and set(
+            rows[0]) & set(schema.column_names):
+        return True
+    return _looks_like_header(rows, tokens, single_row=False)
+
+
+def _apply_schema(path, rows, lines, schema, label_col, return_info,
+                  to_file=None, has_header=False):
     """:func:`load_csv` with a training file's schema: every row kept."""
     X, n_filled, unseen = _encode(path, rows, lines, schema, label_col,
-                                  "count")
+                                  "count", to_file)
     labelled = np.ones(len(rows), dtype=bool)
     y = None
     if label_col is not None:
@@ -628,10 +819,12 @@ def _apply_schema(path, rows, lines, schema, label_col, return_info):
         y = _labels_array([v for v in labels if v not in tokens])
     if not return_info:
         return X, y
-    return X, y, _info(schema, lines, [], n_filled, unseen, labelled)
+    return X, y, _info(schema, lines, [], n_filled, unseen, labelled,
+                       has_header, None)
 
 
-def _info(schema, lines, dropped_lines, n_filled, unseen, labelled):
+def _info(schema, lines, dropped_lines, n_filled, unseen, labelled, header,
+          index_column):
     return Bunch(
         schema=schema,
         feature_names=np.array(schema.feature_names(), dtype=str),
@@ -643,6 +836,8 @@ def _info(schema, lines, dropped_lines, n_filled, unseen, labelled):
         n_filled=int(n_filled),
         unseen=unseen,
         labelled=labelled,
+        header=bool(header),
+        index_column=index_column,
     )
 
 

@@ -100,6 +100,9 @@ def _vote_weighted_average(est, log):
 def _linear_predict(est, W, intercept, X):
     from sklearn.utils.extmath import safe_sparse_dot
 
+    # X as the estimator's own predict takes it: checked (index arrays
+    # included) before the product reads it.
+    X = est._validate_for_prediction(X)
     scores = safe_sparse_dot(X, W.T, dense_output=True) + intercept
     if scores.shape[1] == 1:
         return est.classes_[(scores[:, 0] > 0).astype(np.intp)]

@@ -61,6 +61,7 @@ from ._cv_results import (DoubleCVResult, SearchResult, double_cv_result,
 from ._grid import Column, check_grid, unique_cells
 from .evaluation import _estimator_name
 from .hypotheses import HYPOTHESES, hypothesis_predictions
+from .report import write_text
 from .runner import Executor, make_executor
 from .store import (Store, Task, canonical_json, json_ready, make_record,
                     progress_bar, run_tasks)
@@ -399,9 +400,7 @@ def check_store(store, studies, resume):
                 f"{', '.join(changed)}; run without resume (or in another "
                 "output folder) to start afresh")
         now["studies"] = {**old.get("studies", {}), **now["studies"]}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(now, indent=1, sort_keys=True) + "\n",
-                    encoding="utf-8")
+    write_text(path, json.dumps(now, indent=1, sort_keys=True) + "\n")
 
 
 def run_studies(studies, *, executor=None, store=None, resume=False,

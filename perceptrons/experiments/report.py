@@ -17,6 +17,8 @@ import math
 import os
 from pathlib import Path
 
+from ..utils.output import atomic_write
+
 __all__ = ["META_COLUMNS", "figure", "footer", "missing", "num", "pct", "row",
            "rows", "save", "table", "write_csv", "write_json", "write_text"]
 
@@ -103,9 +105,8 @@ def write_text(path, text):
     """Write ``text`` to ``path`` atomically (a temporary file, renamed)."""
     path = Path(os.fspath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    with atomic_write(path, what="report file") as fh:
+        fh.write(text)
     return path
 
 
@@ -155,7 +156,6 @@ def save(fig, path):
     fig.tight_layout()
     path = Path(os.fspath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp.png")
-    fig.savefig(tmp, dpi=110)
-    os.replace(tmp, path)
+    with atomic_write(path, "wb", what="figure") as fh:
+        fig.savefig(fh, format="png", dpi=110)
     return path

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..utils.cluster import connect
+from .report import write_text
 from .store import Store, progress_bar, run_tasks
 
 __all__ = ["ConfigReproduction", "Executor", "Reproduction", "Session",
@@ -349,8 +350,7 @@ def _run_facts(path, executor, wall, started):
     """``<stem>_run.json``: how the records of this run were made."""
     facts = {"wall_seconds": wall, "backend": executor.kind,
              "workers": executor.n_workers, "started_utc": started}
-    path.write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n",
-                    encoding="utf-8")
+    write_text(path, json.dumps(facts, indent=1, sort_keys=True) + "\n")
     return facts
 
 

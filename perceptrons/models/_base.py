@@ -30,9 +30,11 @@ from .._loops._common import (
     label_codes,
     row_sq_norms,
 )
-from ..utils._param_validation import Interval, StrOptions
+from ..utils._param_validation import (Interval, InvalidParameterError,
+                                       StrOptions)
 from ..utils.random import epoch_orders
-from ..utils.validation import as_loop_arrays, check_csr_structure
+from ..utils.validation import (as_loop_arrays, check_sparse_structure,
+                                plain_repr, plain_reprs)
 
 
 def checked_column_sq_sums(loop_arrays, n_features):
@@ -82,6 +84,28 @@ def _plain_class_labels(y):
     if y.dtype.kind == "f":
         return bool(np.isfinite(y).all() and np.array_equal(y, np.rint(y)))
     return False
+
+
+def _validated(estimator, X, y="no_validation", **kwargs):
+    """scikit-learn's ``validate_data`` for the loops: float64, C order, CSR.
+
+    A sparse X has its index arrays checked first (scipy checks none of
+    them, and its conversion of a CSC or COO matrix to CSR writes through
+    them); complex X is refused in one line, where scikit-learn's message
+    prints the whole array.
+    """
+    if sp.issparse(X):
+        check_sparse_structure(X, "X")
+    try:
+        return validate_data(estimator, X, y, accept_sparse="csr",
+                             dtype=np.float64, order="C", **kwargs)
+    except ValueError as exc:
+        if str(exc).startswith("Complex data not supported"):
+            raise ValueError(
+                "Complex data not supported in X: pass real features (e.g. "
+                "X.real, or the real and imaginary parts as separate "
+                "columns)") from None
+        raise
 
 
 #: Most distinct labels the one-pass encoding handles; more go through
@@ -226,6 +250,14 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
     def _decision(self, X):
         """Raw scores, shape (n_samples, n_problems)."""
 
+    def _validate_params(self):
+        """scikit-learn's check of ``_parameter_constraints``, its message
+        without numpy reprs (``np.float64(1.5)`` reads ``1.5``)."""
+        try:
+            super()._validate_params()
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(plain_reprs(str(exc))) from None
+
     # ----------------------------------------------------------- state
     def _set_state(self, state, where=None):
         """Make ``state`` the fitted model, after validating it.
@@ -300,19 +332,13 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         """
         # Finiteness is checked by the squared-norm pass below instead of
         # scikit-learn's own scan: one read of X serves both.
-        X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
-            reset=reset, y_numeric=False, ensure_all_finite=False,
-        )
+        X, y = _validated(self, X, y, reset=reset, y_numeric=False,
+                          ensure_all_finite=False)
         # Numeric labels with few classes are found and encoded in two
         # passes; they are plain class labels by construction.
         labels = _few_label_encoding(y)
         if labels is None and not _plain_class_labels(y):
             check_classification_targets(y)
-        if sp.issparse(X):
-            # scipy does not check a matrix built from its arrays: a column
-            # index out of range would reach the loops.
-            check_csr_structure(X, "X")
         if sp.issparse(X) and not X.has_canonical_format:
             # The loops and the row norms want sorted, unique indices; never
             # reorder the caller's matrix in place.
@@ -393,8 +419,9 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         classes = np.unique(y) if call.labels is None else call.labels[0]
         if classes.shape[0] < 2:
             raise ValueError(
-                f"the training data has only one class ({classes[0]!r}); "
-                "a classifier needs at least two"
+                f"the training data has only one class "
+                f"({plain_repr(classes[0]) if classes.shape[0] else 'none'});"
+                " a classifier needs at least two"
             )
         call.classes = classes
         return X, y, call
@@ -721,11 +748,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
     def _validate_for_prediction(self, X):
         """X as the model reads it, checked against the fitted input."""
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64,
-                          order="C", reset=False)
-        if sp.issparse(X):
-            check_csr_structure(X, "X")
-        return X
+        return _validated(self, X, reset=False)
 
     def predict(self, X):
         """Predicted labels.

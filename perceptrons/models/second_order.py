@@ -28,6 +28,29 @@ from ._support import SupportPool
 
 __all__ = ["SecondOrderPerceptron", "SecondOrderState"]
 
+#: Largest primal matrix form="auto" allocates per problem: A⁻¹ is an
+#: n × n float64 matrix, so 1 GiB is 11,585 features (and each mistake
+#: costs n² operations). Wider input needs the dual form, whose memory
+#: grows with the mistakes instead.
+_PRIMAL_MAX_BYTES = 2**30
+
+
+def _size(n_bytes):
+    """A byte count in binary units (``7.28 TiB``)."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n_bytes < 1024 or unit == "TiB":
+            return f"{n_bytes:.3g} {unit}" if unit != "B" else f"{n_bytes} B"
+        n_bytes /= 1024
+
+
+def _primal_refusal(n_features, why):
+    return ValueError(
+        f"SecondOrderPerceptron's primal form keeps an n x n matrix per "
+        f"problem: {n_features} features take {_size(8 * n_features**2)} "
+        f"per problem{why}; use kernel='linear' (the same linear model in "
+        "dual form, whose memory grows with the mistakes), or reduce the "
+        "features")
+
 
 @dataclasses.dataclass(frozen=True)
 class SOPrimalModel(PrimalForm, State):
@@ -126,7 +149,11 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
     form : {"auto", "primal", "dual"}, default="auto"
         ``"primal"`` keeps :math:`A^{-1}` (n × n per problem),
         ``"dual"`` :math:`(aI + K)^{-1}` over the mistaken instances.
-        ``"auto"``: dual with a kernel, else primal.
+        ``"auto"``: dual with a kernel, else primal while its matrix takes
+        at most 1 GiB per problem (11,585 features); wider input without a
+        kernel is refused with the remedy, ``kernel="linear"`` (the dual
+        form needs a kernel, and the linear one gives the same model), as
+        ``"primal"`` is when the matrix cannot be allocated.
     normalize : bool, default=False
         Divide every instance by its Euclidean norm (with a kernel, use
         :math:`k(x,z)/\sqrt{k(x,x)k(z,z)}`), in training and prediction.
@@ -208,9 +235,22 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
 
     _precision_remedy = "raise a or normalise the input (normalize=True)"
 
+    def _auto_form(self, n_features):
+        form = super()._auto_form(n_features)
+        if form == "primal" and 8 * n_features**2 > _PRIMAL_MAX_BYTES:
+            raise _primal_refusal(n_features, f", over the "
+                                  f"{_size(_PRIMAL_MAX_BYTES)} form='auto' "
+                                  "allows")
+        return form
+
     def _new_model(self, form, n_problems, n_features, kernel, sparse):
         if form == "primal":
-            return SOPrimalModel.zeros(n_problems, n_features, float(self.a))
+            try:
+                return SOPrimalModel.zeros(n_problems, n_features,
+                                           float(self.a))
+            except MemoryError:
+                raise _primal_refusal(n_features, ", more than this "
+                                      "machine can allocate") from None
         return SODualModel.empty(kernel, n_problems, n_features, sparse)
 
     # ----------------------------------------------------------- passes

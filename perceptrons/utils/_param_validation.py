@@ -4,6 +4,7 @@ A change upstream then touches this file only (imbalanced-learn's lesson).
 """
 
 from sklearn.utils._param_validation import (HasMethods, Hidden, Interval,
-                                            StrOptions)
+                                            InvalidParameterError, StrOptions)
 
-__all__ = ["HasMethods", "Hidden", "Interval", "StrOptions"]
+__all__ = ["HasMethods", "Hidden", "Interval", "InvalidParameterError",
+           "StrOptions"]

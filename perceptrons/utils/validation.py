@@ -1,5 +1,7 @@
 """Input coercion shared by every estimator."""
 
+import re
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -104,7 +106,8 @@ def check_csr_structure(matrix, where="X"):
     ``indptr`` must start at 0, never decrease and end at ``len(indices)``
     (which ``len(data)`` equals); every column index must lie in
     ``[0, n_columns)``. Cheap: one pass over the index arrays. scipy
-    does not check this when a matrix is built from its arrays.
+    does not check this when a matrix is built from its arrays. A CSC
+    matrix is checked the same way, its columns for rows.
 
     Raises
     ------
@@ -112,17 +115,72 @@ def check_csr_structure(matrix, where="X"):
         Naming ``where`` and the first problem.
     """
     n_rows, n_columns = matrix.shape
+    fmt, major, minor = "CSR", "rows", "column"
+    if getattr(matrix, "format", "csr") == "csc":
+        n_columns, n_rows = n_rows, n_columns
+        fmt, major, minor = "CSC", "columns", "row"
     indptr, indices = matrix.indptr, matrix.indices
     if indptr.ndim != 1 or indptr.shape[0] != n_rows + 1:
-        raise ValueError(f"{where}: a CSR indptr of {indptr.shape[0]} "
-                         f"entries for {n_rows} rows (needs {n_rows + 1})")
+        raise ValueError(f"{where}: a {fmt} indptr of {indptr.shape[0]} "
+                         f"entries for {n_rows} {major} (needs {n_rows + 1})")
     if indices.shape != matrix.data.shape:
-        raise ValueError(f"{where}: CSR indices and data differ in length")
+        raise ValueError(f"{where}: {fmt} indices and data differ in length")
     if indptr.size and (indptr[0] != 0 or indptr[-1] != indices.shape[0]
                         or np.any(np.diff(indptr) < 0)):
-        raise ValueError(f"{where}: CSR indptr must start at 0, never "
+        raise ValueError(f"{where}: {fmt} indptr must start at 0, never "
                          "decrease and end at the number of stored values")
     if indices.size and (indices.min() < 0 or indices.max() >= n_columns):
         bad = indices[(indices < 0) | (indices >= n_columns)][0]
-        raise ValueError(f"{where}: a CSR column index is {int(bad)}, "
+        raise ValueError(f"{where}: a {fmt} {minor} index is {int(bad)}, "
                          f"outside [0, {n_columns})")
+
+
+def check_sparse_structure(matrix, where="X"):
+    """Refuse a sparse matrix whose index arrays scipy's conversions or a
+    compiled loop could follow out of bounds, before it is converted.
+
+    Converting a CSC or COO matrix to CSR (as scikit-learn's ``check_array``
+    does) writes through its row indices unchecked: an index out of range
+    there corrupts memory before any check of the CSR result could run.
+    CSR and CSC are checked by :func:`check_csr_structure`, COO by the
+    range of its coordinates; other formats (LIL, DOK, DIA, BSR) are converted by code
+    that checks what it reads, or are checked once converted to CSR.
+
+    Raises
+    ------
+    ValueError
+        Naming ``where``, the format and the first problem.
+    """
+    fmt = matrix.format
+    if fmt in ("csr", "csc"):
+        check_csr_structure(matrix, where)
+    elif fmt == "coo":
+        for axis, (coords, size) in enumerate(zip(matrix.coords,
+                                                  matrix.shape)):
+            if coords.shape != matrix.data.shape:
+                raise ValueError(f"{where}: COO coordinates and data differ "
+                                 "in length")
+            if coords.size and (coords.min() < 0 or coords.max() >= size):
+                bad = coords[(coords < 0) | (coords >= size)][0]
+                raise ValueError(
+                    f"{where}: a COO {('row', 'column')[axis]} index is "
+                    f"{int(bad)}, outside [0, {size})")
+
+
+def plain_repr(value):
+    """``repr`` of a value as the user wrote it: a numpy scalar as its
+    Python value (``1.0``, ``'label'``), not numpy 2's ``np.float64(1.0)``
+    or ``np.str_('label')``."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)
+
+
+# numpy 2's scalar reprs: np.float64(1.5), np.str_('a'), np.True_.
+_NUMPY_REPR = re.compile(r"\bnp\.(?:[a-z]+[0-9]*_?\((.*?)\)|(True|False)_)")
+
+
+def plain_reprs(text):
+    """``text`` with numpy scalar reprs written as Python values (for a
+    message made by code that formats values with ``repr``)."""
+    return _NUMPY_REPR.sub(lambda m: m.group(1) or m.group(2), text)

@@ -101,6 +101,8 @@ def test_cache_file_is_reused(files, tmp_path, capsys):
     (["train", "--stream", "--shuffle-buffer", "-2", "{d}/train.svm"],
      "shuffle_buffer must be a non-negative integer"),
     (["train", "--stream", "--cache-file", "{d}/train.svm",
+      "{d}/train.svm"], "is the data file"),
+    (["train", "--stream", "--cache-file", "{d}/test.svm",
       "{d}/train.svm"], "not a perceptrons cache file"),
 ])
 def test_stream_errors(files, tmp_path, capsys, error_line, args, fragment):

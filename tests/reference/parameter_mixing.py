@@ -87,7 +87,10 @@ def parameter_mixing(shards, n_epochs, *, mixing, eta, theta_init,
             "w": w.copy(), "theta": theta,
             "w_avg": np.mean([v[0] for v in visited], axis=0),
             "theta_avg": float(np.mean([v[1] for v in visited])),
-            "updates": updates, "mistakes": mistakes, "mu": mu})
+            "updates": updates, "mistakes": mistakes,
+            # No update: identical states, mixed by any weights; reported
+            # as the uniform ones.
+            "mu": mu if total else [1.0 / len(shards)] * len(shards)})
     return history
 
 
