@@ -65,8 +65,8 @@ What is timed
   process (no client) and on 1- and 2-worker clusters; its parts: the
   client's time in ``submit``, ``gather`` and the rest (mixing, the next
   start), timed by wrapping the runner; a shard-epoch's parts timed alone in
-  this process (``copy.deepcopy`` of the start, ``_shard_pass``,
-  ``model_state``, pickling); ``_mix_states`` for S = 2, 4, 8;
+  this process (``copy.deepcopy`` of the start state, ``_shard_pass``,
+  pickling of the states); ``_mix_states`` for S = 2, 4, 8;
   and Dask's own price for moving a start-sized argument to a worker and a
   state-sized result back (a task that does nothing with them).
 * **accuracy (item 3)**: not timed; ``fit(max_iter=e)`` for every e (the
@@ -630,7 +630,6 @@ def shard_epoch_parts(n_features, repeat):
     from sklearn.base import clone
 
     import perceptrons.distributed as D
-    from perceptrons.persistence import model_state
 
     template, start, shard, facts = _tiny_epoch_inputs(n_features)
     best = {}
@@ -643,18 +642,16 @@ def shard_epoch_parts(n_features, repeat):
 
     for _ in range(repeat):
         t("whole _shard_epoch", lambda: D._shard_epoch(
-            template, start, shard, None, {}, facts, False))
+            template, start, shard, None, {}, facts))
         est = t("clone(template)", lambda: clone(template))
         st = t("copy.deepcopy(start)", lambda: copy.deepcopy(start))
-        vars(est).update(st)
+        est._adopt_state(st)
         order = np.arange(2, dtype=np.int64)
         t("_shard_pass (the pass: begin call, loop, end of call)",
           lambda: est._shard_pass(
-              shard.call, shard.y, order, fitted_names=shard.fitted_names,
-              classes=facts["classes"], mean_sq_norm=facts["mean_sq_norm"],
-              carry={}))
-        state = t("model_state", lambda: {
-            k: v for k, v in model_state(est).items() if k not in D._DERIVED})
+              shard.call, shard.y, order, classes=facts["classes"],
+              mean_sq_norm=facts["mean_sq_norm"], carry={}))
+        state = t("state_", lambda: est.state_)
         t("pickle.dumps(start)", lambda: pickle.dumps(start, protocol=5))
         blob = pickle.dumps(state, protocol=5)
         t("pickle.dumps(state)", lambda: pickle.dumps(state, protocol=5))
@@ -662,16 +659,28 @@ def shard_epoch_parts(n_features, repeat):
     prof = cProfile.Profile()
     prof.enable()
     for _ in range(3):
-        D._shard_epoch(template, start, shard, None, {}, facts, False)
+        D._shard_epoch(template, start, shard, None, {}, facts)
     prof.disable()
     sizes = {"start_pickled": len(pickle.dumps(start, protocol=5)),
              "state_pickled": len(blob),
-             "state_arrays": {k: int(v.nbytes) for k, v in state.items()
-                              if getattr(v, "nbytes", 0) > 1000},
-             "start_arrays": {k: int(v.nbytes) for k, v in start.items()
-                              if getattr(v, "nbytes", 0) > 1000}}
+             "state_arrays": _large_arrays(state),
+             "start_arrays": _large_arrays(start)}
     return {"parts": best, "sizes": sizes,
             "profile_top": _top_functions(prof)}
+
+
+def _large_arrays(state, prefix=""):
+    """``{field path: bytes}`` of a state's arrays over 1,000 bytes."""
+    from perceptrons.models._state import State
+
+    out = {}
+    for name, _ in state.specs():
+        value = getattr(state, name)
+        if isinstance(value, State):
+            out.update(_large_arrays(value, f"{prefix}{name}."))
+        elif getattr(value, "nbytes", 0) > 1000:
+            out[prefix + name] = int(value.nbytes)
+    return out
 
 
 def _tiny_shard(template, X, y, name):
@@ -686,13 +695,11 @@ def _tiny_epoch_inputs(n_features):
     start (after one epoch of two shards): template, start, shard, facts."""
     import perceptrons.distributed as D
     from perceptrons import Perceptron
-    from perceptrons.persistence import model_state
 
     Xs, ys = tiny_shards(n_features, 2)
     template = Perceptron(hypothesis="averaged", shuffle=False)
     first = D.ParameterMixing(template, max_iter=1).fit(Xs, ys)
-    start = {k: v for k, v in model_state(first.estimator_).items()
-             if k not in D._DERIVED}
+    start = first.estimator_.state_
     shard = _tiny_shard(template, Xs[0], ys[0], "0")
     facts = {"classes": np.array([-1, 1]), "mean_sq_norm": 2.0}
     return template, start, shard, facts
@@ -707,7 +714,7 @@ def tiny_epoch_times(n_features, repeat=6):
     out = []
     for _ in range(repeat):
         t0 = time.perf_counter()
-        D._shard_epoch(template, start, shard, None, {}, facts, False)
+        D._shard_epoch(template, start, shard, None, {}, facts)
         out.append(time.perf_counter() - t0)
     return out[1:]
 
@@ -745,7 +752,6 @@ def mixing_cost(n_features, shard_counts, repeat):
     """``_mix_states`` + the next start, on the client, for S shards."""
     import perceptrons.distributed as D
     from perceptrons import Perceptron
-    from perceptrons.persistence import model_state
     from sklearn.base import clone
 
     out = {}
@@ -753,12 +759,11 @@ def mixing_cost(n_features, shard_counts, repeat):
     for S in shard_counts:
         Xs, ys = tiny_shards(n_features, S)
         first = D.ParameterMixing(template, max_iter=1).fit(Xs, ys)
-        start = {k: v for k, v in model_state(first.estimator_).items()
-                 if k not in D._DERIVED}
+        start = first.estimator_.state_
         facts = {"classes": np.array([-1, 1]), "mean_sq_norm": 2.0}
         states = [D._shard_epoch(template, start,
                                  _tiny_shard(template, x, y_, str(i)),
-                                 None, {}, facts, False)[0]
+                                 None, {}, facts)[0]
                   for i, (x, y_) in enumerate(zip(Xs, ys))]
         mu = np.full(S, 1.0 / S)
         best = np.inf
@@ -769,8 +774,6 @@ def mixing_cost(n_features, shard_counts, repeat):
                 prof.enable()
             t0 = time.perf_counter()
             model._mix_states(start, states, mu)
-            {k: v for k, v in model_state(model).items()
-             if k not in D._DERIVED}
             best = min(best, time.perf_counter() - t0)
             if r == repeat - 1:
                 prof.disable()
@@ -793,8 +796,9 @@ def transport_cost(client, start_bytes, state_bytes, n_shards, rounds):
     result back to the client, with tasks that do nothing."""
     from distributed import wait
 
-    start = {"_weights": np.ones(start_bytes // 16),
-             "_weights_avg_acc": np.ones(start_bytes // 16)}
+    # Stand-ins of the start state's two weight arrays (current and summed).
+    start = {"current": np.ones(start_bytes // 16),
+             "summed": np.ones(start_bytes // 16)}
     best = {"embedded start to each task": np.inf,
             "scattered start (one copy per worker)": np.inf,
             "state-sized result back (gather)": np.inf,
@@ -1006,7 +1010,7 @@ def projection(scaling, overhead, text_bytes, args):
     rate = case["shard_rate_rows_per_s"]
     compute = rows_per_worker / rate
     model_array = 8 * F                     # one float64 array of F weights
-    out_bytes = 2 * model_array             # start: _weights, _weights_avg_acc
+    out_bytes = 2 * model_array             # start: current and summed weights
     back_bytes = 2 * model_array            # state: the same two arrays
     net = S * (out_bytes + back_bytes)
     # Mixing on the client, per shard, from the measured S-slope.
@@ -1183,7 +1187,8 @@ def overhead_tables(overhead, scaling):
                          f"{1e3 * sp_.get('rest (mixing, next start)', 0):.0f}",
                          _loads(x["loads"])])
         out.append(f"**Model of {F:.0e} features** (binary, averaged: "
-                   f"`_weights` and `_weights_avg_acc` travel to each shard, "
+                   f"the state's current and summed weights travel to each "
+                   f"shard, "
                    f"{_mb(r['shard_epoch_parts']['sizes']['start_pickled'])} "
                    f"pickled; the state back (S > 1, without `coef_`): "
                    f"{_mb(r['shard_epoch_parts']['sizes']['state_pickled'])} "
@@ -1307,8 +1312,8 @@ def projection_text(p, overhead):
              f"({p['csr_bytes_per_worker'] / 1e9:.0f} GB of CSR in memory)"],
             ["pass per epoch (compute, per worker)",
              f"{p['compute_per_epoch_s']:.0f} s"],
-            ["model arrays (binary, averaged)", "`_weights` and "
-             "`_weights_avg_acc`, 1 × 10^7 float64 each = "
+            ["model arrays (binary, averaged)", "current and summed "
+             "weights, 1 × 10^7 float64 each = "
              f"{_mb(p['model_array_bytes'])} each (× c for c one-vs-rest "
              "problems)"],
             ["to each worker per epoch (the start)",
