@@ -60,7 +60,6 @@ matrix, work)``
 
 from collections import namedtuple
 
-import numpy as np
 from numba import njit
 
 from ._common import FASTMATH

@@ -72,7 +72,7 @@ from collections import namedtuple
 
 from numba import njit, types
 
-from ._common import best_other, loop_helper, specialised
+from ._common import best_other, specialised
 from .storage import add_example, add_example_sum, add_pair, add_pair_sum
 
 HYPOTHESIS_LAST = 0

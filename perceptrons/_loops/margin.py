@@ -38,7 +38,6 @@ ALT 2011, LNCS 6925, pp. 204-218.
 """
 
 from collections import namedtuple
-from types import SimpleNamespace
 
 import numpy as np
 from numba import njit

@@ -12,10 +12,8 @@ passes, for scores and for the state after a call: the choice is made once.
 """
 
 import dataclasses
-from types import SimpleNamespace
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils.extmath import safe_sparse_dot
 
 from .._loops.storage import DualStore, PrimalStore

@@ -749,9 +749,9 @@ class PDM(_MarginPerceptron):
         ]
 
     def __init__(self, *, epsilon=0.01, augmentation=1.0,
-                 extension=DEFAULT_EXTENSION, successive=None, active_sets=True, multiple_updates=True,
-                 store_dual=False, max_iter=1000, shuffle=True,
-                 random_state=None):
+                 extension=DEFAULT_EXTENSION, successive=None,
+                 active_sets=True, multiple_updates=True, store_dual=False,
+                 max_iter=1000, shuffle=True, random_state=None):
         self.epsilon = epsilon
         self.successive = successive
         self.multiple_updates = multiple_updates
