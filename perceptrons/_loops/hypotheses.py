@@ -170,19 +170,21 @@ def signed_score(rule, scores, target, k, n_counters, other):
     best other's."""
 
 
-def _threshold_update(rule, store, target, k, n_counters, other, i, theta):
-    a = rule.eta * problem_sign(target, k, n_counters)
+def _threshold_update(rule, store, target, k, n_counters, other, i, theta,
+                      weight):
+    a = rule.eta * weight * problem_sign(target, k, n_counters)
     add_example(store, k, a, i)
     # θ moves against w (Cristianini & Shawe-Taylor).
     theta[k] -= a * rule.threshold_step
     return a
 
 
-def _prototype_update(rule, store, target, k, n_counters, other, i, theta):
+def _prototype_update(rule, store, target, k, n_counters, other, i, theta,
+                      weight):
     # The true class and the best other one move in opposite directions,
     # each product written once for both (under the dual form's
     # reassociation a product spelled twice may be rounded two ways).
-    eta, threshold_step = rule.eta, rule.threshold_step
+    eta, threshold_step = rule.eta * weight, rule.threshold_step
     add_pair(store, target, other, eta, i)
     theta[target] -= eta * threshold_step
     theta[other] += eta * threshold_step
@@ -190,11 +192,12 @@ def _prototype_update(rule, store, target, k, n_counters, other, i, theta):
 
 
 @specialised(by_rule(_threshold_update, _prototype_update))
-def update(rule, store, target, k, n_counters, other, i, theta):
-    """Figure 2's update of counter k on example i: problem k's row gains
-    ``η y x`` and its θ ``-η y C``; or the true class's row ``+η x`` and
-    the best other's ``-η x``, their θ against them. Returns the step
-    (``η y``; η for prototypes), for :func:`update_sum`."""
+def update(rule, store, target, k, n_counters, other, i, theta, weight):
+    """Figure 2's update of counter k on example i, its step η times the
+    row's ``weight`` s_i: problem k's row gains ``η s_i y x`` and its θ
+    ``-η s_i y C``; or the true class's row ``+η s_i x`` and the best
+    other's ``-η s_i x``, their θ against them. Returns the step
+    (``η s_i y``; ``η s_i`` for prototypes), for :func:`update_sum`."""
 
 
 def _threshold_update_sum(rule, store, target, k, n_counters, other, i, a,
@@ -209,7 +212,7 @@ def _threshold_update_sum(rule, store, target, k, n_counters, other, i, a,
 
 def _prototype_update_sum(rule, store, target, k, n_counters, other, i, a,
                           theta_avg_acc, t_global):
-    eta, threshold_step = rule.eta, rule.threshold_step
+    eta, threshold_step = a, rule.threshold_step
     c = float(t_global - 1)
     add_pair_sum(store, target, other, c * eta, i)
     theta_avg_acc[target] -= c * eta * threshold_step

@@ -45,7 +45,7 @@ __all__ = ["figure2_epoch"]
 
 
 @storage_loop
-def figure2_epoch(store, targets, order, theta, rule, final, logs):
+def figure2_epoch(store, targets, order, weights, theta, rule, final, logs):
     """One pass of K&W Figure 2 over ``order``.
 
     Parameters
@@ -63,6 +63,9 @@ def figure2_epoch(store, targets, order, theta, rule, final, logs):
         ``targets == k`` and -1 elsewhere (one-vs-rest).
     order : ndarray of shape (n_steps,), int64
         Rows to present, in order.
+    weights : ndarray of shape (n_samples,) or (0,), float64
+        Each row's weight s_i, multiplying its steps (empty: every weight
+        is 1).
     theta : ndarray of shape (n_rows,), float64
         Thresholds θ, updated in place.
     rule : ThresholdRule or PrototypeRule
@@ -112,8 +115,9 @@ def figure2_epoch(store, targets, order, theta, rule, final, logs):
                         n = log_retired_vote(k, i, current_vote, vote_log,
                                              update_log, n_logged)
                         log_rival(rule, other_log, n, other)
+                    weight = 1.0 if weights.shape[0] == 0 else weights[i]
                     a = update(rule, store, target, k, n_counters, other, i,
-                               theta)
+                               theta, weight)
                     if hypothesis == HYPOTHESIS_AVERAGED:
                         update_sum(rule, store, target, k, n_counters, other,
                                    i, a, theta_avg_acc, t_global)

@@ -30,6 +30,8 @@ from .._loops._common import (
     label_codes,
     row_sq_norms,
 )
+from ._weighting import UNIT_WEIGHTS as _UNIT_WEIGHTS
+from ._weighting import row_weights, subset_call
 from ..utils._param_validation import (Interval, InvalidParameterError,
                                        StrOptions)
 from ..utils.random import epoch_orders
@@ -186,7 +188,8 @@ class TrainingCall(SimpleNamespace):
     None: :func:`_few_label_encoding`), ``sq_norms``
     (``<x_i, x_i>`` per row, or empty when the model does not read them),
     ``sq_norm_sum`` and ``mean_sq_norm`` (the sum and the average of
-    ``<x_i, x_i>``) and ``n_passes``; a model
+    ``<x_i, x_i>``), ``weights`` (each row's weight, or empty when every
+    weight is 1: :meth:`BaseOnlinePerceptron._weigh`) and ``n_passes``; a model
     adds its own per-example arrays and work space in ``_begin_call``.
     """
 
@@ -198,6 +201,8 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean", StrOptions({"blocks"})],
         "random_state": ["random_state"],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
+        "warm_start": ["boolean"],
     }
 
     #: The fitted state's type (:mod:`perceptrons.models._state`): what
@@ -210,12 +215,15 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         ``_unit_test_params``); a class lists its own."""
         return [{}]
 
-    def __init__(self, *, max_iter, shuffle, random_state):
+    def __init__(self, *, max_iter, shuffle, random_state, class_weight,
+                 warm_start):
         # The parameters every estimator has; a class lists all of its own
         # in its __init__ (scikit-learn reads them there) and passes these on.
         self.max_iter = max_iter
         self.shuffle = shuffle
         self.random_state = random_state
+        self.class_weight = class_weight
+        self.warm_start = warm_start
 
     # ----------------------------------------------------------- hooks
     @abstractmethod
@@ -352,6 +360,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         sq_norm_sum = float(np.sum(col_sq))
         call = TrainingCall(
             X=X, loop_arrays=loop_arrays, n_passes=1, labels=labels,
+            weights=_UNIT_WEIGHTS,
             sq_norm_sum=sq_norm_sum,
             mean_sq_norm=sq_norm_sum / X.shape[0] if X.shape[0] else 0.0,
             sq_norms=(row_sq_norms(*loop_arrays, X.shape[0])
@@ -426,8 +435,10 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         call.classes = classes
         return X, y, call
 
-    def fit(self, X, y, coef_init=None, intercept_init=None):
-        """Train from scratch for ``max_iter`` passes over (X, y).
+    def fit(self, X, y, coef_init=None, intercept_init=None,
+            sample_weight=None):
+        """Train for ``max_iter`` passes over (X, y): from scratch, or with
+        ``warm_start=True`` from the fitted state.
 
         Parameters
         ----------
@@ -441,6 +452,11 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
             (a 1-D array is taken as that row), one per class otherwise.
         intercept_init : ndarray of shape (n_problems,), default=None
             Intercepts to start from.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of each row, multiplied by ``class_weight``
+            of its label (see :func:`~perceptrons.models._weighting.row_weights`
+            and the class docstring for what a weight does to the update).
+            A row of weight 0 is left out, as if absent.
 
         Returns
         -------
@@ -448,10 +464,84 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         X, y, call = self._start_fit(X, y)
+        targets = self._call_targets(call, y)
+        targets = self._weigh(call, y, targets, sample_weight, fitting=True)
+        if self._continues(call, coef_init, intercept_init):
+            # warm_start: the fitted state goes on, whole (scikit-learn's
+            # warm_start keeps coef_; here every part of the model is kept).
+            self._fit_passes(call, targets)
+            return self
         self._start(call)
         self._start_from(coef_init, intercept_init)
-        self._fit_passes(call, self._call_targets(call, y))
+        self._fit_passes(call, targets)
         return self
+
+    def _continues(self, call, coef_init, intercept_init):
+        """Whether this ``fit`` continues the fitted state (``warm_start``).
+
+        Raises
+        ------
+        ValueError
+            If the data's classes or width differ from the fitted model's,
+            or ``coef_init``/``intercept_init`` is given as well.
+        """
+        if not (self.warm_start and hasattr(self, "state_")):
+            return False
+        if coef_init is not None or intercept_init is not None:
+            raise ValueError("warm_start=True continues the fitted model; "
+                             "coef_init/intercept_init would replace it: "
+                             "pass one or the other")
+        s = self.state_
+        if not np.array_equal(call.classes, s.classes):
+            raise ValueError(
+                f"warm_start=True: the data's classes "
+                f"{plain_repr(call.classes.tolist())} differ from the fitted "
+                f"model's {plain_repr(s.classes.tolist())}; set "
+                "warm_start=False to start afresh")
+        if call.X.shape[1] != s.n_features_in:
+            raise ValueError(
+                f"warm_start=True: X has {call.X.shape[1]} features, the "
+                f"fitted model {s.n_features_in}; set warm_start=False to "
+                "start afresh")
+        return True
+
+    def _weigh(self, call, y, targets, sample_weight, fitting):
+        """Resolve the rows' weights into ``call.weights``; leave out the
+        rows of weight 0.
+
+        ``call.weights`` is empty when every weight is 1 (the loops' unit
+        step, bit for bit the unweighted run), else the weight of each kept
+        row. Rows of weight 0 are dropped from the call before anything is
+        computed from it (θ_Init "auto", the row norms, the α counters), so
+        the model is the one trained without them.
+
+        Returns
+        -------
+        targets : ndarray of int64
+            The kept rows' class indices.
+        """
+        call.weights = _UNIT_WEIGHTS
+        if sample_weight is None and self.class_weight is None:
+            return targets
+        weights = row_weights(sample_weight, self.class_weight, call.X, y,
+                              call.classes, targets, fitting=fitting)
+        keep = weights > 0.0
+        if not keep.all():
+            subset_call(call, keep)
+            weights, targets = weights[keep], targets[keep]
+        if not np.all(weights == 1.0):
+            refusal = self._weights_refusal()
+            if refusal:
+                raise ValueError(refusal)
+            call.weights = weights
+        return targets
+
+    def _weights_refusal(self):
+        """Why this model, with its parameters, cannot weigh its rows'
+        steps (None when it can); rows of weight 0 or 1 need nothing of
+        the model."""
+        return (f"{type(self).__name__} does not take sample weights other "
+                "than 0 and 1 (nor class_weight) yet")
 
     def _fit_passes(self, call, targets):
         """The passes of ``fit``: ``max_iter`` epochs, shuffled if asked."""
@@ -557,7 +647,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         call.classes = classes if first else self.state_.classes
         return X, y, call, first
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One pass over (X, y) in the given order, continuing the state.
 
         Parameters
@@ -566,15 +656,21 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
         classes : array-like of shape (n_classes,), default=None
             Every class; required on the first call.
+        sample_weight : array-like of shape (n_samples,), default=None
+            As in :meth:`fit`; ``class_weight="balanced"`` is refused here
+            (its weights depend on the whole training set: pass
+            ``compute_class_weight``'s result as a dict).
 
         Returns
         -------
         self : object
         """
         X, y, call, first = self._start_partial_fit(X, y, classes)
+        targets = self._call_targets(call, y)
+        targets = self._weigh(call, y, targets, sample_weight, fitting=False)
         if first:
             self._start(call)
-        self._partial_pass(call, self._call_targets(call, y))
+        self._partial_pass(call, targets)
         return self
 
     def _partial_pass(self, call, targets):

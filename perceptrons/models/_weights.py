@@ -84,6 +84,10 @@ class WeightRows(State):
         """The call's targets and order as the loops index them."""
         return targets, order
 
+    def padded_weights(self, call):
+        """The call's row weights as the loops index them."""
+        return call.weights
+
     def end_call(self, call):
         """The weights after the call (updated in place: themselves)."""
         return self
@@ -169,6 +173,13 @@ class DualWeights(State):
         """The call's targets and order as the loops index them (after the
         pool's rows)."""
         return call.dual.padded(targets, order)
+
+    def padded_weights(self, call):
+        """The call's row weights as the loops index them (after the pool's
+        rows, whose weights are never read); empty stays empty."""
+        if call.weights.shape[0] == 0 or call.dual.n_pool == 0:
+            return call.weights
+        return np.concatenate([np.zeros(call.dual.n_pool), call.weights])
 
     def end_call(self, call, keep=None):
         """The weights after the call.

@@ -363,14 +363,16 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
                  "max_iter": 5, "cache_size": 0.01, "hypothesis": "last"}]
 
     def __init__(self, *, radius=0.1, hypothesis="averaged", max_iter=10,
-                 shuffle=True, random_state=None, kernel=None, degree=3,
+                 shuffle=True, random_state=None,
+                 class_weight=None, warm_start=False, kernel=None, degree=3,
                  gamma=None, coef0=1.0, cache_size=200):
         self.radius = radius
         self.hypothesis = hypothesis
         super().__init__(kernel=kernel, degree=degree, gamma=gamma,
                          coef0=coef0, cache_size=cache_size,
                          max_iter=max_iter, shuffle=shuffle,
-                         random_state=random_state)
+                         random_state=random_state,
+                         class_weight=class_weight, warm_start=warm_start)
 
     def _xfail_checks(self):
         """Common checks expected to fail with these parameters, and why."""

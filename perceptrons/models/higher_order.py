@@ -290,14 +290,16 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
 
     def __init__(self, *, p=2.0, c=0.4, sparse=False, kernel=None, degree=3,
                  gamma=None, coef0=0.0, form="auto", normalize=True,
-                 cache_size=200, max_iter=1, shuffle=True, random_state=None):
+                 cache_size=200, max_iter=1, shuffle=True, random_state=None,
+                 class_weight=None, warm_start=False):
         self.p = p
         self.c = c
         self.sparse = sparse
         super().__init__(form=form, normalize=normalize, kernel=kernel,
                          degree=degree, gamma=gamma, coef0=coef0,
                          cache_size=cache_size, max_iter=max_iter,
-                         shuffle=shuffle, random_state=random_state)
+                         shuffle=shuffle, random_state=random_state,
+                         class_weight=class_weight, warm_start=warm_start)
 
     _precision_remedy = "normalise the input (normalize=True) or lower c"
 

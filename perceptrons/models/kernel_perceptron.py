@@ -61,11 +61,13 @@ class KernelPerceptron(Perceptron):
                  eta=0.1, theta_init="auto", threshold_step="auto",
                  margin=0.0, tau=None, lam=0.0, alpha_bound=None,
                  hypothesis="averaged", multiclass="ovr", max_iter=10,
-                 shuffle=True, random_state=None, cache_size=200):
+                 shuffle=True, random_state=None,
+                 class_weight=None, warm_start=False, cache_size=200):
         super().__init__(
             kernel=kernel, degree=degree, gamma=gamma, coef0=coef0, eta=eta,
             theta_init=theta_init, threshold_step=threshold_step,
             margin=margin, tau=tau, lam=lam, alpha_bound=alpha_bound,
             hypothesis=hypothesis, multiclass=multiclass, max_iter=max_iter,
             shuffle=shuffle, random_state=random_state,
+            class_weight=class_weight, warm_start=warm_start,
             cache_size=cache_size)

@@ -751,14 +751,16 @@ class PDM(_MarginPerceptron):
     def __init__(self, *, epsilon=0.01, augmentation=1.0,
                  extension=DEFAULT_EXTENSION, successive=None,
                  active_sets=True, multiple_updates=True, store_dual=False,
-                 max_iter=1000, shuffle=True, random_state=None):
+                 max_iter=1000, shuffle=True, random_state=None,
+                 class_weight=None, warm_start=False):
         self.epsilon = epsilon
         self.successive = successive
         self.multiple_updates = multiple_updates
         super().__init__(augmentation=augmentation, extension=extension,
                          active_sets=active_sets, store_dual=store_dual,
                          max_iter=max_iter, shuffle=shuffle,
-                         random_state=random_state)
+                         random_state=random_state,
+                         class_weight=class_weight, warm_start=warm_start)
 
     def _params_schedule(self):
         return epsilon_schedule(self.epsilon, self.successive)
@@ -881,13 +883,15 @@ class PFM(_MarginPerceptron):
     def __init__(self, *, beta="auto", augmentation=1.0,
                  extension=DEFAULT_EXTENSION,
                  active_sets=True, multiple_updates=True, store_dual=False,
-                 max_iter=1000, shuffle=True, random_state=None):
+                 max_iter=1000, shuffle=True, random_state=None,
+                 class_weight=None, warm_start=False):
         self.beta = beta
         self.multiple_updates = multiple_updates
         super().__init__(augmentation=augmentation, extension=extension,
                          active_sets=active_sets, store_dual=store_dual,
                          max_iter=max_iter, shuffle=shuffle,
-                         random_state=random_state)
+                         random_state=random_state,
+                         class_weight=class_weight, warm_start=warm_start)
 
     @classmethod
     def _test_params(cls):

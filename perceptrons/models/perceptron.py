@@ -405,7 +405,8 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
     def __init__(self, *, eta=0.1, theta_init="auto", threshold_step="auto",
                  margin=0.0, tau=None, lam=0.0, alpha_bound=None,
                  hypothesis="averaged", multiclass="ovr", max_iter=10,
-                 shuffle=True, random_state=None, kernel=None, degree=3,
+                 shuffle=True, random_state=None,
+                 class_weight=None, warm_start=False, kernel=None, degree=3,
                  gamma=None, coef0=1.0, cache_size=200):
         self.eta = eta
         self.theta_init = theta_init
@@ -419,7 +420,8 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
         super().__init__(kernel=kernel, degree=degree, gamma=gamma,
                          coef0=coef0, cache_size=cache_size,
                          max_iter=max_iter, shuffle=shuffle,
-                         random_state=random_state)
+                         random_state=random_state,
+                         class_weight=class_weight, warm_start=warm_start)
 
     # ----------------------------------------------------------- state
     def _needs_row_sq_norms(self):
@@ -528,6 +530,13 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
             s.theta[:] = -intercept
             s.theta_ls[:] = -intercept
 
+    def _weights_refusal(self):
+        if self.hypothesis == "voted":
+            return ("hypothesis='voted' does not take sample weights other "
+                    "than 0 and 1 (nor class_weight) yet: its vote log "
+                    "replays unit steps; use hypothesis='averaged'")
+        return None
+
     def _n_problems(self):
         # The prototype rule keeps one row per class, two classes included.
         return self.state_.theta.shape[0]
@@ -579,7 +588,9 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
             targets = _compact_targets(call, targets)
         loop_targets, loop_order = s.weights.padded(call, targets, order)
         n_mistakes = figure2_epoch(s.weights.store(call, order),
-                                   loop_targets, loop_order, s.theta,
+                                   loop_targets, loop_order,
+                                   s.weights.padded_weights(call),
+                                   s.theta,
                                    self._rule(), final, logs)
         if s.hypothesis == "voted":
             # This epoch's logged updates; the logs are reused next epoch.

@@ -226,12 +226,14 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
 
     def __init__(self, *, a=1.0, kernel=None, degree=3, gamma=None, coef0=0.0,
                  form="auto", normalize=False, cache_size=200, max_iter=1,
-                 shuffle=True, random_state=None):
+                 shuffle=True, random_state=None,
+                 class_weight=None, warm_start=False):
         self.a = a
         super().__init__(form=form, normalize=normalize, kernel=kernel,
                          degree=degree, gamma=gamma, coef0=coef0,
                          cache_size=cache_size, max_iter=max_iter,
-                         shuffle=shuffle, random_state=random_state)
+                         shuffle=shuffle, random_state=random_state,
+                         class_weight=class_weight, warm_start=warm_start)
 
     _precision_remedy = "raise a or normalise the input (normalize=True)"
 

@@ -99,8 +99,9 @@ class Figure2Run:
         """Prediction of the current hypothesis, ties counted as mistakes."""
         return y * (float(np.dot(self.w, x)) - self.theta) <= 0.0
 
-    def step(self, i, x, y, p):
-        """One ``z_i`` of Figure 2; returns True when it made an update."""
+    def step(self, i, x, y, p, s=1.0):
+        """One ``z_i`` of Figure 2, its step η times the row's weight s;
+        returns True when it made an update."""
         w_k, theta_k = self.hypotheses[self.k]
         indicator = 1.0 if self.alpha[i] != 0 else 0.0
         # SUM ← <w_k, x_i> + I(α_i ≠ 0) y_i λ ‖x_i‖²
@@ -114,9 +115,9 @@ class Figure2Run:
             y_hat = 0  # this forces an update
         updated = False
         if y_hat != y and self.alpha[i] < p.alpha_bound:
-            w_next = w_k + p.eta * y * x
+            w_next = w_k + p.eta * s * y * x
             self.alpha[i] = self.alpha[i] + 1
-            theta_next = theta_k - p.eta * y * p.C  # project sign: minus
+            theta_next = theta_k - p.eta * s * y * p.C  # project sign: minus
             self.hypotheses.append((w_next, theta_next))
             self.votes.append(0)
             self.k = self.k + 1
@@ -197,7 +198,7 @@ class PrototypeRun:
         other = first_argmax(s, skip=y)
         return s[y] - s[other] <= 0.0
 
-    def step(self, i, x, y, p):
+    def step(self, i, x, y, p, weight=1.0):
         W_k, theta_k = self.hypotheses[self.k]
         s = self.scores(W_k, theta_k, x)
         other = first_argmax(s, skip=y)  # ỹ: best other class, lowest index
@@ -208,10 +209,10 @@ class PrototypeRun:
         if gap <= p.margin and self.alpha[i] < p.alpha_bound:
             W_next = W_k.copy()
             theta_next = theta_k.copy()
-            W_next[y] = W_next[y] + p.eta * x
-            W_next[other] = W_next[other] - p.eta * x
-            theta_next[y] = theta_next[y] - p.eta * p.C
-            theta_next[other] = theta_next[other] + p.eta * p.C
+            W_next[y] = W_next[y] + p.eta * weight * x
+            W_next[other] = W_next[other] - p.eta * weight * x
+            theta_next[y] = theta_next[y] - p.eta * weight * p.C
+            theta_next[other] = theta_next[other] + p.eta * weight * p.C
             self.alpha[i] = self.alpha[i] + 1
             self.hypotheses.append((W_next, theta_next))
             self.votes.append(0)
@@ -280,18 +281,25 @@ class KhardonWachmanReference:
         self.multiclass = multiclass
 
     # ------------------------------------------------------------ training
-    def fit(self, X, y, max_iter=1, snapshot_epochs=()):
+    def fit(self, X, y, max_iter=1, snapshot_epochs=(), sample_weight=None):
         """``max_iter`` passes in the given order.
 
         ``snapshots_[e]`` is a copy of the reference as it stood after the
         first ``e`` passes, for each ``e`` in ``snapshot_epochs`` (what
-        ``fit`` with ``max_iter=e`` would have produced).
+        ``fit`` with ``max_iter=e`` would have produced). A row's
+        ``sample_weight`` s multiplies its step η; rows of weight 0 are not
+        presented at all.
         """
         X = densify(X)
         y = np.asarray(y)
-        self._start(X, np.unique(y))
+        classes = np.unique(y)
+        weights = None
+        if sample_weight is not None:
+            weights = np.asarray(sample_weight, dtype=np.float64)
+            X, y, weights = X[weights > 0], y[weights > 0], weights[weights > 0]
+        self._start(X, classes)
         self.snapshots_ = {}
-        self._call(X, y, max_iter, snapshot_epochs)
+        self._call(X, y, max_iter, snapshot_epochs, weights)
         return self
 
     def partial_fit(self, X, y, classes=None):
@@ -334,7 +342,7 @@ class KhardonWachmanReference:
             return 1 if c == 1 else -1  # positive = classes_[1]
         return 1 if c == k else -1
 
-    def _call(self, X, y, n_epochs, snapshot_epochs=()):
+    def _call(self, X, y, n_epochs, snapshot_epochs=(), weights=None):
         targets = [int(np.flatnonzero(self.classes_ == label)[0]) for label in y]
         for run in self.runs_:
             run.begin_call(X.shape[0])
@@ -343,13 +351,14 @@ class KhardonWachmanReference:
             updates = 0
             for i in range(X.shape[0]):  # for every z_i in Z (no shuffling)
                 x, c = X[i], targets[i]
+                s = 1.0 if weights is None else float(weights[i])
                 mistakes += int(self._online_mistake(x, c))
                 if self.prototype_:
-                    updates += int(self.runs_[0].step(i, x, c, self._p))
+                    updates += int(self.runs_[0].step(i, x, c, self._p, s))
                 else:
                     for k, run in enumerate(self.runs_):
                         updates += int(run.step(i, x, self._binary_label(k, c),
-                                                self._p))
+                                                self._p, s))
                 self.t_ += 1
             self.mistakes_per_epoch_.append(mistakes)
             self.updates_per_epoch_.append(updates)
