@@ -85,7 +85,7 @@ def voted_binary_decision(GT, support_index, coef, theta_step, votes,
 
 
 @njit(cache=True)
-def voted_prototype_decision(GT, support_index, positive, negative, eta,
+def voted_prototype_decision(GT, support_index, positive, negative, steps,
                              threshold_step, votes, theta_start, out, work,
                              work_theta):
     """Vote totals per class for the voted prototype perceptron.
@@ -99,8 +99,10 @@ def voted_prototype_decision(GT, support_index, positive, negative, eta,
         As in :func:`voted_binary_decision`.
     support_index, positive, negative : ndarray of shape (n_updates,), int64
         Support vector, increased class and decreased class of each update.
-    eta, threshold_step : float
-        η and C.
+    steps : ndarray of shape (n_updates,), float64
+        Each update's step η s_i (η times its row's weight).
+    threshold_step : float
+        C.
     votes : ndarray of shape (n_updates + 1,), int64
     theta_start : ndarray of shape (n_classes,), float64
     out : ndarray of shape (n_rows, n_classes), float64
@@ -128,6 +130,7 @@ def voted_prototype_decision(GT, support_index, positive, negative, eta,
             g = GT[support_index[e]]
             wp = work[positive[e]]
             wn = work[negative[e]]
+            eta = steps[e]
             for t in range(n_cols):
                 ge = eta * g[t]
                 wp[t] += ge

@@ -215,6 +215,18 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         ``_unit_test_params``); a class lists its own."""
         return [{}]
 
+    def _xfail_checks(self):
+        """scikit-learn's common checks expected to fail, and why (read by
+        tests/test_common.py)."""
+        reason = (
+            "an online algorithm depends on the order of its rows: the "
+            "check's repeated rows follow one another where its weighted "
+            "rows are shuffled, and a weight k scales a step where k copies "
+            "are k chances to update (scikit-learn xfails this check for its "
+            "own Perceptron and SGDClassifier for the same reason)")
+        return {"check_sample_weight_equivalence_on_dense_data": reason,
+                "check_sample_weight_equivalence_on_sparse_data": reason}
+
     def __init__(self, *, max_iter, shuffle, random_state, class_weight,
                  warm_start):
         # The parameters every estimator has; a class lists all of its own

@@ -30,24 +30,29 @@ class VotedLog(State):
     made from support vector ``support[j]`` (a row of the model's pool),
     with label ``label[j]`` (±1 for a binary problem, the increased class
     for prototypes, whose ``other[j]`` is the decreased class; ``other`` is
-    empty otherwise), retiring a hypothesis of ``votes[j]`` votes. The
-    current hypothesis's votes are the model's ``current_vote``.
+    empty otherwise) and the row's weight ``weight[j]`` (its step is
+    ``η · weight[j]``; ``weight`` is empty when every update's weight is 1),
+    retiring a hypothesis of ``votes[j]`` votes. The current hypothesis's
+    votes are the model's ``current_vote``.
 
     Binds ``n_log``; its ``support`` indexes ``n_pool``.
     """
+
+    VERSION = 2
 
     support: np.ndarray = array("int", ("n_log",), low=0, high="n_pool")
     label: np.ndarray = array("int", ("n_log",))
     other: np.ndarray = array("int", (None,), low=0)
     votes: np.ndarray = array("int", ("n_log",), low=0)
     ptr: np.ndarray = array("int", (None,), low=0, high=1 << 62)
+    weight: np.ndarray = array("float", (None,), low=0.0)
 
     @classmethod
     def empty(cls, n_counters):
         """No update yet."""
         zeros = np.zeros(0, dtype=np.int64)
         return cls(zeros, zeros, zeros, zeros,
-                   np.zeros(n_counters + 1, dtype=np.int64))
+                   np.zeros(n_counters + 1, dtype=np.int64), np.zeros(0))
 
     def check(self, sizes, where):
         ptr, n = self.ptr, self.support.shape[0]
@@ -57,6 +62,9 @@ class VotedLog(State):
         if self.other.shape[0] not in (0, n):
             raise ValueError(f"{where}.other must be empty or hold one "
                              "class per update")
+        if self.weight.shape[0] not in (0, n) or np.any(self.weight <= 0.0):
+            raise ValueError(f"{where}.weight must be empty or hold one "
+                             "positive weight per update")
 
     @property
     def n_counters(self):
@@ -78,6 +86,10 @@ class VotedLog(State):
         VotedLog
         """
         parts = {name: [] for name in ("support", "label", "votes", "other")}
+        # Every update's weight, once one of them is not 1.
+        weighted = self.weight.shape[0] > 0 or any(
+            part[4] is not None for epoch in epochs for part in epoch)
+        weights = []
         ptr = [0]
         for k in range(self.n_counters):
             lo, hi = self.ptr[k], self.ptr[k + 1]
@@ -85,30 +97,42 @@ class VotedLog(State):
                 parts[name].append(getattr(self, name)[lo:hi])
             if self.other.shape[0]:
                 parts["other"].append(self.other[lo:hi])
+            if weighted:
+                weights.append(self.weight[lo:hi] if self.weight.shape[0]
+                               else np.ones(hi - lo))
             for epoch in epochs:
-                support, label, votes, other = epoch[k]
+                support, label, votes, other, weight = epoch[k]
                 parts["support"].append(support)
                 parts["label"].append(label)
                 parts["votes"].append(votes)
                 if other is not None:
                     parts["other"].append(other)
+                if weighted:
+                    weights.append(np.ones(support.shape[0]) if weight is None
+                                   else weight)
             ptr.append(sum(p.shape[0] for p in parts["support"]))
         return VotedLog(*(_cat(parts[name]) for name in
                           ("support", "label", "other", "votes")),
-                        np.asarray(ptr, dtype=np.int64))
+                        np.asarray(ptr, dtype=np.int64),
+                        np.concatenate(weights) if weighted and weights
+                        else np.zeros(0))
 
     def binary_arrays(self, current_vote):
         """``(support, sign, votes, ptr)`` for :func:`voted_binary_decision`:
-        each problem's retired votes followed by its current one."""
-        return (self.support, self.label.astype(np.float64),
+        each update's label times its weight (±s, exact), and each
+        problem's retired votes followed by its current one."""
+        sign = self.label.astype(np.float64)
+        if self.weight.shape[0]:
+            sign *= self.weight
+        return (self.support, sign,
                 np.insert(self.votes, self.ptr[1:], current_vote),
                 self.ptr)
 
     def prototype_arrays(self, current_vote):
-        """``(support, label, other, votes)`` for
-        :func:`voted_prototype_decision`."""
+        """``(support, label, other, votes, weight)`` for
+        :func:`voted_prototype_decision` (``weight`` as the field)."""
         return (self.support, self.label, self.other,
-                np.append(self.votes, current_vote[0]))
+                np.append(self.votes, current_vote[0]), self.weight)
 
 
 def _cat(parts):
@@ -236,7 +260,8 @@ def voted_binary_scores(fill, X, n_support, arrays, eta, threshold_step,
     """
     support, sign, votes, ptr = arrays
     coef = eta * sign
-    theta_step = -eta * threshold_step * sign
+    # -(η s y) C, the product the training loop subtracts from θ.
+    theta_step = -(coef * threshold_step)
     out = np.zeros((X.shape[0], theta_start.shape[0]))
     rows = _block_rows(fill, n_support)
     GT = np.zeros((n_support, rows))
@@ -253,7 +278,10 @@ def voted_prototype_scores(fill, X, n_support, arrays, eta, threshold_step,
     """Vote totals per class of the voted prototype perceptron (arguments
     as :func:`voted_binary_scores`, ``arrays`` from
     :meth:`VotedLog.prototype_arrays`)."""
-    support, label, other, votes = arrays
+    support, label, other, votes, weight = arrays
+    # Each update's step η s (η where every weight is 1), as the loop's.
+    steps = eta * weight if weight.shape[0] else np.full(support.shape[0],
+                                                         float(eta))
     n_classes = theta_start.shape[0]
     out = np.zeros((X.shape[0], n_classes))
     rows = _block_rows(fill, n_support)
@@ -263,7 +291,7 @@ def voted_prototype_scores(fill, X, n_support, arrays, eta, threshold_step,
     for lo in range(0, X.shape[0], rows):
         hi = min(lo + rows, X.shape[0])
         _fill_block(fill, X, lo, hi, GT)
-        voted_prototype_decision(GT, support, label, other, eta,
+        voted_prototype_decision(GT, support, label, other, steps,
                                  threshold_step, votes, theta_start,
                                  out[lo:hi], work, work_theta)
     return out

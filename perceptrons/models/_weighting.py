@@ -79,7 +79,8 @@ def row_weights(sample_weight, class_weight, X, y, classes, targets, *,
                     "weight")
         per_class = compute_class_weight(class_weight, classes=classes, y=y,
                                          sample_weight=weights)
-        weights *= per_class[targets]
+        with np.errstate(over="ignore"):  # reported below
+            weights *= per_class[targets]
     if not np.isfinite(weights).all():
         raise ValueError("sample_weight times class_weight overflows float64 "
                          "for some rows; use smaller weights")

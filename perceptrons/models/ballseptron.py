@@ -376,8 +376,9 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
 
     def _xfail_checks(self):
         """Common checks expected to fail with these parameters, and why."""
+        expected = super()._xfail_checks()
         if self.radius >= 1.0 and self.hypothesis == "last":
-            return {
+            return {**expected,
                 "check_classifiers_train": (
                     "the check's standardised blobs are separated by a margin "
                     "well below r = 1, and a radius above the margin makes "
@@ -386,7 +387,7 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
                     "hypothesis. r in [0, 0.5] passes, and so does the "
                     "averaged hypothesis at r = 1."),
             }
-        return {}
+        return expected
 
     # ----------------------------------------------------------- state
     def _needs_row_sq_norms(self):

@@ -531,10 +531,6 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
             s.theta_ls[:] = -intercept
 
     def _weights_refusal(self):
-        if self.hypothesis == "voted":
-            return ("hypothesis='voted' does not take sample weights other "
-                    "than 0 and 1 (nor class_weight) yet: its vote log "
-                    "replays unit steps; use hypothesis='averaged'")
         return None
 
     def _n_problems(self):
@@ -606,6 +602,10 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
 
     def _end_call(self, call, targets):
         s = self.state_
+        # Each loop row's weight (None: every weight is 1), read before the
+        # weights' end_call leaves the call's layout.
+        row_weights = (s.weights.padded_weights(call)
+                       if call.weights.shape[0] else None)
         weights = s.weights.end_call(call)
         if s.hypothesis != "voted":
             return s.replace(weights=weights)
@@ -623,8 +623,9 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
                 label = (row_targets[rows] if s.prototype else
                          problem_signs(row_targets[rows], k,
                                        s.tally.shape[0]).astype(np.int64))
-                per_counter.append((slot_of_row[rows] + offset, label, votes,
-                                    other))
+                per_counter.append((
+                    slot_of_row[rows] + offset, label, votes, other,
+                    None if row_weights is None else row_weights[rows]))
             epochs.append(per_counter)
         return s.replace(weights=weights, vote_rows=vote_rows,
                          voted=s.voted.extended(epochs))

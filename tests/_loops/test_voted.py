@@ -116,7 +116,8 @@ def test_voted_prototype_decision_is_the_row_by_row_replay():
     GT = np.zeros((n_support, 16))
     GT[:, :n_rows] = G.T
     out = np.empty((n_rows, n_classes))
-    voted_prototype_decision(GT, support, positive, negative, eta, C, votes,
+    voted_prototype_decision(GT, support, positive, negative,
+                             np.full(n, eta), C, votes,
                              theta_start, out, np.empty((n_classes, 16)),
                              np.empty(n_classes))
     assert_array_equal(out, want)

@@ -25,12 +25,12 @@ STATE_SCHEMAS = {
     'HigherOrderState': (1, 'edcf9fcc95c59540'),
     'KernelSpec': (1, '14faf22f2f7236a1'),
     'MarginState': (1, 'ef24087eb9b51ac8'),
-    'PerceptronState': (1, '5920b79a3bc98e40'),
+    'PerceptronState': (1, '7c6560bc2a69035b'),
     'SODualModel': (1, 'c070bcccb0cdc0e9'),
     'SOPrimalModel': (1, '7eb6adc8e567c99b'),
     'SecondOrderState': (1, '9450cd1f160887cd'),
     'SupportPool': (1, 'cb1d81eeb9ab06c4'),
-    'VotedLog': (1, 'c1708f42286a1103'),
+    'VotedLog': (2, '71a36f1cf9bc0d07'),
     'WeightRows': (1, '2151c3650526bd7d'),
 }
 

@@ -483,7 +483,7 @@ def _scores_ambiguous(s, zero, tol):
 # Figure 2 in dual form, over an explicit Gram matrix.
 # --------------------------------------------------------------------------
 def dual_figure2(K, targets, n_classes, *, eta, theta_init, C, margin, lam,
-                 alpha_bound, hypothesis, multiclass, epochs):
+                 alpha_bound, hypothesis, multiclass, epochs, weights=None):
     """K&W Figure 2 in dual form over an explicit Gram matrix ``K``.
 
     Plain Python, one example at a time; every hypothesis (coefficients,
@@ -491,7 +491,8 @@ def dual_figure2(K, targets, n_classes, *, eta, theta_init, C, margin, lam,
     absolute, ties are mistakes, the vote includes the initial hypothesis,
     "averaged" is the mean over all steps of the state after each step.
     ``targets`` are class indices; with two classes and one-vs-rest, one
-    problem with class 1 positive.
+    problem with class 1 positive. A row's ``weights`` entry (positive)
+    multiplies its steps η.
 
     Returns
     -------
@@ -545,14 +546,15 @@ def dual_figure2(K, targets, n_classes, *, eta, theta_init, C, margin, lam,
                     update = y * s <= margin
                 if update:
                     if alpha_bound is None or alpha[g, i] < alpha_bound:
+                        step = eta * (1.0 if weights is None else weights[i])
                         if prototype:
-                            c[t, i] += eta
-                            c[other, i] -= eta
-                            theta[t] -= eta * C
-                            theta[other] += eta * C
+                            c[t, i] += step
+                            c[other, i] -= step
+                            theta[t] -= step * C
+                            theta[other] += step * C
                         else:
-                            c[g, i] += eta * y
-                            theta[g] -= eta * y * C
+                            c[g, i] += step * y
+                            theta[g] -= step * y * C
                         alpha[g, i] += 1
                         updates += 1
                         tally[g] = 0
@@ -678,7 +680,7 @@ KhardonWachmanReference.state = _state_of
 def fit(X, y, *, eta=0.1, theta_init="auto", threshold_step="auto",
         margin=0.0, lam=0.0, alpha_bound=None, hypothesis="averaged",
         multiclass="ovr", max_iter=10, kernel=None, degree=3, gamma=None,
-        coef0=1.0):
+        coef0=1.0, sample_weight=None):
     """Figure 2 for ``max_iter`` passes over the rows in order.
 
     The parameters are ``perceptrons.Perceptron``'s (defaults included),
@@ -686,18 +688,25 @@ def fit(X, y, *, eta=0.1, theta_init="auto", threshold_step="auto",
     (:class:`KhardonWachmanReference`); with one ("linear", "poly", "rbf"),
     :func:`dual_figure2` over the explicit Gram matrix of
     :func:`tests.reference.kernels.gram`, where "auto" is the average
-    k(x, x).
+    k(x, x). A row's ``sample_weight`` multiplies its steps; rows of weight
+    0 are left out before anything else.
 
     Returns
     -------
     Figure2State
     """
+    weights = None
+    if sample_weight is not None:
+        weights = np.asarray(sample_weight, dtype=np.float64)
+        keep = weights > 0
+        X, y, weights = X[keep], np.asarray(y)[keep], weights[keep]
     if kernel is None:
         ref = KhardonWachmanReference(
             eta=eta, theta_init=theta_init, threshold_step=threshold_step,
             margin=margin, lam=lam, alpha_bound=alpha_bound,
             hypothesis=hypothesis, multiclass=multiclass)
-        return ref.fit(X, y, max_iter=max_iter).state()
+        return ref.fit(X, y, max_iter=max_iter,
+                       sample_weight=weights).state()
     X = densify(X)
     y = np.asarray(y)
     classes = np.unique(y)
@@ -709,7 +718,8 @@ def fit(X, y, *, eta=0.1, theta_init="auto", threshold_step="auto",
     run = dual_figure2(K, np.searchsorted(classes, y), len(classes), eta=eta,
                        theta_init=theta_init, C=C, margin=margin, lam=lam,
                        alpha_bound=alpha_bound, hypothesis=hypothesis,
-                       multiclass=multiclass, epochs=max_iter)
+                       multiclass=multiclass, epochs=max_iter,
+                       weights=weights)
 
     def decision_function(Z):
         return run["score"](gram(Z, X, kernel, **kernel_params))
