@@ -14,6 +14,7 @@ training hook gets the call's :class:`TrainingCall`: scratch sized by the
 call's rows lives there and is gone when the call ends.
 """
 
+import warnings
 from abc import abstractmethod
 from numbers import Integral
 from types import SimpleNamespace
@@ -21,6 +22,7 @@ from types import SimpleNamespace
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -31,6 +33,7 @@ from .._loops._common import (
     row_sq_norms,
 )
 from ._weighting import UNIT_WEIGHTS as _UNIT_WEIGHTS
+from ._stopping import NoImprovement, validation_split
 from ._weighting import row_weights, subset_call
 from ..utils._param_validation import (Interval, InvalidParameterError,
                                        StrOptions)
@@ -436,7 +439,9 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         call : TrainingCall
         """
         self._validate_params()
-        X, y, call = self._validate_input(X, y, reset=True)
+        # warm_start checks X against the fitted model, which it continues.
+        X, y, call = self._validate_input(
+            X, y, reset=not (self.warm_start and hasattr(self, "state_")))
         classes = np.unique(y) if call.labels is None else call.labels[0]
         if classes.shape[0] < 2:
             raise ValueError(
@@ -478,6 +483,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         X, y, call = self._start_fit(X, y)
         targets = self._call_targets(call, y)
         targets = self._weigh(call, y, targets, sample_weight, fitting=True)
+        targets = self._hold_out(call, targets)
         if self._continues(call, coef_init, intercept_init):
             # warm_start: the fitted state goes on, whole (scikit-learn's
             # warm_start keeps coef_; here every part of the model is kept).
@@ -516,6 +522,29 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
                 f"fitted model {s.n_features_in}; set warm_start=False to "
                 "start afresh")
         return True
+
+    def _hold_out(self, call, targets):
+        """With ``early_stopping``, set the validation rows aside: they leave
+        the call (as rows of weight 0 do) and become ``call.validation``
+        ``(X, targets, weights)``.
+
+        Returns
+        -------
+        targets : ndarray of int64
+            The training rows' class indices.
+        """
+        call.validation = None
+        if not getattr(self, "early_stopping", False):
+            return targets
+        held = validation_split(targets, call.weights,
+                                self.validation_fraction, self.random_state)
+        weights = call.weights
+        call.validation = (call.X[held], targets[held],
+                           weights[held] if weights.shape[0] else None)
+        subset_call(call, ~held)
+        if weights.shape[0]:
+            call.weights = weights[~held]
+        return targets[~held]
 
     def _weigh(self, call, y, targets, sample_weight, fitting):
         """Resolve the rows' weights into ``call.weights``; leave out the
@@ -556,10 +585,66 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
                 "than 0 and 1 (nor class_weight) yet")
 
     def _fit_passes(self, call, targets):
-        """The passes of ``fit``: ``max_iter`` epochs, shuffled if asked."""
+        """The passes of ``fit``: ``max_iter`` epochs, shuffled if asked,
+        fewer when a stopping rule (:mod:`~perceptrons.models._stopping`)
+        ends them."""
         orders = epoch_orders(self.random_state, call.X.shape[0],
                               self.max_iter, self.shuffle)
-        self._train(call, targets, orders, self.max_iter)
+        if not hasattr(self, "tol"):
+            self._train(call, targets, orders, self.max_iter)
+            return
+        rule = (None if self.tol is None
+                else NoImprovement(self.tol, self.n_iter_no_change))
+        outcome = {"stopped": False}
+
+        def after_epoch(n_mistakes, n_updates):
+            if n_updates == 0 and self._final_after_quiet_pass():
+                outcome["stopped"] = True
+            elif rule is not None and call.validation is None:
+                outcome["stopped"] = rule.stops(n_mistakes / call.X.shape[0])
+            return outcome["stopped"]
+
+        if call.validation is None:
+            self._train(call, targets, orders, self.max_iter,
+                        stop=after_epoch)
+        else:
+            # One call per pass (the per-example scratch carried, as
+            # parameter mixing does), so that the model is whole for the
+            # validation score after each.
+            carry = None
+            for epoch, order in enumerate(orders):
+                carry = self._train(call, targets, [order], self.max_iter,
+                                    carry, stop=after_epoch)
+                if outcome["stopped"]:
+                    break
+                if rule is not None and rule.stops(
+                        -self._validation_score(call.validation)):
+                    outcome["stopped"] = True
+                    break
+        if rule is not None and not outcome["stopped"]:
+            warnings.warn(
+                f"{type(self).__name__} stopped at max_iter={self.max_iter} "
+                f"passes before its stopping rule (tol={self.tol}, "
+                f"n_iter_no_change={self.n_iter_no_change}) was met; raise "
+                "max_iter, or set tol=None to run max_iter passes without "
+                "this check", ConvergenceWarning)
+
+    def _final_after_quiet_pass(self):
+        """Whether a pass without an update leaves every later pass without
+        one and the final hypothesis as it is (the last hypothesis: yes; a
+        running average or a vote: no, they go on counting)."""
+        return False
+
+    def _validation_score(self, validation):
+        """Accuracy of the model on the held-out rows (weighted)."""
+        X, targets, weights = validation
+        scores = self._decision(X)
+        predicted = self._labels(scores[:, 0] if scores.shape[1] == 1
+                                 else scores)
+        right = (predicted == self.state_.classes[targets]).astype(np.float64)
+        if weights is None:
+            return float(np.mean(right))
+        return float(np.sum(right * weights) / np.sum(weights))
 
     def _start_from(self, coef_init, intercept_init):
         """Set the initial weights of a fresh start, when given."""
@@ -696,7 +781,15 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
             raise ValueError("cannot fit on zero samples")
         self.state_ = self._new_state(call, self._fitted_fields(call.classes))
 
-    def _train(self, call, targets, orders, n_passes, carry=None):
+    def _train(self, call, targets, orders, n_passes, carry=None, stop=None):
+        """Run the passes ``orders`` (an iterable of row orders) as one call:
+        ``_begin_call``, one ``_run_epoch`` each, ``_end_call``.
+
+        ``carry`` holds per-example scratch of an earlier call over the same
+        rows; ``stop(n_mistakes, n_updates)``, called after each pass, ends
+        the call when it returns True. Returns the scratch to carry on
+        (``_carried_scratch``).
+        """
         call.n_passes = n_passes
         call.t = self.state_.t
         self._begin_call(call)
@@ -718,6 +811,8 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
                     "weights are no longer finite; scale the input (e.g. "
                     "StandardScaler) or lower eta"
                 )
+            if stop is not None and stop(n_mistakes, n_updates):
+                break
         s = self.state_
         self.state_ = s.replace(
             t=call.t, n_iter=call.n_iter,
@@ -729,6 +824,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
                 [s.updates_per_epoch, np.asarray(updates, dtype=np.int64)]))
         self.state_ = self._end_call(call, targets)
         self._publish()
+        return {name: getattr(call, name) for name in self._carried_scratch}
 
     def _state_is_finite(self, call):
         return True

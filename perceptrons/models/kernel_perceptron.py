@@ -61,13 +61,16 @@ class KernelPerceptron(Perceptron):
                  eta=0.1, theta_init="auto", threshold_step="auto",
                  margin=0.0, tau=None, lam=0.0, alpha_bound=None,
                  hypothesis="averaged", multiclass="ovr", max_iter=10,
-                 shuffle=True, random_state=None,
+                 tol=None, n_iter_no_change=5, early_stopping=False,
+                 validation_fraction=0.1, shuffle=True, random_state=None,
                  class_weight=None, warm_start=False, cache_size=200):
         super().__init__(
             kernel=kernel, degree=degree, gamma=gamma, coef0=coef0, eta=eta,
             theta_init=theta_init, threshold_step=threshold_step,
             margin=margin, tau=tau, lam=lam, alpha_bound=alpha_bound,
             hypothesis=hypothesis, multiclass=multiclass, max_iter=max_iter,
-            shuffle=shuffle, random_state=random_state,
+            tol=tol, n_iter_no_change=n_iter_no_change,
+            early_stopping=early_stopping,
+            validation_fraction=validation_fraction, shuffle=shuffle, random_state=random_state,
             class_weight=class_weight, warm_start=warm_start,
             cache_size=cache_size)

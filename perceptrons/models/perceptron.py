@@ -20,6 +20,7 @@ from .._loops.mercer import KERNEL_LINEAR, KERNELS
 from .._loops.hypotheses import HYPOTHESES as _HYPOTHESES
 from .._loops.hypotheses import PrototypeRule, ThresholdRule
 from .._loops.perceptron import figure2_epoch
+from ._stopping import STOPPING_CONSTRAINTS
 from .._loops.voted import csr_gram_t
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import refuse_underflow
@@ -370,6 +371,7 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
 
     _parameter_constraints = {
         **BaseOnlinePerceptron._parameter_constraints,
+        **STOPPING_CONSTRAINTS,
         "eta": [Interval(Real, 0, None, closed="neither")],
         "theta_init": [Interval(Real, None, None, closed="neither"),
                        StrOptions({"auto"})],
@@ -405,7 +407,8 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
     def __init__(self, *, eta=0.1, theta_init="auto", threshold_step="auto",
                  margin=0.0, tau=None, lam=0.0, alpha_bound=None,
                  hypothesis="averaged", multiclass="ovr", max_iter=10,
-                 shuffle=True, random_state=None,
+                 tol=None, n_iter_no_change=5, early_stopping=False,
+                 validation_fraction=0.1, shuffle=True, random_state=None,
                  class_weight=None, warm_start=False, kernel=None, degree=3,
                  gamma=None, coef0=1.0, cache_size=200):
         self.eta = eta
@@ -417,6 +420,10 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
         self.alpha_bound = alpha_bound
         self.hypothesis = hypothesis
         self.multiclass = multiclass
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         super().__init__(kernel=kernel, degree=degree, gamma=gamma,
                          coef0=coef0, cache_size=cache_size,
                          max_iter=max_iter, shuffle=shuffle,
@@ -532,6 +539,11 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
 
     def _weights_refusal(self):
         return None
+
+    def _final_after_quiet_pass(self):
+        # w and θ move only on an update; the other hypotheses go on
+        # counting (average, votes, survival runs).
+        return self.hypothesis == "last"
 
     def _n_problems(self):
         # The prototype rule keeps one row per class, two classes included.
