@@ -932,6 +932,106 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         :meth:`_mix_states`."""
         raise ValueError(self._mixing_refusal())
 
+    # ----------------------------------------------------------- one at a time
+    def learn_one(self, x, y, *, classes=None, sample_weight=1.0):
+        """Learn from one example: :meth:`partial_fit` on one row.
+
+        The online learner's interface (river's ``learn_one``): the update
+        is the paper's rule on this example, the same as a ``partial_fit``
+        call with this row alone.
+
+        Parameters
+        ----------
+        x : dict or array-like of shape (n_features,)
+            A dict maps feature names to values (a missing feature is 0, as
+            in river); the first dict fixes the features, in its order,
+            unless the model already has ``feature_names_in_``. A 1-D array
+            gives every feature by position.
+        y : label
+        classes : array-like, default=None
+            Every class; required on the first call (a linear model's
+            shape depends on them).
+        sample_weight : float, default=1.0
+
+        Returns
+        -------
+        self : object
+
+        Raises
+        ------
+        ValueError
+            On the first call, if a parameter is resolved from the data
+            ("auto"): one example is no estimate of a data set's average
+            (:meth:`_one_at_a_time_refusal` says which and what to pass).
+        """
+        if not hasattr(self, "state_"):
+            refusal = self._one_at_a_time_refusal()
+            if refusal:
+                raise ValueError(refusal)
+        row, names = self._one_row(x)
+        weights = None if sample_weight == 1.0 else [sample_weight]
+        with warnings.catch_warnings():
+            # The row is an array; its names, if any, were checked above.
+            warnings.filterwarnings("ignore", "X does not have valid feature")
+            self.partial_fit(row, [y], classes=classes,
+                             sample_weight=weights)
+        if names is not None and self.state_.feature_names_in is None:
+            self.state_ = self.state_.replace(feature_names_in=names)
+            self._publish()
+        return self
+
+    def predict_one(self, x):
+        """The predicted label of one example (``x`` as in
+        :meth:`learn_one`)."""
+        check_is_fitted(self)
+        row, _ = self._one_row(x)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "X does not have valid feature")
+            return self.predict(row)[0]
+
+    def _one_at_a_time_refusal(self):
+        """Why the first :meth:`learn_one` cannot start this model (None
+        when it can): a parameter the data resolve ("auto")."""
+        return None
+
+    def _one_row(self, x):
+        """``(row, names)``: x as a (1, n_features) array, and the feature
+        names a first dict fixes (None otherwise).
+
+        Raises
+        ------
+        ValueError
+            On a dict with a feature the model does not have, or an array
+            that is not one row.
+        """
+        if not isinstance(x, dict):
+            row = np.asarray(x)
+            if row.ndim != 1:
+                raise ValueError(
+                    f"one example is a dict or a 1-D array; got an array of "
+                    f"shape {row.shape} (use partial_fit for several rows)")
+            return row[None, :], None
+        names = getattr(self, "feature_names_in_", None)
+        if names is None and hasattr(self, "state_"):
+            raise ValueError(
+                "this model was trained on arrays, without feature names: "
+                "pass x as a 1-D array in its column order")
+        if names is None:
+            names = np.asarray([str(k) for k in x], dtype=object)
+            row = np.asarray([list(x.values())], dtype=np.float64)
+            return row, names
+        column = {name: j for j, name in enumerate(names)}
+        row = np.zeros((1, len(names)))
+        unknown = [k for k in x if str(k) not in column]
+        if unknown:
+            raise ValueError(
+                f"features {unknown[:5]!r} are not among the model's "
+                f"{len(names)} features (fixed by the first example or "
+                "feature_names_in_); a linear model cannot grow")
+        for key, value in x.items():
+            row[0, column[str(key)]] = value
+        return row, None
+
     # ----------------------------------------------------------- prediction
     def decision_function(self, X):
         """Raw scores; the predicted class has the largest.

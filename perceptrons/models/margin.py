@@ -902,6 +902,13 @@ class PFM(_MarginPerceptron):
              "multiple_updates": False, "max_iter": 20000},
         ]
 
+    def _one_at_a_time_refusal(self):
+        if self.beta == "auto" and self.extension is not None:
+            return ("beta='auto' is Δ/(2√m) for m training rows, which one "
+                    "example does not give: pass beta, or start with "
+                    "partial_fit on a batch and go on with learn_one")
+        return None
+
     def _resolve_beta(self, call):
         if self.beta != "auto":
             return float(self.beta)

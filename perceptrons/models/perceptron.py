@@ -540,6 +540,17 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
     def _weights_refusal(self):
         return None
 
+    def _one_at_a_time_refusal(self):
+        auto = [name for name in ("theta_init", "threshold_step")
+                if getattr(self, name) == "auto"]
+        if not auto:
+            return None
+        return (f"{' and '.join(auto)}='auto' is the average <x, x> of the "
+                "training rows (K&W Sec. 3.2), which one example does not "
+                "give: pass a value (e.g. the average squared norm of a "
+                "sample of the stream), or start with partial_fit on a batch "
+                "and go on with learn_one")
+
     def _final_after_quiet_pass(self):
         # w and θ move only on an update; the other hypotheses go on
         # counting (average, votes, survival runs).

@@ -1,0 +1,137 @@
+"""One example at a time: ``learn_one``/``predict_one``,
+``progressive_val_score`` and the river adapter."""
+
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from numpy.testing import assert_array_equal
+from sklearn.datasets import make_classification
+
+from perceptrons import PFM, Perceptron
+from perceptrons.evaluation import progressive_val_score
+from perceptrons.river import as_river
+from tests.models.test_sample_weight import assert_same_state
+from tests.test_common import _public_estimators
+
+#: Parameters that make a fresh estimator start one example at a time.
+EXPLICIT = {"Perceptron": {"theta_init": 1.0, "threshold_step": 1.0},
+            "KernelPerceptron": {"theta_init": 1.0, "threshold_step": 1.0},
+            "PFM": {"beta": 0.05}}
+
+
+def _stream(n=60, n_classes=3, seed=0):
+    X, y = make_classification(n_samples=n, n_features=5, n_informative=3,
+                               n_redundant=0, n_classes=n_classes,
+                               n_clusters_per_class=1, random_state=seed)
+    return X, y
+
+
+def _explicit(cls, **params):
+    return cls(**EXPLICIT.get(cls.__name__, {}), **params)
+
+
+@pytest.mark.parametrize("cls", _public_estimators(), ids=lambda c: c.__name__)
+def test_learn_one_is_partial_fit_on_one_row(cls):
+    X, y = _stream()
+    classes = np.unique(y)
+    weights = np.random.RandomState(0).choice([0.0, 1.0, 2.0], size=len(y))
+    one, batch, named = _explicit(cls), _explicit(cls), _explicit(cls)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(len(y)):
+            try:
+                batch.partial_fit(X[i:i + 1], y[i:i + 1], classes=classes,
+                                  sample_weight=weights[i:i + 1])
+            except ValueError as exc:  # a lone row of weight 0
+                assert "weight zero" in str(exc) or "non-zero" in str(exc)
+                with pytest.raises(ValueError):
+                    one.learn_one(X[i], y[i], classes=classes,
+                                  sample_weight=weights[i])
+                continue
+            one.learn_one(X[i], y[i], classes=classes,
+                          sample_weight=weights[i])
+            named.learn_one({f"x{j}": v for j, v in enumerate(X[i])}, y[i],
+                            classes=classes, sample_weight=weights[i])
+    assert_same_state(one.state_, batch.state_)
+    assert_array_equal(named.state_.feature_names_in,
+                       [f"x{j}" for j in range(X.shape[1])])
+    assert_same_state(named.state_.replace(feature_names_in=None),
+                      one.state_)
+    assert named.predict_one({"x0": 1.0, "x3": -2.0}) == one.predict_one(
+        np.array([1.0, 0, 0, -2.0, 0]))
+
+
+def test_one_at_a_time_errors():
+    X, y = _stream()
+    est = Perceptron()
+    with pytest.raises(ValueError, match="theta_init and threshold_step="):
+        est.learn_one(X[0], y[0], classes=[0, 1, 2])
+    with pytest.raises(ValueError, match="beta='auto'"):
+        PFM().learn_one(X[0], y[0], classes=[0, 1, 2])
+    est = Perceptron(theta_init=0.0, threshold_step=0.0)
+    with pytest.raises(ValueError, match="classes must be passed"):
+        est.learn_one(X[0], y[0])
+    est.learn_one({"a": 1.0, "b": 2.0}, 0, classes=[0, 1, 2])
+    with pytest.raises(ValueError, match="not among the model's 2 features"):
+        est.learn_one({"a": 1.0, "c": 2.0}, 1)
+    with pytest.raises(ValueError, match="1-D array"):
+        est.learn_one(X[:2, :2], 1)
+    # After a batch, "auto" is resolved: learn_one goes on from there.
+    batch = Perceptron().partial_fit(X, y, classes=[0, 1, 2])
+    batch.learn_one(X[0], y[0])
+    with pytest.raises(ValueError, match="without feature names"):
+        batch.learn_one({"x0": 1.0}, 0)
+
+
+def _dict_stream(n, seed=0):
+    X, y = make_classification(n_samples=n, n_features=10, flip_y=0.05,
+                               random_state=seed)
+    return [({f"f{j}": v for j, v in enumerate(row)}, int(label))
+            for row, label in zip(X, y)]
+
+
+def test_progressive_val_score_counts_the_online_mistakes():
+    """Predict then learn: with the last hypothesis, the predictions that
+    missed are the online mistakes of Figure 2 (after the first example,
+    learned without a prediction)."""
+    stream = _dict_stream(2000)
+    est = Perceptron(hypothesis="last", theta_init=0.0, threshold_step=0.0)
+    metric = progressive_val_score(est, stream, classes=[0, 1])
+    n_wrong = round((1 - metric.get()) * (len(stream) - 1))
+    first = est.mistakes_per_epoch_[0]  # the first example's own call
+    assert n_wrong == est.n_mistakes_ - first
+    assert 0.75 < metric.get() < 1.0
+
+
+def test_river_gives_the_same_score():
+    river = pytest.importorskip("river")
+    from river import evaluate, metrics
+
+    stream = _dict_stream(10_000)
+    for hypothesis in ("last", "averaged"):
+        params = dict(hypothesis=hypothesis, theta_init=1.0,
+                      threshold_step=1.0)
+        ours = progressive_val_score(Perceptron(**params), stream,
+                                     classes=[0, 1])
+        model = as_river(Perceptron(**params), classes=[0, 1])
+        assert isinstance(model, river.base.Classifier)
+        theirs = evaluate.progressive_val_score(stream, model,
+                                                metrics.Accuracy())
+        assert theirs.get() == ours.get()
+        assert model.estimator.n_mistakes_ >= 0
+    # The river-trained model is the one our loop trains.
+    a = Perceptron(hypothesis="last", theta_init=1.0, threshold_step=1.0)
+    progressive_val_score(a, stream[:500], classes=[0, 1])
+    b = as_river(Perceptron(hypothesis="last", theta_init=1.0,
+                            threshold_step=1.0), classes=[0, 1])
+    for x, y in stream[:500]:
+        b.learn_one(x, y)
+    assert_same_state(a.state_, b.estimator.state_)
+
+
+def test_as_river_without_river(monkeypatch):
+    monkeypatch.setitem(sys.modules, "river", None)
+    with pytest.raises(ImportError, match=r"perceptrons\[river\]"):
+        as_river(Perceptron(), classes=[0, 1])
