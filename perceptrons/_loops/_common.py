@@ -180,11 +180,14 @@ def _dense_row_sq_norm(X_data, X_indices, X_indptr, i, lanes):
         lanes[q] = 0.0
     n = x.shape[0]
     n_full = n - n % _LANES
+    # float32 rows square in float64, as their float64 twins.
     for j in range(0, n_full, _LANES):
         for q in range(_LANES):
-            lanes[q] += x[j + q] * x[j + q]
+            v = np.float64(x[j + q])
+            lanes[q] += v * v
     for j in range(n_full, n):
-        lanes[j - n_full] += x[j] * x[j]
+        v = np.float64(x[j])
+        lanes[j - n_full] += v * v
     return _sum_lanes(lanes)
 
 
@@ -192,7 +195,7 @@ def _csr_row_sq_norm(X_data, X_indices, X_indptr, i, lanes):
     for q in range(_LANES):
         lanes[q] = 0.0
     for p in range(X_indptr[i], X_indptr[i + 1]):
-        v = X_data[p]
+        v = np.float64(X_data[p])
         lanes[X_indices[p] & (_LANES - 1)] += v * v
     return _sum_lanes(lanes)
 
@@ -263,10 +266,11 @@ def column_sq_sums(X_data, X_indices, X_indptr, n_features):
         for i in range(X_data.shape[0]):
             x = X_data[i]
             for j in range(n_features):
-                out[j] += x[j] * x[j]
+                v = np.float64(x[j])
+                out[j] += v * v
     else:
         for p in range(X_data.shape[0]):
-            v = X_data[p]
+            v = np.float64(X_data[p])
             out[X_indices[p]] += v * v
     return out
 

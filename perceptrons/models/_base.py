@@ -103,7 +103,8 @@ def _validated(estimator, X, y="no_validation", **kwargs):
         check_sparse_structure(X, "X")
     try:
         return validate_data(estimator, X, y, accept_sparse="csr",
-                             dtype=np.float64, order="C", **kwargs)
+                             dtype=(np.float64, np.float32), order="C",
+                             **kwargs)
     except ValueError as exc:
         if str(exc).startswith("Complex data not supported"):
             raise ValueError(
@@ -357,6 +358,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         # scikit-learn's own scan: one read of X serves both.
         X, y = _validated(self, X, y, reset=reset, y_numeric=False,
                           ensure_all_finite=False)
+        X = self._as_read(X)
         # Numeric labels with few classes are found and encoded in two
         # passes; they are plain class labels by construction.
         labels = _few_label_encoding(y)
@@ -381,6 +383,21 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
             sq_norms=(row_sq_norms(*loop_arrays, X.shape[0])
                       if self._needs_row_sq_norms() else _NO_ROW_NORMS))
         return X, y, call
+
+    def _keeps_float32(self):
+        """Whether the model reads float32 X as it is: the primal models
+        (float32 rows, float64 weights and sums). Support-vector models
+        (a kernel, or HO/SO's dual form) keep their support vectors and
+        kernel values in float64 and read float64 rows."""
+        return (getattr(self, "kernel", None) is None
+                and getattr(self, "form", None) != "dual")
+
+    def _as_read(self, X):
+        """X in the precision the model reads (a float64 copy of float32
+        input for a model that does not keep float32)."""
+        if X.dtype == np.float32 and not self._keeps_float32():
+            return X.astype(np.float64)
+        return X
 
     def _needs_row_sq_norms(self):
         """Whether ``call.sq_norms`` (``<x_i, x_i>`` per row) is needed."""
@@ -1052,7 +1069,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
     def _validate_for_prediction(self, X):
         """X as the model reads it, checked against the fitted input."""
         check_is_fitted(self)
-        return _validated(self, X, reset=False)
+        return self._as_read(_validated(self, X, reset=False))
 
     def predict(self, X):
         """Predicted labels.

@@ -124,7 +124,10 @@ class SupportPool(State):
         """
         index = np.concatenate([self.index, self.n_rows_seen
                                 + np.arange(n_call_rows, dtype=np.int64)])
-        return SupportPool(X=stacked[positions], index=index[positions],
+        # The model keeps float64 rows, whatever the call read.
+        return SupportPool(X=stacked[positions].astype(np.float64,
+                                                       copy=False),
+                           index=index[positions],
                            n_rows_seen=self.n_rows_seen + n_call_rows)
 
 

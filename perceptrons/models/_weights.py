@@ -14,9 +14,9 @@ passes, for scores and for the state after a call: the choice is made once.
 import dataclasses
 
 import numpy as np
-from sklearn.utils.extmath import safe_sparse_dot
 
 from .._loops.storage import DualStore, PrimalStore
+from ..utils.validation import linear_scores
 from ._kernel import KernelSpec, linear_coef
 from ._state import State, array, sub
 from ._support import SupportPool
@@ -98,7 +98,7 @@ class WeightRows(State):
 
     def scores(self, X, weights):
         """``<w_r, x>`` for every row of X and row of ``weights``."""
-        return safe_sparse_dot(X, weights.T, dense_output=True)
+        return linear_scores(X, weights)
 
     def primal(self, weights):
         """The primal weights ``weights`` stand for: themselves."""

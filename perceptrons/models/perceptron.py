@@ -20,13 +20,13 @@ from .._loops.mercer import KERNEL_LINEAR, KERNELS
 from .._loops.hypotheses import HYPOTHESES as _HYPOTHESES
 from .._loops.hypotheses import PrototypeRule, ThresholdRule
 from .._loops.perceptron import figure2_epoch
-from ._stopping import STOPPING_CONSTRAINTS
 from .._loops.voted import csr_gram_t
 from ..utils._param_validation import Interval, StrOptions
-from ..utils.validation import refuse_underflow
+from ..utils.validation import linear_scores, refuse_underflow
 from ._base import BaseOnlinePerceptron, mix, pooled_sum
 from ._kernel import BLOCK_ROWS, KernelMixin, linear_coef
 from ._ovr import problem_signs
+from ._stopping import STOPPING_CONSTRAINTS
 from ._state import FittedState, array, scalar, sub
 from ._support import SupportPool
 from ._voted import (
@@ -806,7 +806,7 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
                 s.voted.binary_arrays(s.current_vote), s.vote_rows.X,
                 float(self.eta), s.threshold_step, s.theta_init,
                 s.n_features_in)
-            scores = safe_sparse_dot(X, W.T, dense_output=True) + intercept
+            scores = linear_scores(X, W) + intercept
         scores = self._two_prototypes_as_one(scores)
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
@@ -849,7 +849,7 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
         if s.hypothesis == "voted":
             scores = self._voted_decision(X)
         elif isinstance(s.weights, WeightRows):
-            scores = safe_sparse_dot(X, self.coef_.T, dense_output=True)
+            scores = linear_scores(X, self.coef_)
             scores += self.intercept_
         else:
             scores = self.state_.weights.kernel.scores(

@@ -31,15 +31,17 @@ def as_loop_arrays(X):
     if sp.issparse(X):
         if X.format != "csr":
             raise ValueError(f"expected a CSR matrix, got format {X.format!r}")
-        if X.data.dtype != np.float64:
-            raise ValueError("expected float64 data")
+        if X.data.dtype not in (np.float64, np.float32):
+            raise ValueError("expected float64 or float32 data")
         indices = X.indices
         indptr = X.indptr
         if indptr.dtype != indices.dtype:
             indptr = indptr.astype(indices.dtype)
         return X.data, indices, indptr
-    if X.dtype != np.float64 or not X.flags.c_contiguous or X.ndim != 2:
-        raise ValueError("expected a 2-D C-contiguous float64 array")
+    if (X.dtype not in (np.float64, np.float32) or not X.flags.c_contiguous
+            or X.ndim != 2):
+        raise ValueError("expected a 2-D C-contiguous float64 or float32 "
+                         "array")
     return X, _EMPTY_INDEX, _EMPTY_INDEX
 
 
@@ -184,3 +186,39 @@ def plain_reprs(text):
     """``text`` with numpy scalar reprs written as Python values (for a
     message made by code that formats values with ``repr``)."""
     return _NUMPY_REPR.sub(lambda m: m.group(1) or m.group(2), text)
+
+
+#: Bytes of a float64 block of rows when float32 X meets float64 weights
+#: (:func:`linear_scores`).
+_SCORE_BLOCK_BYTES = 1 << 20
+
+
+def linear_scores(X, W):
+    """``X Wᵀ`` as a dense float64 array, without a float64 copy of X.
+
+    float64 X goes to scikit-learn's ``safe_sparse_dot`` as always. numpy
+    and scipy multiply a float32 X by float64 weights by first converting
+    the whole of X to float64; here float32 X is converted a block of rows
+    at a time, so the extra memory is a block, and each product is the
+    one float64 X would give (float32 values are exact in float64).
+
+    Parameters
+    ----------
+    X : {ndarray, CSR matrix} of shape (n_samples, n_features)
+    W : ndarray of shape (n_rows, n_features), float64
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_rows), float64
+    """
+    from sklearn.utils.extmath import safe_sparse_dot
+
+    if X.dtype != np.float32:
+        return safe_sparse_dot(X, W.T, dense_output=True)
+    out = np.empty((X.shape[0], W.shape[0]))
+    rows = max(1, _SCORE_BLOCK_BYTES // (8 * max(X.shape[1], 1)))
+    for lo in range(0, X.shape[0], rows):
+        block = X[lo:lo + rows].astype(np.float64)
+        out[lo:lo + block.shape[0]] = safe_sparse_dot(block, W.T,
+                                                      dense_output=True)
+    return out
