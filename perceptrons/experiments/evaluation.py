@@ -32,10 +32,11 @@ References
 .. [2] T. Mitchell. Machine Learning. McGraw-Hill, 1997. Chapter 5.
 """
 
+import hashlib
 import math
 import time
 from dataclasses import asdict, dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import numpy as np
 import scipy.sparse as sp
@@ -165,6 +166,7 @@ class FoldInputs(NamedTuple):
     y: np.ndarray
     train: np.ndarray
     test: np.ndarray
+    sample_weight: Optional[np.ndarray] = None
 
 
 def _estimator_name(estimator):
@@ -189,7 +191,8 @@ def _check_inputs(X, y, n_splits):
 
 
 def fold_tasks(estimator, X, y, *, n_splits=10, random_state=0, scale=False,
-               experiment="cross_validate", dataset="data", params=None):
+               experiment="cross_validate", dataset="data", params=None,
+               sample_weight=None):
     """One task per fold of a stratified, shuffled k-fold split.
 
     Parameters
@@ -209,6 +212,10 @@ def fold_tasks(estimator, X, y, *, n_splits=10, random_state=0, scale=False,
         The tasks' names (see :class:`~.store.Task`).
     params : dict, default=None
         More params for the key (e.g. a variant's name).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Row weights: each fold trains with its training rows' weights and
+        scores the weighted accuracy of its test rows (a digest of the
+        weights joins the tasks' keys).
 
     Returns
     -------
@@ -218,14 +225,23 @@ def fold_tasks(estimator, X, y, *, n_splits=10, random_state=0, scale=False,
     from sklearn.model_selection import StratifiedKFold
 
     X, y = _check_inputs(X, y, n_splits)
+    weights_key = None
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight, dtype=np.float64)
+        if sample_weight.shape != y.shape:
+            raise ValueError(f"sample_weight has shape {sample_weight.shape}"
+                             f"; expected {y.shape}")
+        weights_key = hashlib.sha1(sample_weight.tobytes()).hexdigest()[:16]
     folds = StratifiedKFold(n_splits=int(n_splits), shuffle=True,
                             random_state=random_state)
     common = {**(params or {}), "estimator": _estimator_name(estimator),
               "estimator_params": estimator.get_params(deep=False),
               "n_splits": int(n_splits), "random_state": random_state,
               "scale": bool(scale)}
+    if weights_key is not None:
+        common["sample_weight"] = weights_key
     return [Task(experiment, dataset, i, common,
-                 FoldInputs(estimator, X, y, train, test))
+                 FoldInputs(estimator, X, y, train, test, sample_weight))
             for i, (train, test) in enumerate(
                 folds.split(np.zeros((y.shape[0], 1)), y))]
 
@@ -248,16 +264,24 @@ def run_fold(task):
     from sklearn.base import clone
     from sklearn.preprocessing import StandardScaler
 
-    estimator, X, y, train, test = task.inputs
+    estimator, X, y, train, test, weights = task.inputs
     start = time.perf_counter()
     X_train, X_test = X[train], X[test]
     if task.params["scale"]:
         scaler = StandardScaler(with_mean=not sp.issparse(X))
         X_train = scaler.fit_transform(X_train)
         X_test = scaler.transform(X_test)
-    est = clone(estimator).fit(X_train, y[train])
+    if weights is None:
+        est = clone(estimator).fit(X_train, y[train])
+        right = est.predict(X_test) == y[test]
+        accuracy = float(np.mean(right))
+    else:
+        est = clone(estimator).fit(X_train, y[train],
+                                   sample_weight=weights[train])
+        right = est.predict(X_test) == y[test]
+        accuracy = float(np.average(right, weights=weights[test]))
     n_up = getattr(est, "n_updates_", None)
-    result = {"accuracy": float(np.mean(est.predict(X_test) == y[test])),
+    result = {"accuracy": accuracy,
               "mistake_rate": online_mistake_rate(est),
               "n_updates": None if n_up is None else int(n_up)}
     return make_record(task, result, seconds=time.perf_counter() - start)
@@ -295,7 +319,8 @@ def summarize_folds(records, confidence=0.95):
 
 
 def cross_validate(estimator, X, y, *, n_splits=10, random_state=0,
-                   confidence=0.95, scale=False, progress=None, mapper=map):
+                   confidence=0.95, scale=False, progress=None, mapper=map,
+                   sample_weight=None):
     """Stratified, shuffled k-fold cross-validation of one estimator.
 
     Parameters
@@ -323,6 +348,9 @@ def cross_validate(estimator, X, y, *, n_splits=10, random_state=0,
     mapper : callable, default=map
         Runs :func:`run_fold` over the fold tasks; a process pool's ``map``
         runs the folds in parallel.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Row weights, passed to each fold's ``fit`` (its training rows') and
+        weighing each fold's test accuracy (its test rows').
 
     Returns
     -------
@@ -339,7 +367,8 @@ def cross_validate(estimator, X, y, *, n_splits=10, random_state=0,
     True
     """
     tasks = fold_tasks(estimator, X, y, n_splits=n_splits,
-                       random_state=random_state, scale=scale)
+                       random_state=random_state, scale=scale,
+                       sample_weight=sample_weight)
     records = run_tasks(run_fold, tasks, mapper=mapper,
                         on_record=None if progress is None
                         else lambda _: progress())

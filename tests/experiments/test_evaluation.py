@@ -167,3 +167,28 @@ def test_cross_validate_rejects_bad_input():
         cross_validate(Perceptron(), X, y, n_splits=1)
     with pytest.raises(ValueError, match="rows"):
         cross_validate(Perceptron(), X, y[:-1])
+
+
+def test_cross_validate_passes_weights_through():
+    """Each fold trains with its rows' weights and weighs its test accuracy:
+    weights of 0 are the rows absent, weights of 1 no weights at all."""
+    from sklearn.base import clone
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.model_selection import StratifiedKFold
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X / X.max(axis=0)
+    est = Perceptron(random_state=0, shuffle=False, max_iter=3)
+    plain = cross_validate(est, X, y, n_splits=3)
+    ones = cross_validate(est, X, y, n_splits=3, sample_weight=np.ones(len(y)))
+    assert ones.accuracies == plain.accuracies
+    weights = np.random.RandomState(0).choice([0.0, 1.0, 3.0], size=len(y))
+    res = cross_validate(est, X, y, n_splits=3, sample_weight=weights)
+    folds = StratifiedKFold(3, shuffle=True, random_state=0).split(X, y)
+    for accuracy, (train, test) in zip(res.accuracies, folds):
+        fitted = clone(est).fit(X[train], y[train],
+                                sample_weight=weights[train])
+        right = fitted.predict(X[test]) == y[test]
+        assert accuracy == np.average(right, weights=weights[test])
+    with pytest.raises(ValueError, match="sample_weight has shape"):
+        cross_validate(est, X, y, n_splits=3, sample_weight=np.ones(3))
