@@ -32,6 +32,9 @@ MODULES = (
      "the one runner of every reproduction and its executors"),
     ("perceptrons.experiments.model_selection",
      "parameter search and double cross-validation (Khardon & Wachman)"),
+    ("perceptrons.evaluation", "progressive validation: predict, then "
+                               "learn, one example at a time"),
+    ("perceptrons.river", "every estimator as a river classifier"),
     ("perceptrons.distributed", "iterative parameter mixing on Dask"),
     ("perceptrons.streaming", "out-of-core training and prediction from "
                               "svmlight files"),
