@@ -23,6 +23,8 @@ ALLOWED = {
     "experiments": {"experiments", "models", "datasets", "bounds", "utils",
                     "_loops", "persistence", "registry"},
     "streaming": {"streaming", "datasets", "utils"},
+    "evaluation": {"evaluation"},
+    "river": {"river"},
     "distributed": {"distributed", "models", "datasets", "utils",
                     "persistence", "registry"},
     "cli": {"cli", "experiments", "models", "datasets", "bounds", "utils",

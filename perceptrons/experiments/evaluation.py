@@ -41,7 +41,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 import scipy.sparse as sp
 
-from .store import Task, make_record, run_tasks
+from .store import Task, key_params, make_record, run_tasks
 
 __all__ = ["CVResult", "FoldInputs", "cross_validate", "fold_tasks",
            "online_mistake_rate", "run_fold", "summarize_folds",
@@ -235,7 +235,7 @@ def fold_tasks(estimator, X, y, *, n_splits=10, random_state=0, scale=False,
     folds = StratifiedKFold(n_splits=int(n_splits), shuffle=True,
                             random_state=random_state)
     common = {**(params or {}), "estimator": _estimator_name(estimator),
-              "estimator_params": estimator.get_params(deep=False),
+              "estimator_params": key_params(estimator),
               "n_splits": int(n_splits), "random_state": random_state,
               "scale": bool(scale)}
     if weights_key is not None:

@@ -63,8 +63,8 @@ from .evaluation import _estimator_name
 from .hypotheses import HYPOTHESES, hypothesis_predictions
 from .report import write_text
 from .runner import Executor, make_executor
-from .store import (Store, Task, canonical_json, json_ready, make_record,
-                    progress_bar, run_tasks)
+from .store import (Store, Task, canonical_json, json_ready, key_params,
+                    make_record, progress_bar, run_tasks)
 
 __all__ = ["HYPOTHESES", "Column", "DoubleCVResult", "Executor", "by_study",
            "SearchResult", "Study", "check_grid", "check_store",
@@ -256,7 +256,7 @@ class Study:
     def protocol(self):
         """What, besides a cell and a split, determines a task's result."""
         return {"estimator": _estimator_name(self.estimator),
-                "estimator_params": self.estimator.get_params(deep=False),
+                "estimator_params": key_params(self.estimator),
                 "hypotheses": list(self.hypotheses or ()),
                 "outer": int(self.outer), "inner": int(self.inner),
                 "test_split": self.X_test is not None,

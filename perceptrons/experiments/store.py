@@ -110,6 +110,27 @@ def canonical_json(obj):
                       ensure_ascii=False, allow_nan=False)
 
 
+#: Parameters the estimators gained after stores were first written, with
+#: their defaults (#23): at its default such a parameter stays out of a
+#: task's key, so that the records of a store written before it existed are
+#: still the records of the same tasks; any other value makes a new key.
+LATER_PARAMETERS = {"class_weight": None, "warm_start": False, "tol": None,
+                    "n_iter_no_change": 5, "early_stopping": False,
+                    "validation_fraction": 0.1}
+
+
+def key_params(estimator):
+    """An estimator's ``get_params(deep=False)`` as a task's key holds
+    them (:data:`LATER_PARAMETERS` left out at their defaults)."""
+    def at_default(name, value):
+        default = LATER_PARAMETERS.get(name, object())
+        return type(value) is type(default) and value == default
+
+    return {name: value
+            for name, value in estimator.get_params(deep=False).items()
+            if not at_default(name, value)}
+
+
 def task_key(experiment, dataset, fold, params, version):
     """SHA-256 (hex) of the canonical JSON of a task's identity."""
     ident = {"experiment": experiment, "dataset": dataset, "fold": fold,

@@ -615,9 +615,13 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         outcome = {"stopped": False}
 
         def after_epoch(n_mistakes, n_updates):
+            # tol=None runs max_iter passes exactly (the papers' protocol:
+            # every pass is counted in t_ and mistakes_per_epoch_).
+            if rule is None:
+                return False
             if n_updates == 0 and self._final_after_quiet_pass():
                 outcome["stopped"] = True
-            elif rule is not None and call.validation is None:
+            elif call.validation is None:
                 outcome["stopped"] = rule.stops(n_mistakes / call.X.shape[0])
             return outcome["stopped"]
 

@@ -5,10 +5,11 @@ as ``SGDClassifier`` and ``Perceptron`` define them: after each pass the
 training loss (here the pass's online mistakes per row, the perceptron's own
 count) or, with ``early_stopping``, the accuracy on a held-out stratified
 fraction of the training rows must improve by ``tol`` within
-``n_iter_no_change`` passes, or training stops. Independently of ``tol``, a
-pass that makes no update stops a model whose final hypothesis such a pass
-leaves unchanged for ever (the last hypothesis: the next pass would see the
-same weights and again make no update).
+``n_iter_no_change`` passes, or training stops; and a pass that makes no
+update stops a model whose final hypothesis such a pass leaves unchanged for
+ever (the last hypothesis: the next pass would see the same weights and
+again make no update). ``tol=None`` runs ``max_iter`` passes exactly, the
+papers' protocol.
 """
 
 from numbers import Integral, Real

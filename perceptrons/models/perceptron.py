@@ -540,6 +540,17 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
     def _weights_refusal(self):
         return None
 
+    def _xfail_checks(self):
+        expected = super()._xfail_checks()
+        if self.threshold_step == 0 and self.theta_init == 0:
+            expected["check_class_weight_classifiers"] = (
+                "a perceptron through the origin (θ fixed at 0) cannot move "
+                "its boundary off the origin: weights only change how far "
+                "each update goes, and the check's blobs need a threshold to "
+                "predict class 0 almost everywhere (the default θ and C do; "
+                "with them the check passes)")
+        return expected
+
     def _one_at_a_time_refusal(self):
         auto = [name for name in ("theta_init", "threshold_step")
                 if getattr(self, name) == "auto"]

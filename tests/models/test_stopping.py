@@ -37,16 +37,22 @@ def test_no_improvement_is_scikit_learns_rule():
 
 @pytest.mark.parametrize("cls", STOPPING, ids=lambda c: c.__name__)
 def test_a_quiet_pass_ends_the_last_hypothesis(cls):
-    """On separable data the last hypothesis stops at its first pass without
-    an update, with the model a longer run would have (it cannot change)."""
+    """On separable data, with a tol, the last hypothesis stops at its first
+    pass without an update, with the model a longer run would have (it
+    cannot change); without one it runs every pass."""
     X, y = make_separable(n_samples=300, n_features=8, margin=0.2,
                           random_state=0)[:2]
     params = {"hypothesis": "last"} if "hypothesis" in cls().get_params() \
         else {}
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        est = cls(max_iter=200, random_state=0, **params).fit(X, y)
+        est = cls(max_iter=200, random_state=0, tol=0.0,
+                  n_iter_no_change=200, **params).fit(X, y)
+        full = cls(max_iter=est.n_iter_ + 3, random_state=0, **params).fit(
+            X, y)
     assert est.n_iter_ < 200
+    assert full.n_iter_ == est.n_iter_ + 3
+    assert_array_equal(full.decision_function(X), est.decision_function(X))
     assert est.updates_per_epoch_[-1] == 0
     assert np.all(est.updates_per_epoch_[:-1] > 0)
     assert est.score(X, y) == 1.0
