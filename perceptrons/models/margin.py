@@ -322,8 +322,8 @@ class _MarginPerceptron(BaseOnlinePerceptron):
                              f"{state.scalars.shape[1]}")
 
     def _ext_sq(self, call, c):
-        """``Σ_k Δ_k² c_k²``, the squared norm of a's extension block
-        (``Δ² Σ_k c_k²`` when every weight is 1; ``Δ_k² = Δ²/s_k``).
+        """``Σ_k Δ_k² c_k² = Δ² Σ_k c_k² / s_k``, the squared norm of a's
+        extension block (``Δ² Σ_k c_k²`` when every weight is 1).
 
         0 without extension whatever c holds: ROMMA's coefficients are not
         part of a then, and may have overflowed (0 · inf would be NaN).
@@ -333,7 +333,9 @@ class _MarginPerceptron(BaseOnlinePerceptron):
             return 0.0
         if call.ext_sq is None:
             return delta_sq * float(c @ c)
-        return float((call.ext_sq * c) @ c)
+        # Δ² times the sum: weights 4s at extension 2Δ give the same bits
+        # as weights s at Δ (the same problem).
+        return delta_sq * float(c @ (c / call.weights))
 
     def _weights_refusal(self):
         if self.extension is None:
@@ -661,7 +663,8 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         c = call.counts.astype(np.float64)
         if call.ext_sq is None:
             return s.retired_ext_sq + s.delta_sq * np.einsum("ij,ij->i", c, c)
-        return s.retired_ext_sq + np.einsum("ij,ij->i", c * call.ext_sq, c)
+        return s.retired_ext_sq + s.delta_sq * np.einsum("ij,ij->i", c,
+                                                         c / call.weights)
 
     def _public_model(self):
         s = self.state_

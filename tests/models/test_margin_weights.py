@@ -13,8 +13,10 @@ row's own extension coordinate ``l_k Δ/√s_k`` (notes of
   weights the bits of the run without those rows, ``class_weight`` the bits
   of the same ``sample_weight``;
 * the reading itself: a weighted run is the unweighted run on explicitly
-  extended rows ``[x_k, Δ/√s_k e_k]`` without extension, and its margin is
-  that of LinearSVC's weighted squared-hinge problem;
+  extended rows ``[x_k, Δ/√s_k e_k]`` without extension; weights 4 at
+  extension 2Δ are weights 1 at Δ, bit for bit; the margin is that of
+  LinearSVC's weighted squared-hinge problem (and integer weights that of
+  duplicated rows);
 * without extension a weight other than 0 and 1 is refused.
 """
 
@@ -388,3 +390,31 @@ def test_integer_weight_is_duplicated_rows_at_the_optimum():
         assert est.converged_[0]
         margin = est.directional_margin_[0]
         assert (1 - eps) * lower <= margin <= upper * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("cls, params", [
+    (PDM, dict(epsilon=0.05)),
+    (PDM, dict(epsilon=0.05, successive=4.0)),
+    (PFM, dict()),
+    (ROMMA, dict(epsilon=0.05)),
+], ids=["pdm", "pdm-succ", "pfm-auto", "romma"])
+def test_uniform_weights_scale_the_loss(cls, params, sparse):
+    # The loss (2Δ)⁻² Σ 4 ξ_k² is Δ⁻² Σ ξ_k²: weight 4 at extension 2Δ is
+    # the problem of weight 1 at Δ, and Δ_k² = 4Δ²/4 = Δ² exactly (powers
+    # of two), so the same run, bit for bit, reported margins and ‖a‖²
+    # (Δ² Σ c²/s) included; PFM's "auto" β too, 2Δ/(2√(4m)) = Δ/(2√m).
+    # Only the recorded Δ² differs.
+    X, y = make_stream(15, n=50, noise=0.2)
+    X = _fmt(X, sparse)
+    params = {**params, "random_state": 2}
+    unit = _fit(cls, {**params, "extension": 0.7}, X, y)
+    four = _fit(cls, {**params, "extension": 1.4}, X, y,
+                np.full(X.shape[0], 4.0))
+    assert four.state_.delta_sq == 4.0 * unit.state_.delta_sq
+    four.state_ = four.state_.replace(delta_sq=unit.state_.delta_sq)
+    _assert_same_bits(unit, four)
+    # Twice the weights at the same Δ: a different (harder-margin) problem.
+    twice = _fit(cls, {**params, "extension": 0.7}, X, y,
+                 np.full(X.shape[0], 2.0))
+    assert twice.n_updates_ != unit.n_updates_
