@@ -65,8 +65,8 @@ _EXTENSION_DEFAULT_DOC = """    extension : float or None, default=1.0
 
 _WEIGHTS_DOC = r"""    Sample weights. A row's weight :math:`s_k > 0`
     (``sample_weight`` times ``class_weight``; a row of weight 0 is left
-    out, as if absent) is its weight in the loss of the 2-norm soft-margin problem that the
-    extension turns the run into:
+    out, as if absent) is its weight in the loss of the 2-norm soft-margin
+    problem that the extension turns the run into:
 
     .. math::
 
@@ -948,8 +948,10 @@ class PFM(_MarginPerceptron):
     Eqs. (7) and (2), with β = (1-ε)γ_d. The extension, multiple updates
     and the reported quantities are as in :class:`PDM`.
 
-    %(weights)s    With weights, β = "auto" is
-    :math:`\Delta / (2\sqrt{\sum_k s_k})`: half the margin :math:`1/\sqrt{\sum_k \Delta_k^{-2}}` that the
+    %(weights)s
+
+    With weights, β = "auto" is :math:`\Delta / (2\sqrt{\sum_k s_k})`:
+    half the margin :math:`1/\sqrt{\sum_k \Delta_k^{-2}}` that the
     per-row extensions alone guarantee, so that β < γ_d still holds.
 
     References
