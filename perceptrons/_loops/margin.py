@@ -31,6 +31,35 @@ holds its scalars and picks its pass (:func:`register_pass`,
 own, ``w, st, cell, per_row``, laid out as the rule says. The active-set
 schedule of Sec. 4 (:func:`active_set_epoch`) drives the pass of any rule.
 
+Weights. A row's weight :math:`s_k > 0` (``sample_weight`` times
+``class_weight``) is its weight in the loss of the problem the run solves.
+With the extension, the hard-margin problem in the extended space is the
+2-norm soft-margin problem :math:`\min \|[w, b]\|^2 + \sum_k
+\xi_k^2/\Delta_k^2` subject to :math:`l_k (w\cdot x_k + b\rho) \ge 1 -
+\xi_k` (the slack is :math:`\xi_k = \Delta_k^2 c_k`, :math:`l_k
+\Delta_k` times a's k-th extension coordinate :math:`l_k \Delta_k c_k`).
+A weighted loss :math:`\sum_k s_k \xi_k^2 / \Delta^2` is therefore
+exactly a per-row extension
+
+.. math::
+
+    \Delta_k^2 = \Delta^2 / s_k, \qquad y_k = [l_k x_k,\ l_k \rho,\
+    l_k \Delta_k e_k],
+
+so a·y_k gains :math:`\Delta_k^2 c_k`, :math:`\|y_k\|^2 = \|x_k\|^2
++ \rho^2 + \Delta_k^2` and the extension block of a has squared norm
+:math:`\sum_k \Delta_k^2 c_k^2`. The updates themselves are unchanged
+(unit steps, integer counts c_k, t the number of updates): the run is the
+unweighted algorithm on these patterns, so its conditions, multiple
+updates, Theorems 3.1/3.2 and the bound :math:`\|a_t\|/t \ge \gamma_d`
+hold as they are, for the weighted problem. The passes take the weights
+(``weights``, empty when every weight is 1) and form
+:math:`\Delta_k^2` = ``delta_sq / weights[k]`` where they read the
+extension; ``y_sq_norms`` must hold the same :math:`\Delta_k^2`. Without
+extension (Δ = 0) a weight cannot change the problem (the maximum-margin
+separator does not depend on it) and the passes ignore it (the
+estimators refuse such weights).
+
 References
 ----------
 C. Panagiotakopoulos and P. Tsampouka. The perceptron with dynamic margin.
@@ -80,25 +109,25 @@ def register_pass(rule_class, pass_fn):
     a rule; it takes :func:`pattern_pass`'s arguments.
     """
     def run(rows, n_rows, collect_factor, collected, X_data, X_indices,
-            X_indptr, signs, y_sq_norms, rho, delta_sq, rule, w, st, cell,
-            per_row):
+            X_indptr, signs, y_sq_norms, rho, delta_sq, weights, rule, w, st,
+            cell, per_row):
         return pass_fn(rows, n_rows, collect_factor, collected, X_data,
                        X_indices, X_indptr, signs, y_sq_norms, rho, delta_sq,
-                       rule, w, st, cell, per_row)
+                       weights, rule, w, st, cell, per_row)
 
     _PASSES[rule_class] = run
 
 
 def _pass_of(rows, n_rows, collect_factor, collected, X_data, X_indices,
-             X_indptr, signs, y_sq_norms, rho, delta_sq, rule, w, st, cell,
-             per_row):
+             X_indptr, signs, y_sq_norms, rho, delta_sq, weights, rule, w, st,
+             cell, per_row):
     return _PASSES[store_class(rule)]
 
 
 @specialised(_pass_of)
 def pattern_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
-                 X_indptr, signs, y_sq_norms, rho, delta_sq, rule, w, st, cell,
-                 per_row):
+                 X_indptr, signs, y_sq_norms, rho, delta_sq, weights, rule, w,
+                 st, cell, per_row):
     """Present ``rows[:n_rows]`` once with the pass of ``rule``'s class.
 
     Parameters
@@ -117,9 +146,15 @@ def pattern_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
     signs : ndarray of shape (n_samples,), float64
         Label :math:`l_k \\in \\{-1, +1\\}` of each row.
     y_sq_norms : ndarray of shape (n_samples,), float64
-        :math:`\\|y_k\\|^2 = \\|x_k\\|^2 + \\rho^2 + \\Delta^2`.
+        :math:`\\|y_k\\|^2 = \\|x_k\\|^2 + \\rho^2 + \\Delta_k^2`
+        (:math:`\\Delta_k^2 = \\Delta^2 / s_k`, see ``weights``).
     rho, delta_sq : float
         Augmentation ρ and squared extension Δ².
+    weights : ndarray of shape (n_samples,) or (0,), float64
+        Each row's weight :math:`s_k > 0` (empty: every weight is 1). It is
+        the row's weight in the soft-margin loss, and enters only through
+        the row's own extension :math:`\\Delta_k = \\Delta/\\sqrt{s_k}`
+        (module notes: weights); without extension (Δ² = 0) it is unused.
     rule : named tuple
         The rule (:data:`MarginRule`,
         :data:`perceptrons._loops.romma.RommaRule`).
@@ -249,13 +284,15 @@ def present(rows, step, n_rows, X_data, X_indices, X_indptr, signs,
 
 @njit(cache=True)
 def margin_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
-                X_indptr, signs, y_sq_norms, rho, delta_sq, rule, w, st, t,
-                counts):
+                X_indptr, signs, y_sq_norms, rho, delta_sq, weights, rule, w,
+                st, t, counts):
     """The pass of PDM and PFM (:func:`pattern_pass`, rule
     :data:`MarginRule`): update where Eq. (8) or Eq. (7) holds,
     ``a·y_k <= threshold``, by λ updates at once when ``rule.multiple``
     (Sec. 4). ``st = [b, ‖a‖²]``, ``t`` (1,) the updates so far,
-    ``counts`` the c_k (:data:`MarginRule`)."""
+    ``counts`` the c_k (:data:`MarginRule`). A weighted row has its own
+    extension, :math:`a\\cdot y_k = l_k (w\\cdot x_k + b\\rho) +
+    (\\Delta^2/s_k)\\, c_k` (module notes: weights)."""
     n_updates = 0
     n_collected = 0
     n_mistakes = 0
@@ -267,7 +304,8 @@ def margin_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
                                   X_indptr, signs, y_sq_norms, counts, w, b,
                                   rho)
         n_mistakes += label_margin <= 0.0
-        ay = label_margin + delta_sq * counts[i]
+        ext_sq = delta_sq if weights.shape[0] == 0 else delta_sq / weights[i]
+        ay = label_margin + ext_sq * counts[i]
         threshold = condition_threshold(rule.kind, rule.param, sq_norm_a, tt)
         if collect_factor > 0.0 and ay <= collect_factor * threshold:
             collected[n_collected] = i
@@ -298,14 +336,15 @@ register_pass(MarginRule, margin_pass)
 
 # ------------------------------------------------------------ active sets
 @njit(cache=True, inline="always")
-def _counted_pass(rows, n_rows, collect_factor, collected, data, rule,
-                  vector, stats):
+def _counted_pass(rows, n_rows, collect_factor, collected, data, weights,
+                  rule, vector, stats):
     """One active pass, added to ``stats`` (see :func:`active_set_epoch`)."""
     X_data, X_indices, X_indptr, signs, y_sq_norms, rho, delta_sq = data
     w, st, cell, per_row = vector
     n_updates, n_collected, n_mistakes = pattern_pass(
         rows, n_rows, collect_factor, collected, X_data, X_indices, X_indptr,
-        signs, y_sq_norms, rho, delta_sq, rule, w, st, cell, per_row)
+        signs, y_sq_norms, rho, delta_sq, weights, rule, w, st, cell,
+        per_row)
     stats[0] += n_updates
     stats[1] += 1
     stats[2] += n_rows
@@ -315,8 +354,8 @@ def _counted_pass(rows, n_rows, collect_factor, collected, data, rule,
 
 @njit(cache=True)
 def active_set_epoch(X_data, X_indices, X_indptr, signs, y_sq_norms, order,
-                     rho, delta_sq, full_rule, active_rule, w, st, cell,
-                     per_row, active_sets, c1, c2, n_ep1, n_ep2, n_ep3,
+                     rho, delta_sq, weights, full_rule, active_rule, w, st,
+                     cell, per_row, active_sets, c1, c2, n_ep1, n_ep2, n_ep3,
                      level1, level2, level3, stats):
     """One full pass, then (optionally) the nested active-set rounds of Sec. 4.
 
@@ -331,7 +370,7 @@ def active_set_epoch(X_data, X_indices, X_indptr, signs, y_sq_norms, order,
 
     Parameters
     ----------
-    X_data, X_indices, X_indptr, signs, y_sq_norms, rho, delta_sq
+    X_data, X_indices, X_indptr, signs, y_sq_norms, rho, delta_sq, weights
         As in :func:`pattern_pass`.
     order : ndarray of shape (n_samples,), int64
         Presentation order of the full pass.
@@ -364,23 +403,23 @@ def active_set_epoch(X_data, X_indices, X_indptr, signs, y_sq_norms, order,
     collect = c1 if active_sets else 0.0
     full_updates, n1, m = pattern_pass(
         order, n, collect, level1, X_data, X_indices, X_indptr, signs,
-        y_sq_norms, rho, delta_sq, full_rule, w, st, cell, per_row)
+        y_sq_norms, rho, delta_sq, weights, full_rule, w, st, cell, per_row)
     stats[3] += m
     if not active_sets or full_updates == 0:
         return full_updates
     for _r1 in range(n_ep1):
-        u1, n2 = _counted_pass(level1, n1, c2, level2, data, active_rule,
-                               vector, stats)
+        u1, n2 = _counted_pass(level1, n1, c2, level2, data, weights,
+                               active_rule, vector, stats)
         if u1 == 0:
             break
         for _r2 in range(n_ep2):
             u2, n3 = _counted_pass(level2, n2, 1.0, level3, data,
-                                   active_rule, vector, stats)
+                                   weights, active_rule, vector, stats)
             if u2 == 0:
                 break
             for _r3 in range(n_ep3):
                 u3, _ = _counted_pass(level3, n3, 0.0, level3, data,
-                                      active_rule, vector, stats)
+                                      weights, active_rule, vector, stats)
                 if u3 == 0:
                     break
     return full_updates

@@ -56,6 +56,25 @@ that the training set is not separable in the augmented space. Further
 passes return at once while the flag is set. A separable run never reaches
 the limit, so the flag changes nothing where the algorithm converges.
 
+Weights. As in PDM (:mod:`perceptrons._loops.margin`, notes: weights), a
+row's weight :math:`s_k` is its weight in the 2-norm soft-margin loss,
+:math:`\sum_k s_k \xi_k^2/\Delta^2`, i.e. its own extension
+:math:`\Delta_k^2 = \Delta^2/s_k`: with :math:`y_k = [l_k x_k,\ l_k\rho,\
+l_k \Delta_k e_k]`,
+
+.. math::
+
+    a \cdot y_k = s\,[\,l_k (u_w \cdot x_k + u_b \rho) + (\Delta^2/s_k)
+    g_k\,], \qquad \|y_k\|^2 = \|x_k\|^2 + \rho^2 + \Delta^2/s_k,
+
+and the update above is unchanged: the run is aggressive ROMMA on those
+patterns, so every a is still the shortest point of a set containing
+:math:`\{v : v\cdot y_k \ge 1\}`, :math:`\|a\| \le 1/\gamma_d` and
+convergence gives :math:`\gamma'_d \ge (1-\epsilon)\gamma_d`, all for
+the weighted problem. Without extension a positive weight cannot change
+the problem (its solution is the maximum-margin separator whatever the
+weights), and the pass ignores it (the estimator refuses such weights).
+
 Without extension (Δ = 0) the coefficients g_k are not part of a; they are
 still kept (they are ``dual_coef_``), but never multiplied by Δ² = 0: on
 inseparable data a = Σ g_k y_k cancels ever larger g_k, which may overflow
@@ -118,15 +137,15 @@ def fold_scale(w, st, g):
 
 @njit(cache=True)
 def romma_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
-               X_indptr, signs, y_sq_norms, rho, delta_sq, rule, w, st,
-               status, g):
+               X_indptr, signs, y_sq_norms, rho, delta_sq, weights, rule, w,
+               st, status, g):
     """ROMMA's pass (:func:`perceptrons._loops.margin.pattern_pass`):
     update whenever ``a·y_k < rule.threshold`` (1 - ε).
 
     Parameters
     ----------
     rows, n_rows, collect_factor, collected, X_data, X_indices, X_indptr,
-    signs, y_sq_norms, rho, delta_sq, rule
+    signs, y_sq_norms, rho, delta_sq, weights, rule
         As in :func:`~perceptrons._loops.margin.pattern_pass`.
     w : ndarray of shape (n_features,), float64
         u_w, updated in place.
@@ -161,7 +180,11 @@ def romma_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
         ay = label_margin
         if delta_sq != 0.0:
             # Never 0 · g_k: without extension g_k may overflow (notes).
-            ay += delta_sq * g[i]
+            # Δ_k² = Δ²/s_k: a row's weight is its own extension (notes).
+            if weights.shape[0] == 0:
+                ay += delta_sq * g[i]
+            else:
+                ay += delta_sq / weights[i] * g[i]
         ay *= s
         if collect_factor > 0.0 and ay <= collect_factor * threshold:
             collected[n_collected] = i

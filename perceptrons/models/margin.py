@@ -53,6 +53,46 @@ _EXTENSION_DEFAULT_DOC = """    extension : float or None, default=1.0
         as accurate as LinearSVC on noisy data. It suits data of unit scale
         (standardised, or pixels in [0, 1]); scale Δ with the data, and
         lower it to fit the training set more closely (more updates).
+
+        Sample weights (``sample_weight`` times ``class_weight``) act
+        through the extension: a row of weight s gets its own
+        ``Δ_s = Δ/√s``, so the problem solved is the weighted 2-norm
+        soft-margin SVM ``‖[w, b]‖² + Δ^{-2} Σ s_i ξ_i²`` (LinearSVC's with
+        the same ``sample_weight``); see the Notes. Without extension the
+        hard-margin problem does not depend on positive weights, and
+        weights other than 0 and 1 are refused.
+"""
+
+_WEIGHTS_DOC = r"""    Sample weights. A row's weight :math:`s_k > 0`
+    (``sample_weight`` times ``class_weight``; a row of weight 0 is left
+    out, as if absent) is its weight in the loss of the 2-norm soft-margin
+    problem that the extension turns the run into:
+
+    .. math::
+
+        \min_{w, b, \xi}\ \|w\|^2 + b^2 + \frac{1}{\Delta^2}\sum_k s_k
+        \xi_k^2 \quad\text{s.t.}\quad l_k (w\cdot x_k + b\rho) \ge
+        1 - \xi_k,
+
+    which is the hard-margin problem on the patterns
+    :math:`y_k = [l_k x_k,\ l_k \rho,\ l_k \Delta_k e_k]` with a
+    per-row extension
+
+    .. math::
+
+        \Delta_k = \Delta / \sqrt{s_k}, \qquad
+        a\cdot y_k = l_k (w\cdot x_k + b\rho) + \Delta_k^2 c_k, \qquad
+        \|y_k\|^2 = \|x_k\|^2 + \rho^2 + \Delta_k^2,
+
+    and :math:`\|a\|^2` gains :math:`\sum_k \Delta_k^2 c_k^2`. The
+    updates are the unweighted ones on these patterns (unit steps, integer
+    counts c_k), so the condition, the multiple updates, the theorems and
+    the reported ``directional_margin_``, ``margin_bound_`` and
+    ``accuracy_estimate_`` hold as stated, for the weighted problem (their
+    norms and margins are taken in that extended space). Without extension
+    (the hard-margin problem) a positive weight cannot change the solution,
+    the maximum-margin separator, and weights other than 0 and 1 are
+    refused.
 """
 
 _COMMON_ATTRIBUTES = """    Attributes
@@ -122,7 +162,8 @@ _COMMON_ATTRIBUTES = """    Attributes
 def _fill_doc(cls):
     cls.__doc__ = cls.__doc__.replace(
         "    %(attributes)s\n", _COMMON_ATTRIBUTES).replace(
-        "    %(extension)s", _EXTENSION_DEFAULT_DOC)
+        "    %(extension)s", _EXTENSION_DEFAULT_DOC).replace(
+        "    %(weights)s\n", _WEIGHTS_DOC)
     return cls
 
 
@@ -280,8 +321,9 @@ class _MarginPerceptron(BaseOnlinePerceptron):
                              f"{self._n_scalars} scalars per problem, not "
                              f"{state.scalars.shape[1]}")
 
-    def _ext_sq(self, c):
-        """``Δ² Σ_k c_k²``, the squared norm of a's extension block.
+    def _ext_sq(self, call, c):
+        """``Σ_k Δ_k² c_k² = Δ² Σ_k c_k² / s_k``, the squared norm of a's
+        extension block (``Δ² Σ_k c_k²`` when every weight is 1).
 
         0 without extension whatever c holds: ROMMA's coefficients are not
         part of a then, and may have overflowed (0 · inf would be NaN).
@@ -289,7 +331,22 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         delta_sq = self.state_.delta_sq
         if not delta_sq:
             return 0.0
-        return delta_sq * float(c @ c)
+        if call.ext_sq is None:
+            return delta_sq * float(c @ c)
+        # Δ² times the sum: weights 4s at extension 2Δ give the same bits
+        # as weights s at Δ (the same problem).
+        return delta_sq * float(c @ (c / call.weights))
+
+    def _weights_refusal(self):
+        if self.extension is None:
+            return (f"{type(self).__name__} without extension solves the "
+                    "hard-margin problem, whose solution (the maximum-margin "
+                    "separator) no positive weight can change: sample "
+                    "weights other than 0 and 1 (and class_weight) act "
+                    "through the extension, a row of weight s getting its "
+                    "own Δ/√s (its weight in the 2-norm soft-margin loss); "
+                    "set extension")
+        return None
 
     def _new_state(self, call, fitted):
         n_classes = fitted["classes"].shape[0]
@@ -320,14 +377,27 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         return None
 
     def _begin_call(self, call):
-        """The per-call scratch: row norms ‖y_k‖² and update counts c_k."""
+        """The per-call scratch: row norms ‖y_k‖² and update counts c_k;
+        with weights, the rows' own squared extensions ``Δ_k² = Δ²/s_k``
+        (``call.ext_sq``; None when every weight is 1 or Δ = 0)."""
         refuse_underflow(call.loop_arrays[0], call.mean_sq_norm)
         s = self.state_
         n_problems = s.weights.shape[0]
         call.diverged = []
         call.counts = np.zeros((n_problems, call.X.shape[0]),
                                dtype=self._counts_dtype)
-        call.y_sq_norms = call.sq_norms + (s.rho ** 2 + s.delta_sq)
+        call.ext_sq = None
+        if call.weights.shape[0] and s.delta_sq:
+            # The loops form the same quotient, delta_sq / weights[k].
+            call.ext_sq = s.delta_sq / call.weights
+            if not float(call.ext_sq.max()) <= 1e300:
+                raise ValueError(
+                    "a row's weight is too small for the extension: Δ²/s "
+                    "(its own squared extension) overflows float64; use "
+                    "larger weights or drop the row (weight 0)")
+            call.y_sq_norms = call.sq_norms + (s.rho ** 2 + call.ext_sq)
+        else:
+            call.y_sq_norms = call.sq_norms + (s.rho ** 2 + s.delta_sq)
         # Per problem, the mistakes and updates of each epoch (full pass and
         # its active passes).
         call.epoch_mistakes = [[] for _ in range(n_problems)]
@@ -444,7 +514,8 @@ class _MarginPerceptron(BaseOnlinePerceptron):
                               0 if first else multiple)
             n_full = active_set_epoch(
                 *call.loop_arrays, signs, call.y_sq_norms, order, s.rho,
-                s.delta_sq, full, full._replace(multiple=multiple), *vector,
+                s.delta_sq, call.weights, full,
+                full._replace(multiple=multiple), *vector,
                 active,
                 _C1_FIRST if first else _C1, _C2, _N_EP1, _N_EP2, _N_EP3,
                 *levels, stats)
@@ -517,7 +588,7 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         param = float(self._params_schedule()[-1])
         n_updates, _, n_mistakes = pattern_pass(
             order, order.shape[0], 0.0, order, *call.loop_arrays, signs,
-            call.y_sq_norms, s.rho, s.delta_sq,
+            call.y_sq_norms, s.rho, s.delta_sq, call.weights,
             MarginRule(self._rule, param, 0), s.weights[k], s.scalars[k],
             s.n_updates_per_problem[k:k + 1], call.counts[k])
         return n_updates, n_mistakes
@@ -540,8 +611,9 @@ class _MarginPerceptron(BaseOnlinePerceptron):
             c = call.counts[k].astype(np.float64)
             ay = signs * scores[:, k]
             if s.delta_sq:
-                ay = ay + s.delta_sq * c
-            ext_sq = self._ext_sq(c) + s.retired_ext_sq[k]
+                ay = ay + (s.delta_sq if call.ext_sq is None
+                           else call.ext_sq) * c
+            ext_sq = self._ext_sq(call, c) + s.retired_ext_sq[k]
             w_sq = float(s.weights[k] @ s.weights[k])
             b = s.scalars[k, 0]
             norm = np.sqrt(w_sq + b * b + ext_sq)
@@ -589,7 +661,10 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         if not s.delta_sq:
             return s.retired_ext_sq
         c = call.counts.astype(np.float64)
-        return s.retired_ext_sq + s.delta_sq * np.einsum("ij,ij->i", c, c)
+        if call.ext_sq is None:
+            return s.retired_ext_sq + s.delta_sq * np.einsum("ij,ij->i", c, c)
+        return s.retired_ext_sq + s.delta_sq * np.einsum("ij,ij->i", c,
+                                                         c / call.weights)
 
     def _public_model(self):
         s = self.state_
@@ -673,6 +748,12 @@ class PDM(_MarginPerceptron):
         (:func:`~perceptrons.utils.random.draw_order`).
     random_state : int, RandomState instance or None, default=None
         Seeds the permutations (one seed per one-vs-rest problem).
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class, multiplying ``sample_weight`` as in
+        scikit-learn ("balanced": inversely proportional to the class
+        frequencies). A weight acts through the extension (Notes).
+    warm_start : bool, default=False
+        ``fit`` continues the fitted state instead of starting afresh.
 
     %(attributes)s
     See Also
@@ -695,6 +776,8 @@ class PDM(_MarginPerceptron):
     is kept as per-example update counts c_k (``dual_coef_``), so
     :math:`a\cdot y_k` gains :math:`\Delta^2 c_k` and :math:`\|a\|^2` gains
     :math:`\Delta^2 \sum_k c_k^2`, and each update costs O(nnz(x_k)).
+
+    %(weights)s
 
     Multiple updates (Sec. 4): λ = [μ₊] + 1 where μ₊ is the non-negative
     root of :math:`(t+\mu)\,a_{t+\mu}\cdot y_k - (1-\epsilon)
@@ -816,7 +899,8 @@ class PFM(_MarginPerceptron):
         β ≥ 0 of condition (7), in the units of the (augmented, extended)
         patterns; convergence needs β < γ_d. The paper sets it to the γ'_d
         found by PDM. "auto" is ``Δ / (2√m)``, m the rows of the first
-        ``fit``/``partial_fit`` call: half the margin ``Δ/√m`` that the
+        ``fit``/``partial_fit`` call (with weights, ``Σ s_k`` instead of
+        m: see the Notes): half the margin ``Δ/√m`` that the
         extension alone guarantees (Sec. 5), so that β < γ_d always holds
         and the run converges (Theorem 3.1) with a margin of at least half
         that guarantee; 0 without extension (nothing is known of γ_d then).
@@ -843,6 +927,12 @@ class PFM(_MarginPerceptron):
         (:func:`~perceptrons.utils.random.draw_order`).
     random_state : int, RandomState instance or None, default=None
         Seeds the permutations (one seed per one-vs-rest problem).
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class, multiplying ``sample_weight`` as in
+        scikit-learn ("balanced": inversely proportional to the class
+        frequencies). A weight acts through the extension (Notes).
+    warm_start : bool, default=False
+        ``fit`` continues the fitted state instead of starting afresh.
 
     %(attributes)s
     See Also
@@ -857,6 +947,12 @@ class PFM(_MarginPerceptron):
 
     Eqs. (7) and (2), with β = (1-ε)γ_d. The extension, multiple updates
     and the reported quantities are as in :class:`PDM`.
+
+    %(weights)s
+
+    With weights, β = "auto" is :math:`\Delta / (2\sqrt{\sum_k s_k})`:
+    half the margin :math:`1/\sqrt{\sum_k \Delta_k^{-2}}` that the
+    per-row extensions alone guarantee, so that β < γ_d still holds.
 
     References
     ----------
@@ -914,6 +1010,10 @@ class PFM(_MarginPerceptron):
             return float(self.beta)
         if self.extension is None:
             return 0.0
+        if call.weights.shape[0]:
+            # Δ_k = Δ/√s_k: the extension alone separates with margin
+            # 1/√(Σ_k 1/Δ_k²) = Δ/√(Σ_k s_k).
+            return 0.5 * float(self.extension) / np.sqrt(call.weights.sum())
         return 0.5 * float(self.extension) / np.sqrt(call.X.shape[0])
 
     def _params_schedule(self):

@@ -65,6 +65,12 @@ class ROMMA(_MarginPerceptron):
         (:func:`~perceptrons.utils.random.draw_order`).
     random_state : int, RandomState instance or None, default=None
         Seeds the permutations (one seed per one-vs-rest problem).
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class, multiplying ``sample_weight`` as in
+        scikit-learn ("balanced": inversely proportional to the class
+        frequencies). A weight acts through the extension (Notes).
+    warm_start : bool, default=False
+        ``fit`` continues the fitted state instead of starting afresh.
 
     Attributes
     ----------
@@ -136,6 +142,22 @@ class ROMMA(_MarginPerceptron):
 
     ``partial_fit`` makes one pass in the given order, no active sets; its
     rows get fresh extension coordinates.
+
+    Sample weights. As in :class:`~perceptrons.PDM`, a row's weight
+    :math:`s_k > 0` (``sample_weight`` times ``class_weight``; weight 0
+    leaves the row out) is its weight in the 2-norm soft-margin loss
+    :math:`\|w\|^2 + b^2 + \Delta^{-2} \sum_k s_k \xi_k^2`, i.e. its own
+    extension :math:`\Delta_k = \Delta/\sqrt{s_k}`: the patterns are
+    :math:`y_k = [l_k x_k,\ l_k \rho,\ l_k \Delta_k e_k]`, so
+    :math:`B = a\cdot y_k = l_k (w\cdot x_k + b\rho) + \Delta_k^2 g_k`
+    and :math:`C = \|y_k\|^2 = \|x_k\|^2 + \rho^2 + \Delta_k^2`, and the
+    update above is unchanged. Aggressive ROMMA on these patterns keeps
+    :math:`\|a\| \le 1/\gamma_d` and, on convergence,
+    :math:`\gamma'_d \ge (1-\epsilon)\gamma_d`, with γ_d the margin of the
+    weighted problem (``margin_bound_``, ``directional_margin_`` are taken
+    in that extended space). Without extension a positive weight cannot
+    change the problem (its solution is the maximum-margin separator), and
+    weights other than 0 and 1 are refused.
 
     .. warning::
        The PDM paper gives no pseudo-code for its ROMMA runs (only
@@ -233,12 +255,14 @@ class ROMMA(_MarginPerceptron):
             before = stats.copy()
             n_full = active_set_epoch(
                 *call.loop_arrays, signs, call.y_sq_norms, order, s.rho,
-                s.delta_sq, rule, rule, *vector, int(self.active_sets), _C1,
-                _C2, _N_EP1, _N_EP2, _N_EP3, *levels, stats)
+                s.delta_sq, call.weights, rule, rule, *vector,
+                int(self.active_sets), _C1, _C2, _N_EP1, _N_EP2, _N_EP3,
+                *levels, stats)
             s.n_updates_per_problem[k] += n_full + stats[0] - before[0]
             fold_scale(w, scalars, g)
             # Recompute ‖a‖² afresh once per epoch (the loop carries it).
-            scalars[1] = (float(w @ w) + scalars[0] ** 2 + self._ext_sq(g)
+            scalars[1] = (float(w @ w) + scalars[0] ** 2
+                          + self._ext_sq(call, g)
                           + scalars[3])
             self._add_stats(call, k, n_full, stats - before)
             self._check_finite(k, epoch + 1)
@@ -257,7 +281,7 @@ class ROMMA(_MarginPerceptron):
         status = np.zeros(1, dtype=np.int64)
         n_updates, _, n_mistakes = pattern_pass(
             order, order.shape[0], 0.0, order, *call.loop_arrays, signs,
-            call.y_sq_norms, s.rho, s.delta_sq,
+            call.y_sq_norms, s.rho, s.delta_sq, call.weights,
             *self._rule_of(call, k, status))
         if status[0]:
             call.diverged.append(k)
@@ -274,7 +298,7 @@ class ROMMA(_MarginPerceptron):
         """ROMMA's bound ``1/‖a‖ >= γ_d`` (not PDM's ``‖a_t‖/t``)."""
         s = self.state_
         sq = (float(s.weights[k] @ s.weights[k]) + s.scalars[k, 0] ** 2
-              + self._ext_sq(call.counts[k]) + s.retired_ext_sq[k])
+              + self._ext_sq(call, call.counts[k]) + s.retired_ext_sq[k])
         return 1.0 / np.sqrt(sq) if sq > 0 else np.inf
 
     def _stored_dual(self, call, targets):

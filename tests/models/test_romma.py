@@ -198,6 +198,7 @@ def test_scale_folding_in_the_loop():
         st = np.array([clf.intercept_[0] / s, sq, s, 0.0])
         n_upd, _, _ = pattern_pass(rows, rows.shape[0], 0.0, rows,
                                    *as_loop_arrays(X), signs, yy, 1.0, 1.0,
+                                   np.zeros(0),
                                    RommaRule(0.99), w, st,
                                    np.zeros(1, dtype=np.int64), full_g)
         fold_scale(w, st, full_g)

@@ -15,7 +15,13 @@ sum, so agreement checks both tricks.
   :func:`numpy.roots`);
 * successive runs: one run per accuracy in the schedule, each continuing
   the last;
-* active sets (Sec. 4): see :func:`_active_rounds`.
+* active sets (Sec. 4): see :func:`_active_rounds`;
+* sample weights: a row of weight s_k > 0 is the row's weight in the
+  2-norm soft-margin loss ``Σ_k s_k ξ_k² / Δ²``, i.e. its own extension
+  coordinate ``l_k Δ_k`` with ``Δ_k = Δ/√s_k`` (materialised as such); the
+  run is otherwise the unweighted one. Rows of weight 0 are not presented
+  at all; without extension the weights change nothing (the hard-margin
+  problem does not depend on them).
 
 The common entry is :func:`fit` (``fit(X, y, **params) -> MarginState``, the
 parameter names of ``perceptrons.PDM`` and ``perceptrons.PFM``, rows in their
@@ -32,14 +38,30 @@ C1, C2, C1_FIRST = 2.2, 1.1, 1.1
 N_EP1, N_EP2, N_EP3 = 9, 12, 12
 
 
-def extended_patterns(X, labels, rho, delta):
-    """The m × (d + 1 + m) matrix of rows y_k (no extension if delta is None)."""
+def extended_patterns(X, labels, rho, delta, weights=None):
+    """The m × (d + 1 + m) matrix of rows y_k (no extension if delta is None).
+
+    With ``weights`` (positive, one per row), row k's extension coordinate
+    is ``l_k Δ/√s_k``.
+    """
     X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
     labels = np.asarray(labels, dtype=np.float64)
     Y = np.hstack([labels[:, None] * X, labels[:, None] * rho])
     if delta is not None:
-        Y = np.hstack([Y, np.diag(labels * delta)])
+        ext = labels * delta
+        if weights is not None:
+            ext = ext / np.sqrt(np.asarray(weights, dtype=np.float64))
+        Y = np.hstack([Y, np.diag(ext)])
     return Y
+
+
+def kept_rows(X, y, sample_weight):
+    """``(X, y, weights)`` without the rows of weight 0 (None: unweighted)."""
+    if sample_weight is None:
+        return X, np.asarray(y), None
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    keep = weights > 0.0
+    return X[keep], np.asarray(y)[keep], weights[keep]
 
 
 class Reference:
@@ -143,7 +165,7 @@ def _active_rounds(ref, level1):
 
 def run_reference(X, labels, rule, schedule, rho=1.0, delta=None,
                   max_epochs=1000, active_sets=False, multiple=False,
-                  first_epoch_plain=False):
+                  first_epoch_plain=False, weights=None):
     """Run PDM/PFM to convergence, rows presented in their given order.
 
     Parameters
@@ -154,6 +176,8 @@ def run_reference(X, labels, rule, schedule, rho=1.0, delta=None,
     schedule : list of float
         ε of each successive run (PDM), or ``[β]``.
     rho, delta : float, float or None
+    weights : ndarray of shape (m,) or None
+        Positive row weights: row k's extension is Δ/√s_k.
     max_epochs : int
         Most full epochs in all.
     active_sets, multiple, first_epoch_plain : bool
@@ -166,7 +190,7 @@ def run_reference(X, labels, rule, schedule, rho=1.0, delta=None,
         ``a`` (extended vector), ``w``, ``b``, ``counts``, ``t``,
         ``epochs``, ``converged``, ``active_passes``.
     """
-    Y = extended_patterns(X, labels, rho, delta)
+    Y = extended_patterns(X, labels, rho, delta, weights)
     d = X.shape[1]
     ref = Reference(Y, rule, multiple, n_input=d + 1)
     rows = list(range(Y.shape[0]))
@@ -301,13 +325,16 @@ def collect(classes, runs, rho, dual):
 
 def fit(X, y, *, epsilon=None, beta=None, successive=None, augmentation=1.0,
         extension=1.0, active_sets=True, multiple_updates=True,
-        max_iter=1000):
+        max_iter=1000, sample_weight=None):
     """PDM (``epsilon``, default 0.01) or PFM (``beta``) to convergence.
 
     The parameters are ``perceptrons.PDM``'s and ``perceptrons.PFM``'s
     (``beta="auto"`` is ``extension / (2√m)``, 0 without extension), with
     ``shuffle=False``. Plain PDM (no ``successive``) makes its first full
     epoch with single updates, collecting with c1 = 1.1 (Sec. 4).
+    ``sample_weight``: rows of weight 0 are left out, the others get the
+    extension Δ/√s_k (module notes); "auto" β is then ``Δ / (2√(Σ s_k))``,
+    half the margin ``1/√(Σ_k 1/Δ_k²)`` the extension alone guarantees.
 
     Returns
     -------
@@ -315,6 +342,7 @@ def fit(X, y, *, epsilon=None, beta=None, successive=None, augmentation=1.0,
     """
     if beta is not None and epsilon is not None:
         raise ValueError("pass epsilon (PDM) or beta (PFM), not both")
+    X, y, weights = kept_rows(X, y, sample_weight)
     if beta is None:
         rule = "pdm"
         schedule = accuracy_schedule(0.01 if epsilon is None else epsilon,
@@ -322,8 +350,9 @@ def fit(X, y, *, epsilon=None, beta=None, successive=None, augmentation=1.0,
     else:
         rule = "pfm"
         if beta == "auto":
+            total = X.shape[0] if weights is None else float(weights.sum())
             beta = (0.0 if extension is None
-                    else 0.5 * extension / math.sqrt(X.shape[0]))
+                    else 0.5 * extension / math.sqrt(total))
         schedule = [float(beta)]
     first_plain = rule == "pdm" and successive is None
     classes, targets = problems(y)
@@ -332,7 +361,7 @@ def fit(X, y, *, epsilon=None, beta=None, successive=None, augmentation=1.0,
         r = run_reference(X, labels, rule, schedule, rho=augmentation,
                           delta=extension, max_epochs=max_iter,
                           active_sets=active_sets, multiple=multiple_updates,
-                          first_epoch_plain=first_plain)
+                          first_epoch_plain=first_plain, weights=weights)
         r["labels"] = labels
         r["margin_bound"] = (float(np.linalg.norm(r["a"])) / r["t"]
                              if r["t"] else 0.0)

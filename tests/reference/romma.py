@@ -10,7 +10,10 @@ afresh from ``a·y_k``, ``‖a‖²`` and ``‖y_k‖²`` recomputed from scratc
 both constraints active (``a' = c a + d y_k`` from the 2×2 system
 ``c‖a‖² + d a·y = ‖a‖², c a·y + d‖y‖² = 1``) when that gives c > 0, else
 ``a' = y_k/‖y_k‖²``. A pattern is updated when ``a·y_k < 1 - ε``; active
-sets collect ``a·y_k <= c (1-ε)`` (PDM's Sec. 4 schedule).
+sets collect ``a·y_k <= c (1-ε)`` (PDM's Sec. 4 schedule). Sample
+weights are the PDM reference's: row k's extension coordinate is
+``l_k Δ/√s_k`` (its weight in the 2-norm soft-margin loss), rows of weight
+0 are not presented.
 
 The common entry is :func:`fit` (``fit(X, y, **params) ->
 tests.reference.pdm.MarginState``, the parameter names of
@@ -21,7 +24,7 @@ one binary run.
 import numpy as np
 
 from tests.reference.pdm import (C1, C2, N_EP1, N_EP2, N_EP3, collect,
-                                 extended_patterns, problems)
+                                 extended_patterns, kept_rows, problems)
 
 
 class Reference:
@@ -68,7 +71,7 @@ class Reference:
 
 
 def run_reference(X, labels, epsilon, rho=1.0, delta=None, max_epochs=1000,
-                  active_sets=False):
+                  active_sets=False, weights=None):
     """Run aggressive ROMMA to convergence, rows in their given order.
 
     Returns
@@ -77,7 +80,7 @@ def run_reference(X, labels, epsilon, rho=1.0, delta=None, max_epochs=1000,
         ``a``, ``w``, ``b``, ``t``, ``epochs``, ``converged``,
         ``active_passes``, ``Y``.
     """
-    Y = extended_patterns(X, labels, rho, delta)
+    Y = extended_patterns(X, labels, rho, delta, weights)
     d = X.shape[1]
     ref = Reference(Y, epsilon, d + 1)
     rows = list(range(Y.shape[0]))
@@ -113,21 +116,24 @@ def run_reference(X, labels, epsilon, rho=1.0, delta=None, max_epochs=1000,
 
 
 def fit(X, y, *, epsilon=0.01, augmentation=1.0, extension=1.0,
-        active_sets=True, max_iter=1000):
+        active_sets=True, max_iter=1000, sample_weight=None):
     """Aggressive ROMMA to convergence, one binary run per one-vs-rest
-    problem (``classes[1]`` positive for two classes), ``shuffle=False``.
+    problem (``classes[1]`` positive for two classes), ``shuffle=False``;
+    ``sample_weight`` as in the PDM reference (rows of weight 0 left out,
+    row k's extension Δ/√s_k).
 
     Returns
     -------
     tests.reference.pdm.MarginState
         ``counts`` and ``dual_coef`` are None; ``margin_bound`` is 1/‖a‖.
     """
+    X, y, weights = kept_rows(X, y, sample_weight)
     classes, targets = problems(y)
     runs = []
     for labels in targets:
         r = run_reference(X, labels, epsilon, rho=augmentation,
                           delta=extension, max_epochs=max_iter,
-                          active_sets=active_sets)
+                          active_sets=active_sets, weights=weights)
         norm = float(np.linalg.norm(r["a"]))
         r["margin_bound"] = 1.0 / norm if norm else 0.0
         runs.append(r)
