@@ -12,7 +12,6 @@ from numbers import Real
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.extmath import safe_sparse_dot
 
 from .._loops.margin import (
     RULE_PDM,
@@ -22,7 +21,7 @@ from .._loops.margin import (
     pattern_pass,
 )
 from ..utils._param_validation import Interval, StrOptions
-from ..utils.validation import refuse_underflow
+from ..utils.validation import linear_scores, refuse_underflow
 from ._base import BaseOnlinePerceptron
 from ._ovr import epochs_until_converged, problem_seeds, problem_signs
 from ._state import FittedState, array, check_problems, scalar
@@ -600,7 +599,7 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         s = self.state_
         X = call.X
         rho = s.rho
-        scores = safe_sparse_dot(X, s.weights.T, dense_output=True)
+        scores = linear_scores(X, s.weights)
         scores = np.asarray(scores) + rho * s.scalars[:, 0]
         n_problems = s.weights.shape[0]
         margin = np.zeros(n_problems)
@@ -697,7 +696,7 @@ class _MarginPerceptron(BaseOnlinePerceptron):
                 "weighted average of shards' runs has no such history")
 
     def _decision(self, X):
-        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True)
+        scores = linear_scores(X, self.coef_)
         return np.asarray(scores) + self.intercept_
 
 
