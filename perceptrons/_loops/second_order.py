@@ -22,9 +22,10 @@ form ``A⁻¹X = X(aI + SK)⁻¹``, so
 ``M = (aS⁻¹ + K)⁻¹``, the weight entering only as the diagonal ``a/s`` of a
 new border, and ``β = M y`` and the scores are read as before. Prediction
 does not read the weight (the trial's x enters the paper's
-``(A + x xᵀ)⁻¹`` unweighted; its sign is that of ``vᵀA⁻¹x`` anyway). The pass is
-:func:`perceptrons._loops.matrix_perceptron.matrix_epoch`; two forms, two
-stores (named tuples, arrays updated in place):
+``(A + x xᵀ)⁻¹`` unweighted; its sign is that of ``vᵀA⁻¹x`` anyway).
+
+The pass is :func:`perceptrons._loops.matrix_perceptron.matrix_epoch`; two
+forms, two stores (named tuples, arrays updated in place):
 
 ``SOPrimalStore(X_data, X_indices, X_indptr, x, nz, w, A_inv, v, u)``
     Keeps ``A⁻¹`` (n_problems, n × n) and ``w = A⁻¹v``: a rank-one downdate
@@ -34,7 +35,8 @@ stores (named tuples, arrays updated in place):
     row.
 ``SODualStore(data, kernel, support, cache, coef, a, inverse, work)``
     Keeps, over the q mistaken instances of each problem,
-    ``M = (aI + K)⁻¹`` (K their kernel matrix; ``(aS⁻¹ + K)⁻¹`` weighted) and ``β = M y``, so
+    ``M = (aI + K)⁻¹`` (K their kernel matrix; ``(aS⁻¹ + K)⁻¹`` weighted)
+    and ``β = M y``, so
     ``vᵀA⁻¹x = βᵀκ`` with ``κ`` the kernel values of x against them (from
     ``A⁻¹X = X(aI + XᵀX)⁻¹``); M is grown by bordering in O(q²) per mistake.
     ``coef`` is β by support slot (summed over repeated instances),
