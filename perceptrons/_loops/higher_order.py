@@ -13,6 +13,20 @@ The sparse variant (Sec. 4) sets ``ρ_k = 0`` when ``y v_{k-1}ᵀx < 0``:
 the mistake then updates v only. ``k`` counts a problem's mistakes over
 all its passes; the pass's ``counts[k]`` carries it between calls.
 
+Weighted rows (sample_weight × class_weight, issue #23): a mistake on row i
+of weight ``s = s_i > 0`` adds s times its terms to both statistics,
+
+    B_k = B_{k-1} (I - s ρ_k x g(x)ᵀ),    v_k = v_{k-1} + s y x,
+
+the matrix step ``ρ_k`` and the label step ``y`` each multiplied by s (to
+first order ``B_k ≈ I - Σ s ρ x g(x)ᵀ``, the weighted sum of the mistaken
+instances' outer products). k still counts mistakes, one per mistake, and
+the sparse gate still reads ``y v_{k-1}ᵀx``. Theorem 1 asks
+``ρ_k <= (1 - c)/(1 + |v_{k-1}ᵀx|)`` of the step actually taken, here
+``s ρ_k``: a large weight makes a large step (``s ρ_k > 2`` flips and
+stretches B along x). Every form takes the same ``ρ = s ρ_k`` and
+``s y``; with s = 1 they are the unweighted updates bit for bit.
+
 Three forms of the same algorithm (Sec. 2), three stores:
 
 * :data:`HOPrimalStore` (p = 2) keeps ``A = BᵀB`` (n × n) and ``w = A v``:
@@ -133,11 +147,12 @@ def _rho(c, k, sparse, y, v_dot_x):
 
 
 # ----------------------------------------------------------------- primal
-def _primal_mistake(store, trial, i, k, y, count, stats):
+def _primal_mistake(store, trial, i, k, y, weight, count, stats):
     nnz = trial
     x, nz, A, v, a = store.x, store.nz, store.A, store.v, store.a
     n = v.shape[1]
-    rho = _rho(store.c, count, store.sparse, y, sparse_dot(v[k], x, nz, nnz))
+    rho = weight * _rho(store.c, count, store.sparse, y,
+                        sparse_dot(v[k], x, nz, nnz))
     Ak = A[k]
     if rho > 0.0:
         stats[1] += 1
@@ -151,7 +166,7 @@ def _primal_mistake(store, trial, i, k, y, count, stats):
             for j in range(n):
                 Ak[r, j] += (rr * (xr * x[j])
                              - rho * (ar * x[j] + xr * a[j]))
-    add_and_reweigh(Ak, v[k], store.w[k], y, x, nz, nnz)
+    add_and_reweigh(Ak, v[k], store.w[k], weight * y, x, nz, nnz)
     return store, False
 
 
@@ -192,12 +207,13 @@ def _apply_factor(a, b, columns, lo, hi, rho, u):
         u[columns[e]] -= d * b[e]
 
 
-def _implicit_mistake(store, trial, i, k, y, count, stats):
+def _implicit_mistake(store, trial, i, k, y, weight, count, stats):
     nnz = trial
     x, nz, v, p = store.x, store.nz, store.v, store.p
     z, theta, gx = store.work[0], store.work[1], store.work[2]
     factors = store.factors
-    rho = _rho(store.c, count, store.sparse, y, sparse_dot(v[k], x, nz, nnz))
+    rho = weight * _rho(store.c, count, store.sparse, y,
+                        sparse_dot(v[k], x, nz, nnz))
     if rho > 0.0:
         stats[1] += 1
         fx, fg, fi, fptr, frho, n_factors = factors
@@ -220,9 +236,10 @@ def _implicit_mistake(store, trial, i, k, y, count, stats):
         frho[k, f] = rho
         n_factors[k] = f + 1
         factors = (fx, fg, fi, fptr, frho, n_factors)
+    step = weight * y
     for e in range(nnz):
         j = nz[e]
-        v[k, j] += y * x[j]
+        v[k, j] += step * x[j]
     _implicit_weights(factors, k, p, v[k], store.w[k], z)
     return HOImplicitStore(store.X_data, store.X_indices, store.X_indptr, x,
                            nz, store.w, store.c, store.sparse, p, v, factors,
@@ -246,7 +263,7 @@ def _add_matrix_part(D, slots, h, q, v_coef, coef, work):
         coef[slots[r]] += work[r]
 
 
-def _dual_mistake(store, trial, i, k, y, count, stats):
+def _dual_mistake(store, trial, i, k, y, weight, count, stats):
     """Sec. 2, 2): with ``X_q`` the q instances whose mistake updated the
     matrix, in order, ``A = I + X_q D X_qᵀ``, ``h = X_qᵀ v`` and
     ``w = A v = v + X_q D h``. On the k-th mistake, x with kernel values
@@ -256,7 +273,11 @@ def _dual_mistake(store, trial, i, k, y, count, stats):
     ``vᵀx + y k(x, x)``; always ``h += y κ``, ``v += y x``, and the weights
     are rebuilt, ``coef = v_coef + (D h at the slots of X_q)``. A mistake
     that leaves the matrix alone still costs O(q²) (D h changes with h);
-    the paper's point is that q, not the mistakes, sets the cost."""
+    the paper's point is that q, not the mistakes, sets the cost.
+
+    Weighted (row weight s): ρ_k is ``s ρ_k`` throughout and y is ``s y``
+    in h and v (``h += s y κ``, the new entry ``vᵀx + s y k(x, x)``,
+    ``v_coef[slot] += s y``)."""
     values, m = trial
     diag = store.data[6]
     coef, v_coef = store.coef, store.v_coef
@@ -268,7 +289,8 @@ def _dual_mistake(store, trial, i, k, y, count, stats):
     gather_slots(values, slots[k], q, kappa)
     # Slots from m on were added in this trial: no value, no v part.
     v_dot_x = dot_n(v_coef[k], values, m)
-    rho = _rho(store.c, count, store.sparse, y, v_dot_x)
+    rho = weight * _rho(store.c, count, store.sparse, y, v_dot_x)
+    step = weight * y
     pos = append_support(store.support, i)
     if rho > 0.0:
         stats[1] += 1
@@ -282,11 +304,11 @@ def _dual_mistake(store, trial, i, k, y, count, stats):
             D[k, r, q] = -rho * b[r]
         D[k, q, q] = rho * rho * (kb + diag[i]) - 2.0 * rho
         slots[k, q] = pos
-        h[k, q] = v_dot_x + y * diag[i]
+        h[k, q] = v_dot_x + step * diag[i]
         n_matrix[k] = q + 1
     for r in range(q):
-        h[k, r] += y * kappa[r]
-    v_coef[k, pos] += y
+        h[k, r] += step * kappa[r]
+    v_coef[k, pos] += step
     coef[k, pos] = v_coef[k, pos]
     _add_matrix_part(D[k], slots[k], h[k], n_matrix[k], v_coef[k], coef[k], b)
     return HODualStore(store.data, store.kernel, store.support, store.cache,

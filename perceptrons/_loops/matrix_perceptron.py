@@ -23,10 +23,13 @@ loops' flags.
 
 An algorithm registers, for each of its store classes, the function called
 on a mistake (:func:`register_on_mistake`):
-``on_mistake(store, trial, i, k, y, count, stats) -> (store, failed)``, with
-``trial`` the row as read (the number of non-zeros in ``x``, or the kernel
-values and the support size), ``count`` the problem's mistakes so far, this
-one included, and ``stats`` the pass's counters; it returns the store
+``on_mistake(store, trial, i, k, y, weight, count, stats) -> (store,
+failed)``, with ``trial`` the row as read (the number of non-zeros in ``x``,
+or the kernel values and the support size), ``weight`` the row's weight
+``s_i > 0`` (its sample weight times its class weight; exactly 1.0 when
+unweighted, which leaves every update's bits as they were), ``count`` the
+problem's mistakes so far, this one included, and ``stats`` the pass's
+counters; it returns the store
 (reallocated when its storage grew) and whether the update failed (the
 matrix lost its precision).
 """
@@ -50,8 +53,9 @@ def register_on_mistake(store_class, update):
 
 
 @specialised(lambda store, *args: _ON_MISTAKE.get(store_class(store)))
-def on_mistake(store, trial, i, k, y, count, stats):
-    """The update of the store's algorithm on problem k's mistake on row i."""
+def on_mistake(store, trial, i, k, y, weight, count, stats):
+    """The update of the store's algorithm on problem k's mistake on row i,
+    of weight ``weight``."""
 
 
 # ------------------------------------------------------------------ trials
@@ -111,7 +115,7 @@ def end_trial(store, trial):
 
 # ------------------------------------------------------------------ pass
 @storage_loop
-def matrix_epoch(store, targets, order, counts, stats):
+def matrix_epoch(store, targets, order, weights, counts, stats):
     """One pass of a mistake-driven matrix perceptron over ``order``.
 
     Parameters
@@ -122,6 +126,11 @@ def matrix_epoch(store, targets, order, counts, stats):
     targets : ndarray of shape (n_samples,), int64
         Class indices (see :func:`perceptrons._loops.hypotheses.problem_sign`).
     order : ndarray of shape (n_steps,), int64
+    weights : ndarray of shape (n_samples,) or (0,), float64
+        Each row's weight s_i > 0, indexed like ``targets`` (empty: every
+        weight is 1). A weighted mistake adds s_i times the row's terms to
+        the algorithm's statistics (see its :func:`on_mistake`); the
+        prediction, the mistake test and the count k do not read it.
     counts : ndarray of shape (n_problems,), int64
         Mistakes so far per problem (the k of ``ρ_k = c/k``), updated in
         place.
@@ -141,14 +150,15 @@ def matrix_epoch(store, targets, order, counts, stats):
     for step in range(order.shape[0]):
         i = order[step]
         ctx, trial = start_trial(store, ctx, order, step)
+        weight = 1.0 if weights.shape[0] == 0 else weights[i]
         for k in range(n_problems):
             y = problem_sign(targets[i], k, n_problems)
             if y * trial_margin(store, trial, k) > 0.0:
                 continue
             stats[0] += 1
             counts[k] += 1
-            store, failed = on_mistake(store, trial, i, k, y, counts[k],
-                                       stats)
+            store, failed = on_mistake(store, trial, i, k, y, weight,
+                                       counts[k], stats)
             if failed:
                 end_trial(store, trial)
                 return store, step + 1

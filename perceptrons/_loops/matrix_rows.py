@@ -116,13 +116,14 @@ def work_for(work, size):
 
 
 @njit(cache=True, inline="always")
-def add_and_reweigh(A, v, w, y, x, nz, nnz):
-    """After a mistake: ``v += y x``, then ``w = A v`` (A symmetric, n × n).
+def add_and_reweigh(A, v, w, step, x, nz, nnz):
+    """After a mistake: ``v += step x``, then ``w = A v`` (A symmetric,
+    n × n); ``step`` is ``s_i y``, the label times the row's weight.
 
     The end of every primal matrix update (the Higher-order Perceptron's
     ``w = A v``, the Second-order's ``w = A⁻¹ v``).
     """
     for e in range(nnz):
         j = nz[e]
-        v[j] += y * x[j]
+        v[j] += step * x[j]
     square_times(A, v, v.shape[0], w)

@@ -7,9 +7,25 @@ over the past mistakes, Sherman–Morrison gives
 ``(A + x xᵀ)⁻¹ x = A⁻¹x / (1 + xᵀA⁻¹x)``, a positive multiple of ``A⁻¹x``:
 the sign is that of ``vᵀA⁻¹x``, which a trial computes
 (``y vᵀA⁻¹x <= 0`` is a mistake: ties are mistakes). The matrix changes on
-mistakes only. The pass is
-:func:`perceptrons._loops.matrix_perceptron.matrix_epoch`; two forms, two
-stores (named tuples, arrays updated in place):
+mistakes only.
+
+Weighted rows (sample_weight × class_weight, issue #23): a mistake on row i
+of weight ``s = s_i > 0`` adds s times its terms to both statistics,
+``A ← A + s x xᵀ`` and ``v ← v + s y x``: ``A = aI + X S Xᵀ`` and
+``v = X S y`` over the mistaken instances X with their weights
+``S = diag(s)`` (s = 1: the unweighted updates, bit for bit). The primal
+downdate is Sherman–Morrison's
+``(A + s x xᵀ)⁻¹ = A⁻¹ - s u uᵀ / (1 + s xᵀu)``, ``u = A⁻¹x``. In dual
+form ``A⁻¹X = X(aI + SK)⁻¹``, so
+``vᵀA⁻¹x = yᵀ(aS⁻¹ + K)⁻¹κ`` and, by Woodbury,
+``xᵀA⁻¹x = (k(x, x) - κᵀ(aS⁻¹ + K)⁻¹κ)/a``: the dual keeps
+``M = (aS⁻¹ + K)⁻¹``, the weight entering only as the diagonal ``a/s`` of a
+new border, and ``β = M y`` and the scores are read as before. Prediction
+does not read the weight (the trial's x enters the paper's
+``(A + x xᵀ)⁻¹`` unweighted; its sign is that of ``vᵀA⁻¹x`` anyway).
+
+The pass is :func:`perceptrons._loops.matrix_perceptron.matrix_epoch`; two
+forms, two stores (named tuples, arrays updated in place):
 
 ``SOPrimalStore(X_data, X_indices, X_indptr, x, nz, w, A_inv, v, u)``
     Keeps ``A⁻¹`` (n_problems, n × n) and ``w = A⁻¹v``: a rank-one downdate
@@ -19,7 +35,8 @@ stores (named tuples, arrays updated in place):
     row.
 ``SODualStore(data, kernel, support, cache, coef, a, inverse, work)``
     Keeps, over the q mistaken instances of each problem,
-    ``M = (aI + K)⁻¹`` (K their kernel matrix) and ``β = M y``, so
+    ``M = (aI + K)⁻¹`` (K their kernel matrix; ``(aS⁻¹ + K)⁻¹`` weighted)
+    and ``β = M y``, so
     ``vᵀA⁻¹x = βᵀκ`` with ``κ`` the kernel values of x against them (from
     ``A⁻¹X = X(aI + XᵀX)⁻¹``); M is grown by bordering in O(q²) per mistake.
     ``coef`` is β by support slot (summed over repeated instances),
@@ -52,32 +69,34 @@ SODualStore = kernel_store(namedtuple("SODualStore", [
     "data", "kernel", "support", "cache", "coef", "a", "inverse", "work"]))
 
 
-def _primal_mistake(store, trial, i, k, y, count, stats):
+def _primal_mistake(store, trial, i, k, y, weight, count, stats):
     nnz = trial
     x, nz, v, u = store.x, store.nz, store.v, store.u
     n = v.shape[1]
     stats[1] += 1
     Ak = store.A_inv[k]
-    # u = A⁻¹x; A⁻¹ ← A⁻¹ - u uᵀ / (1 + xᵀu).
+    # u = A⁻¹x; A⁻¹ ← A⁻¹ - s u uᵀ / (1 + s xᵀu) (Sherman–Morrison for
+    # A + s x xᵀ, s the row's weight).
     symmetric_times_row(Ak, x, nz, nnz, u)
-    s = 1.0 + sparse_dot(u, x, nz, nnz)
-    if not (s > 0.0 and s < np.inf):
+    d = 1.0 + weight * sparse_dot(u, x, nz, nnz)
+    if not (d > 0.0 and d < np.inf):
         return store, True
     for r in range(n):
-        ur = u[r] / s
+        ur = weight * u[r] / d
         for j in range(n):
             Ak[r, j] -= ur * u[j]
-    add_and_reweigh(Ak, v[k], store.w[k], y, x, nz, nnz)
+    add_and_reweigh(Ak, v[k], store.w[k], weight * y, x, nz, nnz)
     return store, False
 
 
 register_on_mistake(SOPrimalStore, _primal_mistake)
 
 
-def _dual_mistake(store, trial, i, k, y, count, stats):
+def _dual_mistake(store, trial, i, k, y, weight, count, stats):
     """With ``κ`` the kernel values against the q mistaken instances,
-    ``u = M κ`` and the Schur complement ``d = a + k(x, x) - κᵀu`` border M:
-    ``M' = [[M + u uᵀ/d, -u/d], [-uᵀ/d, 1/d]]``, ``β' = M' y'``."""
+    ``u = M κ`` and the Schur complement ``d = a/s + k(x, x) - κᵀu`` (s the
+    row's weight) border M: ``M' = [[M + u uᵀ/d, -u/d], [-uᵀ/d, 1/d]]``,
+    ``β' = M' y'``."""
     values, m = trial
     diag = store.data[6]
     coef = store.coef
@@ -90,7 +109,7 @@ def _dual_mistake(store, trial, i, k, y, count, stats):
     beta = work[2 * q:3 * q + 1]
     gather_slots(values, slots[k], q, kappa)
     square_times(M[k], kappa, q, u)
-    d = store.a + diag[i] - dot_n(kappa, u, q)
+    d = store.a / weight + diag[i] - dot_n(kappa, u, q)
     if not (d > 0.0 and d < np.inf):
         return SODualStore(store.data, store.kernel, store.support,
                            store.cache, coef, store.a, store.inverse,

@@ -25,6 +25,11 @@ All problems of a one-vs-rest fit see the same row at the same step: a
 trial computes one kernel row (dual) or scatters one row (primal) for all
 of them. ``n_mistakes_`` sums the problems' mistakes (the papers' "Train"
 column).
+
+Row weights (``sample_weight`` × ``class_weight``): a mistake on a row of
+weight s adds s times its terms to the statistics, the matrix's and v's
+(each algorithm's module says how); the prediction, the mistake test and
+the mistake counts do not read the weight.
 """
 
 import dataclasses
@@ -145,6 +150,10 @@ class PrimalForm:
         """The call's targets and order as the loops index them."""
         return targets, order
 
+    def padded_weights(self, call):
+        """The call's row weights as the loops index them (empty: all 1)."""
+        return call.weights
+
     def end_call(self, call, store):
         """The model after the call."""
         return self
@@ -220,6 +229,13 @@ class DualForm:
         """The call's targets and order as the loops index them (after the
         pool's rows)."""
         return call.dual.padded(targets, order)
+
+    def padded_weights(self, call):
+        """The call's row weights as the loops index them (after the pool's
+        rows, whose weights are never read); empty stays empty."""
+        if call.weights.shape[0] == 0 or call.dual.n_pool == 0:
+            return call.weights
+        return np.concatenate([np.zeros(call.dual.n_pool), call.weights])
 
     def kept_pool(self, call):
         """The pool after the call: every support slot, in slot order (the
@@ -375,7 +391,8 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
             call.store = self._store(s.model, call)
         targets, order = s.model.padded(call, targets, order)
         call.store, failed = matrix_epoch(
-            call.store, targets, order, s.n_mistakes_per_problem, call.stats)
+            call.store, targets, order, s.model.padded_weights(call),
+            s.n_mistakes_per_problem, call.stats)
         if failed:
             self._fail(failed - 1, call)
         n_mistakes, n_matrix = (call.stats - before).tolist()
@@ -413,6 +430,10 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
                 **s.model.public(self)}
 
     # ------------------------------------------------------------ prediction
+    def _weights_refusal(self):
+        # Every form weighs its mistakes' statistics (the loops' on_mistake).
+        return None
+
     def _mixing_refusal(self):
         return (f"{type(self).__name__}'s state is a matrix updated "
                 "multiplicatively on each mistake (and the mistakes' own "

@@ -201,6 +201,12 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
         (:func:`~perceptrons.utils.random.draw_order`).
     random_state : int, RandomState instance or None, default=None
         Seeds the orders.
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes' rows, multiplied by ``sample_weight``
+        (scikit-learn's meaning; see Notes for what a weight does).
+    warm_start : bool, default=False
+        ``fit`` continues the fitted state (B, v and k of every problem)
+        instead of starting afresh.
 
     Attributes
     ----------
@@ -256,6 +262,28 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
     One-vs-rest: each class has its own B, v and k (so :math:`\rho_k =
     c/k` counts that problem's mistakes); a test row goes to the class of
     largest :math:`w^\top x`.
+
+    Row weights (``sample_weight`` times ``class_weight``): a mistake on a
+    row of weight :math:`s > 0` adds s times its terms to both statistics,
+
+    .. math::
+
+        B_k = B_{k-1}(I - s\,\rho_k\, x\, g(x)^\top), \qquad
+        v_k = v_{k-1} + s\, y\, x,
+
+    in every form (dual: :math:`s\rho_k` borders D, h gains
+    :math:`s\,y\,\kappa` and :math:`v^\top x + s\,y\,k(x,x)`). To first
+    order :math:`B_k \approx I - \sum s\,\rho\, x\, g(x)^\top`, the
+    weighted sum of the mistaken instances' outer products. k still counts
+    mistakes (one each), and the sparse variant's gate still reads
+    :math:`y\, v_{k-1}^\top x`. Theorem 1's condition
+    :math:`\rho_k \le (1-c)/(1+|v_{k-1}^\top x|)` then bears on the step
+    taken, :math:`s\rho_k`: weights much above 1 make large matrix steps
+    (:math:`s\rho_k > 2` flips and stretches B along x). A row of weight 0
+    is left out; weights of 1 give the unweighted run bit for bit.
+    Weights only scale mistakes' updates: there is no intercept to move, so
+    a heavy class cannot win rows that no hyperplane through the origin
+    gives it (append a constant feature for an intercept).
 
     References
     ----------

@@ -166,6 +166,12 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
         "blocks": a windowed shuffle for data larger than the cache
         (:func:`~perceptrons.utils.random.draw_order`).
     random_state : int, RandomState instance or None, default=None
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes' rows, multiplied by ``sample_weight``
+        (scikit-learn's meaning; see Notes for what a weight does).
+    warm_start : bool, default=False
+        ``fit`` continues the fitted state (matrix and v of every problem)
+        instead of starting afresh.
 
     Attributes
     ----------
@@ -196,6 +202,27 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
     A^{-1}x)`; in dual form :math:`x^\top A^{-1}x = (k(x,x) -
     \kappa^\top(aI+K)^{-1}\kappa)/a`. One-vs-rest predicts the class of
     largest margin.
+
+    Row weights (``sample_weight`` times ``class_weight``): a mistake on a
+    row of weight :math:`s > 0` adds s times its terms to both statistics,
+
+    .. math::
+
+        A \leftarrow A + s\, x x^\top, \qquad v \leftarrow v + s\, y\, x,
+
+    so :math:`A = aI + X S X^\top` and :math:`v = X S y` over the mistaken
+    instances X with :math:`S = \mathrm{diag}(s)`. The primal form's
+    Sherman–Morrison step is
+    :math:`A^{-1} - s\,uu^\top/(1 + s\,x^\top u)`, :math:`u = A^{-1}x`; the
+    dual keeps :math:`M = (aS^{-1} + K)^{-1}` (a new mistake borders it
+    with the diagonal :math:`a/s + k(x,x)`), since
+    :math:`v^\top A^{-1}x = y^\top M\kappa` and
+    :math:`x^\top A^{-1}x = (k(x,x) - \kappa^\top M\kappa)/a`: β and the
+    scores read M as before. The prediction does not read the weight (the
+    trial's x enters :math:`(A + xx^\top)^{-1}` unweighted). A row of
+    weight 0 is left out; weights of 1 give the unweighted run bit for
+    bit. There is no intercept for a heavy class to move (append a
+    constant feature for one).
 
     References
     ----------

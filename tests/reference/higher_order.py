@@ -25,6 +25,11 @@ with the readings fixed by issue #10:
   ``B_k = B_{k-1}(I - ρ_k x̂ g(x̂)ᵀ)`` and ``v_k = v_{k-1} + y x̂``; a matrix
   update is counted when ``ρ_k > 0``;
 * mistakes and ``k`` run on across epochs (one long sequence);
+* sample weights (issue #23): a mistake on row t of weight ``s_t > 0`` adds
+  s_t times its terms to both statistics, ``B_k = B_{k-1}(I - s_t ρ_k x̂
+  g(x̂)ᵀ)`` and ``v_k = v_{k-1} + s_t y x̂``; k counts mistakes (one each),
+  the sparse gate reads ``y v_{k-1}·x̂`` as before, and rows of weight 0 are
+  not presented at all;
 * one-vs-rest: K independent binary problems over the same presentation
   order (two classes: one problem, ``classes_[1]`` positive).
 
@@ -138,7 +143,7 @@ class HigherOrderResult:
 
 
 def higher_order_reference(X, y, orders, *, p=2.0, c=0.4, sparse=False,
-                           normalize=True, rho=None):
+                           normalize=True, rho=None, sample_weight=None):
     """Run Figure 1 of Brotto, Gentile & Vitale (2007) on one binary problem.
 
     Parameters
@@ -158,6 +163,10 @@ def higher_order_reference(X, y, orders, *, p=2.0, c=0.4, sparse=False,
     rho : callable, optional
         ``rho(k, v_{k-1}, x̂, y) -> ρ_k`` replacing c/k (the sparse gate, if
         on, still applies after it). For Theorem 1's condition.
+    sample_weight : array of shape (n_samples,), optional
+        Row weights s_t >= 0: a mistake on row t takes the steps
+        ``s_t ρ_k`` (B) and ``s_t y`` (v); rows of weight 0 are skipped
+        (never presented). None: every weight is 1.
 
     Returns
     -------
@@ -165,6 +174,8 @@ def higher_order_reference(X, y, orders, *, p=2.0, c=0.4, sparse=False,
     """
     X = densify(X)
     y = np.asarray(y, dtype=np.float64)
+    weight = (np.ones(X.shape[0]) if sample_weight is None
+              else np.asarray(sample_weight, dtype=np.float64))
     p = float(p)
     n = X.shape[1]
     # Initialisation: B_0 = I, v_0 = 0, k = 0.
@@ -179,10 +190,13 @@ def higher_order_reference(X, y, orders, *, p=2.0, c=0.4, sparse=False,
         epoch_mistakes = epoch_updates = 0
         for t in order:
             t = int(t)
+            if weight[t] == 0.0:
+                continue  # a row of weight 0 is not presented
             x = X[t]
             if normalize:
                 x = normalized(x, p, row=t)
             y_t = float(y[t])
+            s_t = float(weight[t])
             # Prediction: ŷ = sign(g(B_{k-1} v_{k-1})ᵀ B_{k-1} x̂).
             Bx = B @ x
             margin = float(link(B @ v, p) @ Bx)
@@ -199,19 +213,21 @@ def higher_order_reference(X, y, orders, *, p=2.0, c=0.4, sparse=False,
             rho_k = c / k if rho is None else float(rho(k, v.copy(), x.copy(), y_t))
             if sparse and y_t * v_dot < 0.0:
                 rho_k = 0.0
+            # The row's weight multiplies the matrix step.
+            rho_k = s_t * rho_k
             mistake_rows.append(t)
             instances.append(x.copy())
             labels.append(y_t)
             transformed.append(Bx.copy())
             rhos.append(rho_k)
             v_dots.append(v_dot)
-            # B_k = B_{k-1} (I - ρ_k x̂ g(x̂)ᵀ)
+            # B_k = B_{k-1} (I - s ρ_k x̂ g(x̂)ᵀ)  (ρ_k here already s ρ_k)
             if rho_k > 0.0:
                 B = B @ (np.eye(n) - rho_k * np.outer(x, link(x, p)))
                 n_updates += 1
                 epoch_updates += 1
-            # v_k = v_{k-1} + y x̂
-            v = v + y_t * x
+            # v_k = v_{k-1} + s y x̂
+            v = v + s_t * y_t * x
         per_epoch.append(epoch_mistakes)
         updates_per_epoch.append(epoch_updates)
     return HigherOrderResult(
@@ -341,7 +357,7 @@ def kernel_ovr(fn, X, y_classes, orders, *, kernel, degree, gamma, coef0,
 
 def fit(X, y, *, p=2.0, c=0.4, sparse=False, normalize=True, kernel=None,
         degree=3, gamma=None, coef0=0.0, max_iter=1, orders=None,
-        X_test=None):
+        X_test=None, sample_weight=None):
     """Figure 1, one-vs-rest, for ``max_iter`` passes in order.
 
     The parameters are ``perceptrons.HigherOrderPerceptron``'s (defaults
@@ -350,6 +366,9 @@ def fit(X, y, *, p=2.0, c=0.4, sparse=False, normalize=True, kernel=None,
     index array per epoch) is given. With a ``kernel``, Figure 1 runs on an
     explicit feature map of the joint Gram matrix of X and ``X_test``
     (p = 2), and ``test_scores`` are ``X_test``'s decision values.
+    ``sample_weight`` (one per row, >= 0; None: all 1) weighs each
+    mistake's steps and leaves out the rows of weight 0
+    (:func:`higher_order_reference`); it applies to every OvR problem.
 
     Returns
     -------
@@ -359,7 +378,8 @@ def fit(X, y, *, p=2.0, c=0.4, sparse=False, normalize=True, kernel=None,
     orders = [np.arange(n)] * max_iter if orders is None else orders
     if kernel is None:
         res = ovr_reference(higher_order_reference, X, y, orders, p=p, c=c,
-                            sparse=sparse, normalize=normalize)
+                            sparse=sparse, normalize=normalize,
+                            sample_weight=sample_weight)
         if X_test is not None:
             res.test_scores = res.decision_function(X_test)
         return res
@@ -367,7 +387,8 @@ def fit(X, y, *, p=2.0, c=0.4, sparse=False, normalize=True, kernel=None,
         raise ValueError("the dual form exists for p = 2 only")
     return kernel_ovr(higher_order_kernel_reference, X, y, orders,
                       kernel=kernel, degree=degree, gamma=gamma, coef0=coef0,
-                      X_test=X_test, c=c, sparse=sparse, normalize=normalize)
+                      X_test=X_test, c=c, sparse=sparse, normalize=normalize,
+                      sample_weight=sample_weight)
 
 
 # --------------------------------------------------------------------------

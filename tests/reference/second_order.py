@@ -18,6 +18,12 @@ updated only on mistakes).
     algorithm. *SIAM J. Comput.* 34(3):640-668, 2005.
     https://doi.org/10.1137/S0097539703432542
 
+Sample weights (issue #23): a mistake on row t of weight ``s_t > 0`` adds
+s_t times its terms to both statistics, so ``S Sᵀ`` becomes
+``Σ s_j x_j x_jᵀ`` over the past mistakes (plus the current ``x_t xᵀ_t``,
+unweighted: the prediction does not read the weight) and ``v += s_t y_t x_t``;
+rows of weight 0 are not presented.
+
 ``normalize=True`` divides every instance by its Euclidean norm (zero rows
 raise). The common entry is :func:`fit` (``fit(X, y, **params) ->
 tests.reference.higher_order.OvRResult``, the parameter names of
@@ -48,7 +54,8 @@ class SecondOrderResult:
     Per trial, in presentation order over all epochs: ``margins``,
     ``mistakes`` (bool), ``rows``. Per mistake: ``mistake_rows``,
     ``instances`` (the (normalised) x_t, the columns of S), ``labels``.
-    Final state: ``v`` and ``A = a I + Σ_{mistakes} x xᵀ``.
+    Final state: ``v`` and ``A = a I + Σ_{mistakes} s x xᵀ`` (s the rows'
+    weights, 1 unweighted).
     """
 
     a: float
@@ -85,7 +92,8 @@ class SecondOrderResult:
         return out
 
 
-def second_order_reference(X, y, orders, *, a=1.0, normalize=False):
+def second_order_reference(X, y, orders, *, a=1.0, normalize=False,
+                           sample_weight=None):
     """Run the second-order Perceptron on one binary problem.
 
     Parameters
@@ -98,6 +106,10 @@ def second_order_reference(X, y, orders, *, a=1.0, normalize=False):
         The parameter a > 0 of ``a I + S Sᵀ``.
     normalize : bool, default=False
         Divide each instance by its Euclidean norm (zero rows raise).
+    sample_weight : array of shape (n_samples,), optional
+        Row weights s_t >= 0: a mistake on row t adds ``s_t x xᵀ`` to the
+        matrix and ``s_t y x`` to v; rows of weight 0 are skipped. None:
+        every weight is 1.
 
     Returns
     -------
@@ -106,7 +118,10 @@ def second_order_reference(X, y, orders, *, a=1.0, normalize=False):
     X = densify(X)
     y = np.asarray(y, dtype=np.float64)
     n = X.shape[1]
+    weight = (np.ones(X.shape[0]) if sample_weight is None
+              else np.asarray(sample_weight, dtype=np.float64))
     past = []  # the mistaken instances: columns of S except the last
+    past_weights = []  # their weights
     v = np.zeros(n)
     margins, flags, rows, per_epoch = [], [], [], []
     mistake_rows, labels = [], []
@@ -114,13 +129,18 @@ def second_order_reference(X, y, orders, *, a=1.0, normalize=False):
         epoch_mistakes = 0
         for t in order:
             t = int(t)
+            if weight[t] == 0.0:
+                continue  # a row of weight 0 is not presented
             x = X[t]
             if normalize:
                 x = normalized(x, 2.0, row=t)
             y_t = float(y[t])
-            # S = [past mistakes, x_t]; margin = vᵀ (a I + S Sᵀ)⁻¹ x_t.
+            s_t = float(weight[t])
+            # S = [past mistakes, x_t], W their weights (the current x_t's
+            # 1); margin = vᵀ (a I + S W Sᵀ)⁻¹ x_t.
             S = np.column_stack(past + [x])
-            M = a * np.eye(n) + S @ S.T
+            W = np.diag(past_weights + [1.0])
+            M = a * np.eye(n) + S @ W @ S.T
             margin = float(v @ np.linalg.solve(M, x))
             margins.append(margin)
             rows.append(t)
@@ -130,9 +150,10 @@ def second_order_reference(X, y, orders, *, a=1.0, normalize=False):
                 continue  # x_t leaves S
             epoch_mistakes += 1
             past.append(x.copy())
+            past_weights.append(s_t)
             mistake_rows.append(t)
             labels.append(y_t)
-            v = v + y_t * x
+            v = v + s_t * y_t * x
         per_epoch.append(epoch_mistakes)
     instances = np.array(past).reshape(-1, n)
     return SecondOrderResult(
@@ -144,7 +165,8 @@ def second_order_reference(X, y, orders, *, a=1.0, normalize=False):
         n_mistakes=len(past),
         mistakes_per_epoch=per_epoch,
         v=v,
-        A=a * np.eye(n) + instances.T @ instances,
+        A=a * np.eye(n) + instances.T @ (np.array(past_weights).reshape(-1, 1)
+                                         * instances),
         mistake_rows=np.array(mistake_rows, dtype=np.int64),
         instances=instances,
         labels=np.array(labels),
@@ -167,13 +189,14 @@ def second_order_kernel_reference(X, y, orders, *, kernel="rbf", degree=3,
 
 
 def fit(X, y, *, a=1.0, normalize=False, kernel=None, degree=3, gamma=None,
-        coef0=0.0, max_iter=1, orders=None, X_test=None):
+        coef0=0.0, max_iter=1, orders=None, X_test=None, sample_weight=None):
     """SO, one-vs-rest, for ``max_iter`` passes in order.
 
     The parameters are ``perceptrons.SecondOrderPerceptron``'s (defaults
     included); ``orders`` and ``X_test`` as in
     :func:`tests.reference.higher_order.fit`. ``coef`` is ``A⁻¹v`` per
-    problem (primal runs).
+    problem (primal runs). ``sample_weight`` as in
+    :func:`second_order_reference`, for every OvR problem.
 
     Returns
     -------
@@ -183,10 +206,11 @@ def fit(X, y, *, a=1.0, normalize=False, kernel=None, degree=3, gamma=None,
     orders = [np.arange(n)] * max_iter if orders is None else orders
     if kernel is None:
         res = ovr_reference(second_order_reference, X, y, orders, a=a,
-                            normalize=normalize)
+                            normalize=normalize, sample_weight=sample_weight)
         if X_test is not None:
             res.test_scores = res.decision_function(X_test)
         return res
     return kernel_ovr(second_order_kernel_reference, X, y, orders,
                       kernel=kernel, degree=degree, gamma=gamma, coef0=coef0,
-                      X_test=X_test, a=a, normalize=normalize)
+                      X_test=X_test, a=a, normalize=normalize,
+                      sample_weight=sample_weight)
