@@ -313,6 +313,27 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
     #: Forms the class implements; the first is the primal default.
     _forms = ("primal", "dual")
 
+    def _keeps_float32(self):
+        # Normalising makes a float64 copy of X in any case.
+        return super()._keeps_float32() and not self.normalize
+
+    def _xfail_checks(self):
+        expected = super()._xfail_checks()
+        if self.kernel is not None:
+            expected["check_class_weight_classifiers"] = (
+                "the default γ = 1/n_features = 0.5 on the check's blobs of "
+                "standard deviation 20 leaves every test point's kernel "
+                "values near 0, so every score is near 0, weighted or not")
+            return expected
+        expected["check_class_weight_classifiers"] = (
+            "HO_p(c) and the second-order Perceptron have no intercept: the "
+            "best hyperplane through the origin puts 0.60 (2 classes) and "
+            "0.70 (3 classes) of the check's test rows on class 0's side, "
+            "below its 0.87; with a constant feature appended, the weights "
+            "take the fraction from 0.24-0.54 to 0.96-1.00 in every form "
+            "(tests/models/test_matrix_weights.py)")
+        return expected
+
     def __init__(self, *, form, normalize, **params):
         self.form = form
         self.normalize = normalize

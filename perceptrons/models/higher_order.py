@@ -15,6 +15,7 @@ import numpy as np
 
 from .._loops.higher_order import HODualStore, HOImplicitStore, HOPrimalStore
 from ..utils._param_validation import Interval, StrOptions
+from ..utils.validation import linear_scores
 from ._kernel import KernelSpec
 from ._matrix_perceptron import (
     DualForm,
@@ -395,7 +396,7 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
 
     # ----------------------------------------------------------- prediction
     def _primal_scores(self, model, X, norms):
-        scores = np.asarray(X @ model.w.T)
+        scores = linear_scores(X, model.w)
         if norms is not None:
             # Those of the normalised rows: divided by the norms (a zero row
             # scores 0).

@@ -15,6 +15,7 @@ import scipy.sparse as sp
 
 from .._loops.second_order import SODualStore, SOPrimalStore
 from ..utils._param_validation import Interval, StrOptions
+from ..utils.validation import linear_scores
 from ._kernel import KernelSpec
 from ._matrix_perceptron import (
     DualForm,
@@ -302,10 +303,10 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
     def _primal_scores(self, model, X, norms):
         if norms is not None:
             X = divide_rows(X, np.where(norms > 0, norms, 1.0))
-        raw = np.asarray(X @ model.w.T)
+        raw = linear_scores(X, model.w)
         out = np.empty_like(raw)
         for k in range(raw.shape[1]):
-            XA = np.asarray(X @ model.A_inv[k])
+            XA = linear_scores(X, model.A_inv[k].T)
             quad = (np.asarray(X.multiply(XA).sum(axis=1)).ravel()
                     if sp.issparse(X) else np.einsum("ij,ij->i", X, XA))
             out[:, k] = raw[:, k] / (1.0 + quad)
