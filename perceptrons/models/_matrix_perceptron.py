@@ -43,6 +43,7 @@ from .._loops.mercer import KERNEL_LINEAR, row_sq_norms_of
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import as_loop_arrays
 from ._base import BaseOnlinePerceptron
+from ._stopping import STOPPING_CONSTRAINTS
 from ._kernel import BLOCK_ROWS, KernelMixin, linear_coef
 from ._state import FittedState, array, check_problems, scalar
 
@@ -304,6 +305,7 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
 
     _parameter_constraints = {
         **BaseOnlinePerceptron._parameter_constraints,
+        **STOPPING_CONSTRAINTS,
         **KernelMixin.KERNEL_CONSTRAINTS,
         "kernel": [StrOptions({"linear", "poly", "rbf"}), None],
         "normalize": ["boolean"],
@@ -334,10 +336,20 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
             "(tests/models/test_matrix_weights.py)")
         return expected
 
-    def __init__(self, *, form, normalize, **params):
+    def __init__(self, *, form, normalize, tol, n_iter_no_change,
+                 early_stopping, validation_fraction, **params):
         self.form = form
         self.normalize = normalize
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         super().__init__(**params)
+
+    def _final_after_quiet_pass(self):
+        # Every mistake updates: a pass without one leaves the model as it
+        # is, and the next pass the same.
+        return True
 
     # ----------------------------------------------------------- hooks
     def _norm_p(self):

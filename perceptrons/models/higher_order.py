@@ -194,6 +194,20 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
         result).
     max_iter : int, default=1
         Passes over the data (the paper's OCR runs make one).
+    tol : float or None, default=None
+        scikit-learn's stopping rule: stop when a pass's online mistakes
+        per row have not fallen below the best by ``tol`` for
+        ``n_iter_no_change`` passes (with ``early_stopping``: the held-out
+        accuracy has not risen by ``tol``), or at a pass without an update
+        when the final hypothesis is the last one. None: exactly
+        ``max_iter`` passes (the papers' protocol).
+    n_iter_no_change : int, default=5
+        Passes without improvement before stopping.
+    early_stopping : bool, default=False
+        Hold out a stratified ``validation_fraction`` of the rows and stop
+        on their accuracy; the model is trained on the other rows.
+    validation_fraction : float, default=0.1
+        The held-out fraction of ``early_stopping``.
     shuffle : bool or "blocks", default=True
         Present each pass in a fresh random order (one order for all
         one-vs-rest problems). The paper's runs use the file order
@@ -319,14 +333,19 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
 
     def __init__(self, *, p=2.0, c=0.4, sparse=False, kernel=None, degree=3,
                  gamma=None, coef0=0.0, form="auto", normalize=True,
-                 cache_size=200, max_iter=1, shuffle=True, random_state=None,
+                 cache_size=200, max_iter=1, tol=None, n_iter_no_change=5,
+                 early_stopping=False, validation_fraction=0.1, shuffle=True,
+                 random_state=None,
                  class_weight=None, warm_start=False):
         self.p = p
         self.c = c
         self.sparse = sparse
         super().__init__(form=form, normalize=normalize, kernel=kernel,
                          degree=degree, gamma=gamma, coef0=coef0,
-                         cache_size=cache_size, max_iter=max_iter,
+                         cache_size=cache_size, max_iter=max_iter, tol=tol,
+                         n_iter_no_change=n_iter_no_change,
+                         early_stopping=early_stopping,
+                         validation_fraction=validation_fraction,
                          shuffle=shuffle, random_state=random_state,
                          class_weight=class_weight, warm_start=warm_start)
 

@@ -202,12 +202,36 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
         lowest index wins among equals).
     max_iter : int, default=10
         Passes over the training data in ``fit`` (K&W use 100).
+    tol : float or None, default=None
+        scikit-learn's stopping rule: stop when a pass's online mistakes
+        per row have not fallen below the best by ``tol`` for
+        ``n_iter_no_change`` passes (with ``early_stopping``: the held-out
+        accuracy has not risen by ``tol``), or at a pass without an update
+        when the final hypothesis is the last one. None: exactly
+        ``max_iter`` passes (the papers' protocol).
+    n_iter_no_change : int, default=5
+        Passes without improvement before stopping.
+    early_stopping : bool, default=False
+        Hold out a stratified ``validation_fraction`` of the rows and stop
+        on their accuracy; the model is trained on the other rows.
+    validation_fraction : float, default=0.1
+        The held-out fraction of ``early_stopping``.
     shuffle : bool or "blocks", default=True
         Present the rows in a fresh random order each pass.
         "blocks": a windowed shuffle for data larger than the cache
         (:func:`~perceptrons.utils.random.draw_order`).
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling; the same seed gives the same model bit for bit.
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes' rows, multiplied by ``sample_weight``
+        (scikit-learn's meaning). Row i's weight s_i multiplies every step
+        it causes in Figure 2: ``w ← w + η s_i y x_i``, ``θ ← θ - η s_i y C``
+        (prototypes: ``w^y += η s_i x``, ``w^ỹ -= η s_i x``); the averaged,
+        voted and longest-survivor hypotheses count it as one presentation.
+        A row of weight 0 is absent.
+    warm_start : bool, default=False
+        ``fit`` continues the fitted state (weights, θ, running sums, votes,
+        support vectors) for ``max_iter`` more passes.
     kernel : {None, "linear", "poly", "rbf"}, default=None
         None: the primal form, w kept as a vector. A kernel name: the dual
         form, w kept as coefficients over the examples that caused an

@@ -162,6 +162,20 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
         MB of kernel rows kept between passes (dual form).
     max_iter : int, default=1
         Passes over the data.
+    tol : float or None, default=None
+        scikit-learn's stopping rule: stop when a pass's online mistakes
+        per row have not fallen below the best by ``tol`` for
+        ``n_iter_no_change`` passes (with ``early_stopping``: the held-out
+        accuracy has not risen by ``tol``), or at a pass without an update
+        when the final hypothesis is the last one. None: exactly
+        ``max_iter`` passes (the papers' protocol).
+    n_iter_no_change : int, default=5
+        Passes without improvement before stopping.
+    early_stopping : bool, default=False
+        Hold out a stratified ``validation_fraction`` of the rows and stop
+        on their accuracy; the model is trained on the other rows.
+    validation_fraction : float, default=0.1
+        The held-out fraction of ``early_stopping``.
     shuffle : bool or "blocks", default=True
         A fresh random order for each pass.
         "blocks": a windowed shuffle for data larger than the cache
@@ -254,12 +268,16 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
 
     def __init__(self, *, a=1.0, kernel=None, degree=3, gamma=None, coef0=0.0,
                  form="auto", normalize=False, cache_size=200, max_iter=1,
-                 shuffle=True, random_state=None,
+                 tol=None, n_iter_no_change=5, early_stopping=False,
+                 validation_fraction=0.1, shuffle=True, random_state=None,
                  class_weight=None, warm_start=False):
         self.a = a
         super().__init__(form=form, normalize=normalize, kernel=kernel,
                          degree=degree, gamma=gamma, coef0=coef0,
-                         cache_size=cache_size, max_iter=max_iter,
+                         cache_size=cache_size, max_iter=max_iter, tol=tol,
+                         n_iter_no_change=n_iter_no_change,
+                         early_stopping=early_stopping,
+                         validation_fraction=validation_fraction,
                          shuffle=shuffle, random_state=random_state,
                          class_weight=class_weight, warm_start=warm_start)
 
