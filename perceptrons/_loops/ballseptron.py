@@ -21,8 +21,8 @@ error and ``w + s_i y x`` on a mistake; multiclass Eq. (18) with ``s_i x̂``
 bit (a product by 1.0 is exact in any association), and an empty weights
 array means s_i = 1 for every row. A large s_i may make the shrink factor
 ``1 - s_i r/‖w‖`` zero or negative, as a radius above ‖w‖ does unweighted:
-the lazy scale takes either (a zero scale clears v, a negative one flips
-it).
+the lazy scale below takes either (0 clears v; a negative scale stands for
+-w, v unchanged).
 
 Binary cost. ``w`` is stored as ``scale · v`` (scikit-learn's
 ``WeightVector.wscale``), so the margin-error shrink ``w ← c w`` is the O(1)
@@ -30,8 +30,8 @@ Binary cost. ``w`` is stored as ``scale · v`` (scikit-learn's
 O(nnz(x)) in the primal form, O(1) beyond the step's kernel row in the dual.
 ``‖w‖²`` is kept up to date in O(1) from
 ``‖c w + s y x‖² = c²‖w‖² + 2 c s y (w·x) + s²‖x‖²`` (``k(x, x)`` in the
-dual form; s the row's weight), with ``w·x`` already known from the prediction. ``v`` is multiplied
-out (O(d), or O(m) coefficients) when ``|scale|`` leaves ``[1e-9, 1e9]`` or
+dual form; s the row's weight), with ``w·x`` already known from the
+prediction. ``v`` is multiplied out (O(d), or O(m) coefficients) when ``|scale|`` leaves ``[1e-9, 1e9]`` or
 becomes 0 (``‖w‖ = r`` exactly), and at the end of every pass, so the caller
 always sees ``scale = 1``. ``‖w‖²`` is recomputed exactly at the start of a
 pass (``exact_start``) and whenever the incremental formula cancels (the

@@ -26,11 +26,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from perceptrons import Ballseptron
 from perceptrons.models._weights import DualWeights, WeightRows
 from tests._pairwise import all_pairs, parametrize
-from tests.models.test_ballseptron import (
-    RTOL,
-    assert_matches_reference,
-    make_stream,
-)
+from tests.models.test_ballseptron import assert_matches_reference, make_stream
 from tests.models.test_ballseptron_kernel import (
     KERNEL_PARAMS,
     _kernel_case,

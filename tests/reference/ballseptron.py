@@ -433,7 +433,7 @@ def fit(X, y, *, radius=0.1, hypothesis="averaged", max_iter=10, kernel=None,
     if hypothesis not in ("averaged", "last"):
         raise ValueError(hypothesis)
     kernel_params = dict(degree=degree, gamma=gamma, coef0=coef0)
-    start = None if coef_init is None else np.array(coef_init, dtype=np.float64)
+    start = None if coef_init is None else np.array(coef_init, dtype=float)
     if start is not None and kernel is not None:
         raise ValueError("coef_init starts a primal weight vector")
     if kernel is None:
