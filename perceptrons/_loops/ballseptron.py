@@ -31,13 +31,13 @@ O(nnz(x)) in the primal form, O(1) beyond the step's kernel row in the dual.
 ``‖w‖²`` is kept up to date in O(1) from
 ``‖c w + s y x‖² = c²‖w‖² + 2 c s y (w·x) + s²‖x‖²`` (``k(x, x)`` in the
 dual form; s the row's weight), with ``w·x`` already known from the
-prediction. ``v`` is multiplied out (O(d), or O(m) coefficients) when ``|scale|`` leaves ``[1e-9, 1e9]`` or
-becomes 0 (``‖w‖ = r`` exactly), and at the end of every pass, so the caller
-always sees ``scale = 1``. ``‖w‖²`` is recomputed exactly at the start of a
-pass (``exact_start``) and whenever the incremental formula cancels (the
-result below 1% of its positive terms), so its relative error stays near
-machine precision. With ``r = 0`` no margin error can happen, ``scale`` stays
-exactly 1 and the arithmetic is the Perceptron's, bit for bit.
+prediction. ``v`` is multiplied out (O(d), or O(m) coefficients) when
+``|scale|`` leaves ``[1e-9, 1e9]`` or becomes 0 (``‖w‖ = r`` exactly), and
+at the end of every pass, so the caller always sees ``scale = 1``. ``‖w‖²`` is recomputed exactly at the start of a pass
+(``exact_start``) and whenever the incremental formula cancels (the result
+below 1% of its positive terms), so its relative error stays near machine
+precision. With ``r = 0`` no margin error can happen, ``scale`` stays exactly
+1 and the arithmetic is the Perceptron's, bit for bit.
 
 Multiclass cost. Scores are O(K nnz(x)) (one kernel row in the dual form)
 and a mistake's update O(nnz(x)). The margin test needs ``‖w^ỹ - w^y‖``: the
