@@ -130,6 +130,15 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
         (:func:`~perceptrons.utils.random.draw_order`).
     random_state : int, RandomState instance or None, default=None
         Seeds the shuffling; the same seed gives the same model bit for bit.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class, multiplying ``sample_weight`` (``fit``,
+        ``partial_fit``): a row of weight s makes the same mistake and
+        margin-error tests and an update s times as long (Notes, "Weighted
+        rows"). "balanced": ``n_samples / (n_classes · count(y))``, as in
+        scikit-learn (``fit`` only).
+    warm_start : bool, default=False
+        ``fit`` continues the fitted state (weights, running sum, counts)
+        instead of starting from zero.
     kernel : {None, "linear", "poly", "rbf"}, default=None
         None runs the primal algorithm on the features of X. A kernel runs
         the dual form (the remark after Figure 2 of [1]_): w is kept as a
@@ -215,6 +224,9 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
         w_{t+1} = w_t + y_t \hat x_t \quad\text{(margin error)};
 
     otherwise :math:`w_{t+1} = w_t`.
+    ``fit(coef_init=w)`` starts from :math:`w_1 = w` instead of 0
+    (prototypes: one row per class; primal form only); ``intercept_init``
+    may only be zero, there being no bias term.
 
     Multiclass (Sec. 4), prototypes :math:`w^1 = \dots = w^k = 0`: let
     :math:`\tilde y_t = \mathrm{argmax}_{r \ne y_t} w^r \cdot x_t`. If
@@ -233,6 +245,24 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
     (equivalently :math:`(w^{y_t} - w^{\tilde y_t}) \cdot x_t \le
     r \|w^{\tilde y_t} - w^{y_t}\|`) Eq. (18) applies with
     :math:`\hat x_t` and :math:`\tilde y_t` (a margin error).
+
+    Weighted rows (``sample_weight`` × ``class_weight``). A row of weight
+    :math:`s_t > 0` is tested as above, the ball of radius r unchanged, and
+    its update is :math:`s_t` times the paper's:
+
+    .. math::
+
+        w_{t+1} = w_t + s_t\, y_t \hat x_t
+        = \Bigl(1 - \frac{s_t r}{\|w_t\|}\Bigr) w_t + s_t y_t x_t
+
+    on a margin error (:math:`w_t + s_t y_t x_t` on a mistake), and Eq. (18)
+    with :math:`s_t \hat x_t` (:math:`s_t x_t`) in the multiclass rule. Unit
+    weights are the unweighted run bit for bit, and a row of weight 0 is
+    left out as if absent. This is not the row presented :math:`s_t` times
+    (which would re-test the ball after each copy), and the mistake bounds
+    of [1]_ are for unit steps. A weight with :math:`s_t r > \|w_t\|`
+    makes the factor of :math:`w_t` zero or negative, as a radius above
+    :math:`\|w_t\|` does unweighted.
 
     Ties: the paper's argmax leaves them open. Here the true class must
     score strictly above every other class, otherwise the step is a mistake,
@@ -414,6 +444,25 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
             margin_errors_per_epoch=np.zeros(0, dtype=np.int64),
             weights=weights, gram=gram, gram_tracked=None)
 
+    def _set_initial(self, coef, intercept):
+        """``coef_init`` starts w (the prototypes); Figure 2 has no bias
+        term, so ``intercept_init`` must be zero."""
+        s = self.state_
+        if not isinstance(s.weights, WeightRows):
+            raise ValueError("coef_init/intercept_init start a primal weight "
+                             "vector; with a kernel the weights are dual "
+                             "coefficients (set kernel=None)")
+        if intercept is not None and np.any(intercept != 0.0):
+            raise ValueError("intercept_init must be zero: the Ballseptron "
+                             "has no bias term (intercept_ is always 0; "
+                             "append a constant feature to X to learn one)")
+        if coef is not None:
+            s.weights.current[:] = coef
+
+    def _weights_refusal(self):
+        # Every row's update is scaled by its weight (class notes).
+        return None
+
     def _call_averaged(self):
         """Whether this call keeps the running sum, checked against
         ``hypothesis`` (it may have been changed by ``set_params`` between
@@ -460,7 +509,8 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
             s = self.state_ = s.replace(gram_tracked=tracked)
         loop_targets, loop_order = s.weights.padded(call, targets, order)
         head = (s.weights.store(call, order), loop_targets, loop_order,
-                float(self.radius), call.scores, call.gram, exact)
+                s.weights.padded_weights(call), float(self.radius),
+                call.scores, call.gram, exact)
         if s.multiclass:
             n_mistakes, n_margin_errors = ballseptron_prototype_epoch(
                 *head, call.wx, call.averaged)

@@ -187,8 +187,9 @@ def test_lazy_scale_extremes_reach_the_loop():
         store = PrimalStore(*arrays, np.einsum("ij,ij->i", X, X), False, w,
                             np.zeros((1, 0)), np.zeros((1, 0)))
         m, e = ballseptron_epoch(store, (y == 1).astype(np.int64),
-                                 np.arange(60, dtype=np.int64), radius,
-                                 np.zeros(1), np.zeros((1, 1)), True, False)
+                                 np.arange(60, dtype=np.int64),
+                                 np.zeros(0), radius, np.zeros(1),
+                                 np.zeros((1, 1)), True, False)
         w = w[0]
         w_ref, m_ref, e_ref = figure2(X, y, radius)
         assert (m, e) == (m_ref[0], e_ref[0])

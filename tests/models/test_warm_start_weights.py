@@ -20,6 +20,8 @@ def _data(n_classes=2):
     (Perceptron, {"hypothesis": "last"}),
     (Perceptron, {"multiclass": "prototype", "hypothesis": "last"}),
     (Perceptron, {"hypothesis": "longest"}),
+    (Ballseptron, {"radius": 0.0, "hypothesis": "last"}),
+    (Ballseptron, {}),
     (PDM, {}), (PFM, {}), (ROMMA, {})])
 def test_starting_at_a_separator_makes_no_update(cls, params):
     X, y = _data()
@@ -27,13 +29,14 @@ def test_starting_at_a_separator_makes_no_update(cls, params):
     assert first.score(X, y) == 1.0
     again = cls(random_state=1, **params).fit(
         X, y, coef_init=first.coef_, intercept_init=first.intercept_)
-    if cls is Perceptron:
+    if cls is Perceptron or params.get("radius") == 0.0:
         # Figure 2 updates only on mistakes (margin 0): none are left.
         assert again.n_updates_ == 0
         assert_array_equal(again.coef_, first.coef_)
     else:
-        # PDM/PFM/ROMMA may still update to widen the margin, but start
-        # correct: the first epoch begins from the given hyperplane.
+        # PDM/PFM/ROMMA and the Ballseptron (margin errors) may still
+        # update to widen the margin, but start correct: the first epoch
+        # begins from the given hyperplane.
         assert again.score(X, y) == 1.0
     assert again.n_iter_ >= 1
 
@@ -52,8 +55,10 @@ def test_one_dimensional_coef_for_two_classes_and_shape_errors():
         PDM().fit(X, y, coef_init=np.full(X.shape[1], np.nan))
     with pytest.raises(ValueError, match="voted"):
         Perceptron(hypothesis="voted").fit(X, y, coef_init=w)
-    with pytest.raises(ValueError, match="does not take coef_init"):
-        Ballseptron().fit(X, y, coef_init=w)
+    with pytest.raises(ValueError, match="intercept_init must be zero"):
+        Ballseptron().fit(X, y, coef_init=w, intercept_init=[1.0])
+    with pytest.raises(ValueError, match="kernel"):
+        Ballseptron(kernel="rbf").fit(X, y, coef_init=w)
 
 
 def test_multiclass_rows_per_class():

@@ -14,6 +14,10 @@ mistake, and the class whose prototype is decreased is the best class other
 than the true one, lowest index among equals (this is ŷ on a mistake and ỹ
 otherwise).
 
+Row weights (``sample_weight``): a row of weight s is tested as the paper
+says and its update is s times the paper's, ``w + s y x̂`` (Eq. (18) with
+``s x̂``); rows of weight 0 are not presented at all.
+
 The common entry is :func:`fit` (``fit(X, y, **params) -> BallseptronState``,
 the estimator's parameter names, rows in their given order).
 """
@@ -35,7 +39,11 @@ def best_other(scores, y):
     return best
 
 
-def figure2(X, y, radius, n_epochs=1, w=None):
+def _unit(s, n):
+    return np.ones(n) if s is None else np.asarray(s, dtype=np.float64)
+
+
+def figure2(X, y, radius, n_epochs=1, w=None, s=None):
     """Figure 2, the binary Ballseptron.
 
     Parameters
@@ -48,6 +56,8 @@ def figure2(X, y, radius, n_epochs=1, w=None):
         Passes over the rows in their given order.
     w : ndarray, optional
         Starting weights (default: INITIALIZE w_1 = 0).
+    s : array of shape (n_samples,), optional
+        Row weights (default: all 1), multiplying the update.
 
     Returns
     -------
@@ -56,18 +66,19 @@ def figure2(X, y, radius, n_epochs=1, w=None):
         ε and ε̃ of each pass.
     """
     X = densify(X)
+    s = _unit(s, X.shape[0])
     w = np.zeros(X.shape[1]) if w is None else np.array(w, dtype=np.float64)
     mistakes, margin_errors = [], []
     for _ in range(n_epochs):
         n_mistakes = n_margin = 0
-        for x_t, y_t in zip(X, y):
+        for x_t, y_t, s_t in zip(X, y, s):
             y_t = float(y_t)
             if y_t * np.dot(w, x_t) <= 0.0:
-                w = w + y_t * x_t
+                w = w + s_t * y_t * x_t
                 n_mistakes += 1
             elif y_t * np.dot(w, x_t) / np.linalg.norm(w) <= radius:
                 x_hat = x_t - y_t * radius * w / np.linalg.norm(w)
-                w = w + y_t * x_hat
+                w = w + s_t * y_t * x_hat
                 n_margin += 1
             # Else: no margin mistake, w_{t+1} = w_t.
         mistakes.append(n_mistakes)
@@ -75,7 +86,7 @@ def figure2(X, y, radius, n_epochs=1, w=None):
     return w, mistakes, margin_errors
 
 
-def section4(X, y, n_classes, radius, n_epochs=1, W=None):
+def section4(X, y, n_classes, radius, n_epochs=1, W=None, s=None):
     """Sec. 4, the multiclass Ballseptron with one prototype per class.
 
     Parameters
@@ -87,6 +98,8 @@ def section4(X, y, n_classes, radius, n_epochs=1, W=None):
     n_epochs : int
     W : ndarray of shape (n_classes, n_features), optional
         Starting prototypes (default: all zero).
+    s : array of shape (n_samples,), optional
+        Row weights (default: all 1), multiplying the update.
 
     Returns
     -------
@@ -95,28 +108,29 @@ def section4(X, y, n_classes, radius, n_epochs=1, W=None):
         Per pass.
     """
     X = densify(X)
+    s = _unit(s, X.shape[0])
     if W is None:
         W = np.zeros((n_classes, X.shape[1]))
     W = np.array(W, dtype=np.float64)
     mistakes, margin_errors = [], []
     for _ in range(n_epochs):
         n_mistakes = n_margin = 0
-        for x_t, y_t in zip(X, y):
+        for x_t, y_t, s_t in zip(X, y, s):
             y_t = int(y_t)
             scores = [float(np.dot(W[r], x_t)) for r in range(n_classes)]
             other = best_other(scores, y_t)
             if scores[y_t] <= scores[other]:
                 # ŷ_t ≠ y_t (a tie is a mistake): Eq. (18) with ŷ = other.
-                W[y_t] = W[y_t] + x_t
-                W[other] = W[other] - x_t
+                W[y_t] = W[y_t] + s_t * x_t
+                W[other] = W[other] - s_t * x_t
                 n_mistakes += 1
                 continue
             y_tilde = other
             diff = W[y_tilde] - W[y_t]
             x_hat = x_t + radius * diff / np.linalg.norm(diff)
             if np.dot(W[y_t], x_hat) <= np.dot(W[y_tilde], x_hat):
-                W[y_t] = W[y_t] + x_hat
-                W[y_tilde] = W[y_tilde] - x_hat
+                W[y_t] = W[y_t] + s_t * x_hat
+                W[y_tilde] = W[y_tilde] - s_t * x_hat
                 n_margin += 1
         mistakes.append(n_mistakes)
         margin_errors.append(n_margin)
@@ -130,7 +144,7 @@ def gram_matrix(A, B, kernel, **params):
     return gram(A, B, kernel, **params)
 
 
-def figure2_dual(X, y, radius, kernel, n_epochs=1, **params):
+def figure2_dual(X, y, radius, kernel, n_epochs=1, s=None, **params):
     """Figure 2 with ``w = Σ_j a_j φ(x_j)``, brute force.
 
     Every inner product is read from the explicit Gram matrix, and ‖w‖ is
@@ -144,6 +158,7 @@ def figure2_dual(X, y, radius, kernel, n_epochs=1, **params):
         Per pass.
     """
     K = gram_matrix(X, X, kernel, **params)
+    s = _unit(s, K.shape[0])
     a = np.zeros(K.shape[0])
     mistakes, margin_errors = [], []
     for _ in range(n_epochs):
@@ -152,21 +167,22 @@ def figure2_dual(X, y, radius, kernel, n_epochs=1, **params):
             y_t = float(y[t])
             score = float(a @ K[:, t])
             if y_t * score <= 0.0:
-                a[t] += y_t
+                a[t] += s[t] * y_t
                 n_mistakes += 1
                 continue
             norm = float(np.sqrt(a @ K @ a))
             if y_t * score / norm <= radius:
-                # w + y x̂ = (1 - r/‖w‖) w + y x.
-                a = a * (1.0 - radius / norm)
-                a[t] += y_t
+                # w + s y x̂ = (1 - s r/‖w‖) w + s y x.
+                a = a * (1.0 - s[t] * radius / norm)
+                a[t] += s[t] * y_t
                 n_margin += 1
         mistakes.append(n_mistakes)
         margin_errors.append(n_margin)
     return a, mistakes, margin_errors
 
 
-def section4_dual(X, y, n_classes, radius, kernel, n_epochs=1, **params):
+def section4_dual(X, y, n_classes, radius, kernel, n_epochs=1, s=None,
+                  **params):
     """Sec. 4 with ``w^r = Σ_j A[r, j] φ(x_j)``, brute force.
 
     Returns
@@ -175,6 +191,7 @@ def section4_dual(X, y, n_classes, radius, kernel, n_epochs=1, **params):
     mistakes, margin_errors : list of int
     """
     K = gram_matrix(X, X, kernel, **params)
+    s = _unit(s, K.shape[0])
     A = np.zeros((n_classes, K.shape[0]))
     mistakes, margin_errors = [], []
     for _ in range(n_epochs):
@@ -184,8 +201,8 @@ def section4_dual(X, y, n_classes, radius, kernel, n_epochs=1, **params):
             scores = [float(A[r] @ K[:, t]) for r in range(n_classes)]
             other = best_other(scores, y_t)
             if scores[y_t] <= scores[other]:
-                A[y_t, t] += 1.0
-                A[other, t] -= 1.0
+                A[y_t, t] += s[t]
+                A[other, t] -= s[t]
                 n_mistakes += 1
                 continue
             diff = A[other] - A[y_t]
@@ -194,8 +211,8 @@ def section4_dual(X, y, n_classes, radius, kernel, n_epochs=1, **params):
             x_hat = radius * diff / norm
             x_hat[t] += 1.0
             if A[y_t] @ K @ x_hat <= A[other] @ K @ x_hat:
-                A[y_t] = A[y_t] + x_hat
-                A[other] = A[other] - x_hat
+                A[y_t] = A[y_t] + s[t] * x_hat
+                A[other] = A[other] - s[t] * x_hat
                 n_margin += 1
         mistakes.append(n_mistakes)
         margin_errors.append(n_margin)
@@ -203,7 +220,7 @@ def section4_dual(X, y, n_classes, radius, kernel, n_epochs=1, **params):
 
 
 # ------------------------------------------------------- averaged hypothesis
-def figure2_averaged(X, y, radius, n_epochs=1):
+def figure2_averaged(X, y, radius, n_epochs=1, w=None, s=None):
     """Figure 2 and the average of its weight vectors after each trial.
 
     Runs :func:`figure2` one example at a time and sums ``w_{t+1}`` after
@@ -219,13 +236,15 @@ def figure2_averaged(X, y, radius, n_epochs=1):
         Per pass.
     """
     X = densify(X)
-    w = np.zeros(X.shape[1])
+    s = _unit(s, X.shape[0])
+    w = np.zeros(X.shape[1]) if w is None else np.array(w, dtype=np.float64)
     total = np.zeros(X.shape[1])
     mistakes, margin_errors = [], []
     for _ in range(n_epochs):
         n_mistakes = n_margin = 0
         for t in range(X.shape[0]):
-            w, m, e = figure2(X[t:t + 1], y[t:t + 1], radius, 1, w)
+            w, m, e = figure2(X[t:t + 1], y[t:t + 1], radius, 1, w,
+                              s[t:t + 1])
             n_mistakes += m[0]
             n_margin += e[0]
             total = total + w
@@ -234,7 +253,7 @@ def figure2_averaged(X, y, radius, n_epochs=1):
     return total / (n_epochs * X.shape[0]), w, mistakes, margin_errors
 
 
-def section4_averaged(X, y, n_classes, radius, n_epochs=1):
+def section4_averaged(X, y, n_classes, radius, n_epochs=1, W=None, s=None):
     """Sec. 4 and the average of its prototypes after each trial.
 
     Runs :func:`section4` one example at a time, summing W after every
@@ -247,14 +266,16 @@ def section4_averaged(X, y, n_classes, radius, n_epochs=1):
     mistakes, margin_errors : list of int
     """
     X = densify(X)
-    W = np.zeros((n_classes, X.shape[1]))
+    s = _unit(s, X.shape[0])
+    W = (np.zeros((n_classes, X.shape[1])) if W is None
+         else np.array(W, dtype=np.float64))
     total = np.zeros_like(W)
     mistakes, margin_errors = [], []
     for _ in range(n_epochs):
         n_mistakes = n_margin = 0
         for t in range(X.shape[0]):
             W, m, e = section4(X[t:t + 1], y[t:t + 1], n_classes, radius, 1,
-                               W)
+                               W, s[t:t + 1])
             n_mistakes += m[0]
             n_margin += e[0]
             total = total + W
@@ -263,7 +284,8 @@ def section4_averaged(X, y, n_classes, radius, n_epochs=1):
     return total / (n_epochs * X.shape[0]), W, mistakes, margin_errors
 
 
-def figure2_dual_averaged(X, y, radius, kernel, n_epochs=1, **params):
+def figure2_dual_averaged(X, y, radius, kernel, n_epochs=1, s=None,
+                          **params):
     """:func:`figure2_dual` and the average of its coefficient vectors
     after each trial, brute force (the same steps, the sum kept naively).
 
@@ -274,6 +296,7 @@ def figure2_dual_averaged(X, y, radius, kernel, n_epochs=1, **params):
     mistakes, margin_errors : list of int
     """
     K = gram_matrix(X, X, kernel, **params)
+    s = _unit(s, K.shape[0])
     a = np.zeros(K.shape[0])
     total = np.zeros(K.shape[0])
     mistakes, margin_errors = [], []
@@ -283,13 +306,13 @@ def figure2_dual_averaged(X, y, radius, kernel, n_epochs=1, **params):
             y_t = float(y[t])
             score = float(a @ K[:, t])
             if y_t * score <= 0.0:
-                a[t] += y_t
+                a[t] += s[t] * y_t
                 n_mistakes += 1
             else:
                 norm = float(np.sqrt(a @ K @ a))
                 if y_t * score / norm <= radius:
-                    a = a * (1.0 - radius / norm)
-                    a[t] += y_t
+                    a = a * (1.0 - s[t] * radius / norm)
+                    a[t] += s[t] * y_t
                     n_margin += 1
             total = total + a
         mistakes.append(n_mistakes)
@@ -298,7 +321,7 @@ def figure2_dual_averaged(X, y, radius, kernel, n_epochs=1, **params):
 
 
 def section4_dual_averaged(X, y, n_classes, radius, kernel, n_epochs=1,
-                           **params):
+                           s=None, **params):
     """:func:`section4_dual` and the average of its coefficient rows after
     each trial, brute force.
 
@@ -308,6 +331,7 @@ def section4_dual_averaged(X, y, n_classes, radius, kernel, n_epochs=1,
     mistakes, margin_errors : list of int
     """
     K = gram_matrix(X, X, kernel, **params)
+    s = _unit(s, K.shape[0])
     A = np.zeros((n_classes, K.shape[0]))
     total = np.zeros_like(A)
     mistakes, margin_errors = [], []
@@ -318,8 +342,8 @@ def section4_dual_averaged(X, y, n_classes, radius, kernel, n_epochs=1,
             scores = [float(A[r] @ K[:, t]) for r in range(n_classes)]
             other = best_other(scores, y_t)
             if scores[y_t] <= scores[other]:
-                A[y_t, t] += 1.0
-                A[other, t] -= 1.0
+                A[y_t, t] += s[t]
+                A[other, t] -= s[t]
                 n_mistakes += 1
             else:
                 diff = A[other] - A[y_t]
@@ -327,8 +351,8 @@ def section4_dual_averaged(X, y, n_classes, radius, kernel, n_epochs=1,
                 x_hat = radius * diff / norm
                 x_hat[t] += 1.0
                 if A[y_t] @ K @ x_hat <= A[other] @ K @ x_hat:
-                    A[y_t] = A[y_t] + x_hat
-                    A[other] = A[other] - x_hat
+                    A[y_t] = A[y_t] + s[t] * x_hat
+                    A[other] = A[other] - s[t] * x_hat
                     n_margin += 1
             total = total + A
         mistakes.append(n_mistakes)
@@ -375,21 +399,33 @@ class BallseptronState:
 
 
 def fit(X, y, *, radius=0.1, hypothesis="averaged", max_iter=10, kernel=None,
-        degree=3, gamma=None, coef0=1.0, classes=None):
+        degree=3, gamma=None, coef0=1.0, classes=None, sample_weight=None,
+        coef_init=None):
     """Figure 2 (two classes) or Sec. 4 (more) for ``max_iter`` passes.
 
     The parameters are ``perceptrons.Ballseptron``'s (defaults included),
     with ``shuffle=False``; a ``kernel`` runs the brute-force dual forms
     (:func:`figure2_dual`, :func:`section4_dual` and their averages).
     ``classes`` (as ``partial_fit``'s) when y does not show them all.
+    ``sample_weight``: each row's weight s, multiplying its update; rows of
+    weight 0 are not presented (dual coefficients stay by row of X, 0 for
+    them). ``coef_init``: the starting w (one row for two classes, else one
+    prototype per class; primal form only).
 
     Returns
     -------
     BallseptronState
     """
-    X_train = densify(X)
+    X_all = densify(X)
     y = np.asarray(y)
     classes = np.unique(y if classes is None else classes)
+    present = np.ones(X_all.shape[0], dtype=bool)
+    s = None
+    if sample_weight is not None:
+        s = np.asarray(sample_weight, dtype=np.float64)
+        present = s > 0
+        s = s[present]
+    X_train, y = X_all[present], y[present]
     idx = np.searchsorted(classes, y)
     binary = len(classes) == 2
     signs = np.where(idx == 1, 1.0, -1.0)
@@ -397,19 +433,26 @@ def fit(X, y, *, radius=0.1, hypothesis="averaged", max_iter=10, kernel=None,
     if hypothesis not in ("averaged", "last"):
         raise ValueError(hypothesis)
     kernel_params = dict(degree=degree, gamma=gamma, coef0=coef0)
+    start = None if coef_init is None else np.array(coef_init, dtype=float)
+    if start is not None and kernel is not None:
+        raise ValueError("coef_init starts a primal weight vector")
     if kernel is None:
         if binary and averaged:
-            avg, last, m, e = figure2_averaged(X_train, signs, radius, max_iter)
+            avg, last, m, e = figure2_averaged(
+                X_train, signs, radius, max_iter,
+                None if start is None else start.reshape(-1), s)
             avg, last = avg[None, :], last[None, :]
         elif binary:
-            last, m, e = figure2(X_train, signs, radius, max_iter)
+            last, m, e = figure2(X_train, signs, radius, max_iter,
+                                 None if start is None else start.reshape(-1),
+                                 s)
             last = avg = last[None, :]
         elif averaged:
             avg, last, m, e = section4_averaged(X_train, idx, len(classes),
-                                                radius, max_iter)
+                                                radius, max_iter, start, s)
         else:
             last, m, e = section4(X_train, idx, len(classes), radius,
-                                  max_iter)
+                                  max_iter, start, s)
             avg = last
         coef, last_coef, dual, last_dual = avg, last, None, None
 
@@ -419,25 +462,29 @@ def fit(X, y, *, radius=0.1, hypothesis="averaged", max_iter=10, kernel=None,
     else:
         if binary and averaged:
             avg, last, m, e = figure2_dual_averaged(
-                X_train, signs, radius, kernel, max_iter, **kernel_params)
+                X_train, signs, radius, kernel, max_iter, s, **kernel_params)
             avg, last = avg[None, :], last[None, :]
         elif binary:
             last, m, e = figure2_dual(X_train, signs, radius, kernel,
-                                      max_iter, **kernel_params)
+                                      max_iter, s, **kernel_params)
             last = avg = last[None, :]
         elif averaged:
             avg, last, m, e = section4_dual_averaged(
-                X_train, idx, len(classes), radius, kernel, max_iter,
+                X_train, idx, len(classes), radius, kernel, max_iter, s,
                 **kernel_params)
         else:
             last, m, e = section4_dual(X_train, idx, len(classes), radius,
-                                       kernel, max_iter, **kernel_params)
+                                       kernel, max_iter, s, **kernel_params)
             avg = last
-        coef, last_coef, dual, last_dual = None, None, avg, last
+        # By row of X: the rows not presented have coefficient 0.
+        dual = np.zeros((avg.shape[0], X_all.shape[0]))
+        last_dual = np.zeros_like(dual)
+        dual[:, present], last_dual[:, present] = avg, last
+        coef, last_coef = None, None
 
         def decision_function(Z):
-            s = gram(Z, X_train, kernel, **kernel_params) @ dual.T
-            return s[:, 0] if binary else s
+            out = gram(Z, X_all, kernel, **kernel_params) @ dual.T
+            return out[:, 0] if binary else out
 
     def predict(Z):
         s = decision_function(Z)
