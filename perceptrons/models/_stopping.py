@@ -20,7 +20,8 @@ from sklearn.utils import check_random_state
 
 from ..utils._param_validation import Interval
 
-__all__ = ["STOPPING_CONSTRAINTS", "NoImprovement", "validation_split"]
+__all__ = ["STOPPING_CONSTRAINTS", "NoImprovement", "validation_split",
+           "with_stopping_docs"]
 
 #: ``_parameter_constraints`` of the four parameters.
 STOPPING_CONSTRAINTS = {
@@ -29,6 +30,34 @@ STOPPING_CONSTRAINTS = {
     "early_stopping": ["boolean"],
     "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
 }
+
+
+#: The four parameters' entries of a class docstring (numpydoc).
+STOPPING_PARAMETERS_DOC = """\
+    tol : float or None, default=None
+        scikit-learn's stopping rule: stop when a pass's online mistakes
+        per row have not fallen below the best by ``tol`` for
+        ``n_iter_no_change`` passes (with ``early_stopping``: the held-out
+        accuracy has not risen by ``tol``), or, when the final hypothesis is
+        the last one, at a pass without an update (no mistake; for the
+        Ballseptron no margin error either). None: exactly ``max_iter``
+        passes (the papers' protocol).
+    n_iter_no_change : int, default=5
+        Passes without improvement before stopping.
+    early_stopping : bool, default=False
+        Hold out a stratified ``validation_fraction`` of the rows and stop
+        on their accuracy; the model is trained on the other rows.
+    validation_fraction : float, default=0.1
+        The held-out fraction of ``early_stopping``.
+"""
+
+
+def with_stopping_docs(cls):
+    """Class decorator: the docstring's ``{stopping_parameters}`` line
+    becomes :data:`STOPPING_PARAMETERS_DOC`."""
+    cls.__doc__ = cls.__doc__.replace("    {stopping_parameters}\n",
+                                      STOPPING_PARAMETERS_DOC)
+    return cls
 
 
 class NoImprovement:

@@ -21,7 +21,7 @@ from ..utils.validation import refuse_underflow
 from ._base import BaseOnlinePerceptron, mix, pooled_sum
 from ._kernel import KernelMixin, linear_coef
 from ._state import FittedState, array, scalar, sub
-from ._stopping import STOPPING_CONSTRAINTS
+from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._weights import DualWeights, WeightRows
 
 __all__ = ["Ballseptron", "BallseptronState"]
@@ -78,6 +78,7 @@ class BallseptronState(FittedState):
             raise ValueError(f"{where}.gram is kept by the dual form only")
 
 
+@with_stopping_docs
 class Ballseptron(KernelMixin, BaseOnlinePerceptron):
     r"""Perceptron that also updates on margin errors, with a ball of radius r.
 
@@ -125,20 +126,7 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
         call (switching to "averaged" later is refused).
     max_iter : int, default=10
         Passes over the training data in ``fit``.
-    tol : float or None, default=None
-        scikit-learn's stopping rule: stop when a pass's online mistakes
-        per row have not fallen below the best by ``tol`` for
-        ``n_iter_no_change`` passes (with ``early_stopping``: the held-out
-        accuracy has not risen by ``tol``), or, for the last hypothesis, at
-        a pass without a mistake or a margin error. None: exactly
-        ``max_iter`` passes (the paper's protocol).
-    n_iter_no_change : int, default=5
-        Passes without improvement before stopping.
-    early_stopping : bool, default=False
-        Hold out a stratified ``validation_fraction`` of the rows and stop
-        on their accuracy; the model is trained on the other rows.
-    validation_fraction : float, default=0.1
-        The held-out fraction of ``early_stopping``.
+    {stopping_parameters}
     shuffle : bool or "blocks", default=True
         Present the rows in a fresh random order each pass.
         "blocks": a windowed shuffle for data larger than the cache

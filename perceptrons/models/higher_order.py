@@ -25,6 +25,7 @@ from ._matrix_perceptron import (
     grown,
 )
 from ._state import State, array, sub
+from ._stopping import with_stopping_docs
 from ._support import SupportPool
 
 __all__ = ["HigherOrderPerceptron", "HigherOrderState"]
@@ -140,6 +141,7 @@ class HigherOrderState(MatrixState):
                    "dual": HODualModel}
 
 
+@with_stopping_docs
 class HigherOrderPerceptron(MatrixPerceptronBase):
     r"""Higher-order Perceptron HO_p(c), Brotto, Gentile & Vitale [1]_.
 
@@ -194,20 +196,7 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
         result).
     max_iter : int, default=1
         Passes over the data (the paper's OCR runs make one).
-    tol : float or None, default=None
-        scikit-learn's stopping rule: stop when a pass's online mistakes
-        per row have not fallen below the best by ``tol`` for
-        ``n_iter_no_change`` passes (with ``early_stopping``: the held-out
-        accuracy has not risen by ``tol``), or at a pass without an update
-        when the final hypothesis is the last one. None: exactly
-        ``max_iter`` passes (the papers' protocol).
-    n_iter_no_change : int, default=5
-        Passes without improvement before stopping.
-    early_stopping : bool, default=False
-        Hold out a stratified ``validation_fraction`` of the rows and stop
-        on their accuracy; the model is trained on the other rows.
-    validation_fraction : float, default=0.1
-        The held-out fraction of ``early_stopping``.
+    {stopping_parameters}
     shuffle : bool or "blocks", default=True
         Present each pass in a fresh random order (one order for all
         one-vs-rest problems). The paper's runs use the file order

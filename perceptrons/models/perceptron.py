@@ -26,7 +26,7 @@ from ..utils.validation import linear_scores, refuse_underflow
 from ._base import BaseOnlinePerceptron, mix, pooled_sum
 from ._kernel import BLOCK_ROWS, KernelMixin, linear_coef
 from ._ovr import problem_signs
-from ._stopping import STOPPING_CONSTRAINTS
+from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._state import FittedState, array, scalar, sub
 from ._support import SupportPool
 from ._voted import (
@@ -129,6 +129,7 @@ class PerceptronState(FittedState):
                 raise ValueError(f"{where}.voted: labels must be ±1")
 
 
+@with_stopping_docs
 class Perceptron(KernelMixin, BaseOnlinePerceptron):
     r"""Threshold perceptron with margin, λ-trick, α-bound and voting.
 
@@ -202,20 +203,7 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
         lowest index wins among equals).
     max_iter : int, default=10
         Passes over the training data in ``fit`` (K&W use 100).
-    tol : float or None, default=None
-        scikit-learn's stopping rule: stop when a pass's online mistakes
-        per row have not fallen below the best by ``tol`` for
-        ``n_iter_no_change`` passes (with ``early_stopping``: the held-out
-        accuracy has not risen by ``tol``), or at a pass without an update
-        when the final hypothesis is the last one. None: exactly
-        ``max_iter`` passes (the papers' protocol).
-    n_iter_no_change : int, default=5
-        Passes without improvement before stopping.
-    early_stopping : bool, default=False
-        Hold out a stratified ``validation_fraction`` of the rows and stop
-        on their accuracy; the model is trained on the other rows.
-    validation_fraction : float, default=0.1
-        The held-out fraction of ``early_stopping``.
+    {stopping_parameters}
     shuffle : bool or "blocks", default=True
         Present the rows in a fresh random order each pass.
         "blocks": a windowed shuffle for data larger than the cache

@@ -25,6 +25,7 @@ from ._matrix_perceptron import (
     divide_rows,
 )
 from ._state import State, array, sub
+from ._stopping import with_stopping_docs
 from ._support import SupportPool
 
 __all__ = ["SecondOrderPerceptron", "SecondOrderState"]
@@ -113,6 +114,7 @@ class SecondOrderState(MatrixState):
     form_models = {"primal": SOPrimalModel, "dual": SODualModel}
 
 
+@with_stopping_docs
 class SecondOrderPerceptron(MatrixPerceptronBase):
     r"""Second-order Perceptron, Cesa-Bianchi, Conconi & Gentile [1]_.
 
@@ -162,20 +164,7 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
         MB of kernel rows kept between passes (dual form).
     max_iter : int, default=1
         Passes over the data.
-    tol : float or None, default=None
-        scikit-learn's stopping rule: stop when a pass's online mistakes
-        per row have not fallen below the best by ``tol`` for
-        ``n_iter_no_change`` passes (with ``early_stopping``: the held-out
-        accuracy has not risen by ``tol``), or at a pass without an update
-        when the final hypothesis is the last one. None: exactly
-        ``max_iter`` passes (the papers' protocol).
-    n_iter_no_change : int, default=5
-        Passes without improvement before stopping.
-    early_stopping : bool, default=False
-        Hold out a stratified ``validation_fraction`` of the rows and stop
-        on their accuracy; the model is trained on the other rows.
-    validation_fraction : float, default=0.1
-        The held-out fraction of ``early_stopping``.
+    {stopping_parameters}
     shuffle : bool or "blocks", default=True
         A fresh random order for each pass.
         "blocks": a windowed shuffle for data larger than the cache
