@@ -330,3 +330,10 @@ def test_doctests():
 
     result = doctest.testmod(distributed)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_class_weight_is_refused_not_lost():
+    X, y = _data(120)
+    with pytest.raises(ValueError, match="does not apply class_weight"):
+        ParameterMixing(Perceptron(class_weight="balanced"),
+                        n_shards=2).fit(X, y)

@@ -12,7 +12,7 @@ from sklearn.datasets import make_classification
 from perceptrons import PFM, Perceptron
 from perceptrons.evaluation import progressive_val_score
 from perceptrons.river import as_river
-from tests.models.test_sample_weight import assert_same_state
+from tests._states import assert_same_state
 from tests.test_common import _public_estimators
 
 #: Parameters that make a fresh estimator start one example at a time.

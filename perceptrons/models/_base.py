@@ -901,6 +901,13 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         """
         if call.X.shape[0] == 0:
             raise ValueError("cannot fit on zero samples")
+        if self.class_weight is not None:
+            # Its weights would need every shard's labels; refused rather
+            # than silently left out.
+            raise ValueError(
+                f"parameter mixing does not apply class_weight="
+                f"{self.class_weight!r} yet: train without it, or weigh the "
+                "rows with fit(sample_weight=...) on one machine")
         call.mean_sq_norm = float(mean_sq_norm)
         call.classes = np.asarray(classes)
         if not hasattr(self, "state_"):

@@ -17,7 +17,7 @@ from sklearn.datasets import make_classification
 
 from perceptrons import Perceptron
 from perceptrons.utils.validation import linear_scores
-from tests.models.test_sample_weight import assert_same_state
+from tests._states import assert_same_state
 from tests.test_common import _public_estimators
 
 

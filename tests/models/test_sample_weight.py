@@ -9,7 +9,6 @@ data at least as far as scikit-learn's balanced ``Perceptron``. The Figure 2
 rule's weighted steps are checked against the line-by-line reference.
 """
 
-import dataclasses
 import warnings
 
 import numpy as np
@@ -21,6 +20,7 @@ from sklearn.utils.class_weight import compute_class_weight
 
 import perceptrons
 from perceptrons import KernelPerceptron, Perceptron
+from tests._states import assert_same_state
 from tests.reference import khardon_wachman
 from tests.reference.streams import make_stream, storages
 from tests.test_common import _public_estimators
@@ -32,26 +32,6 @@ def _data(n_classes, seed=0, n=80):
                                n_clusters_per_class=1, flip_y=0.05,
                                random_state=seed)
     return X, y
-
-
-def assert_same_state(a, b, where="state_"):
-    """Two states equal field by field, arrays bit for bit."""
-    assert type(a) is type(b), where
-    for field in dataclasses.fields(a):
-        x, y = getattr(a, field.name), getattr(b, field.name)
-        at = f"{where}.{field.name}"
-        if dataclasses.is_dataclass(x):
-            assert_same_state(x, y, at)
-        elif sp.issparse(x):
-            assert sp.issparse(y) and x.shape == y.shape, at
-            for part in ("data", "indices", "indptr"):
-                assert_array_equal(getattr(x, part), getattr(y, part),
-                                   err_msg=f"{at}.{part}", strict=True)
-        elif isinstance(x, np.ndarray):
-            assert x.dtype == y.dtype and x.shape == y.shape, at
-            assert_array_equal(x, y, err_msg=at, strict=True)
-        else:
-            assert x == y or (x != x and y != y), at
 
 
 def _instances():

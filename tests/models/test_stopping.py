@@ -14,7 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from perceptrons import KernelPerceptron, Perceptron
 from perceptrons.datasets import make_separable
 from perceptrons.models._stopping import NoImprovement, validation_split
-from tests.models.test_sample_weight import assert_same_state
+from tests._states import assert_same_state
 from tests.test_common import _public_estimators
 
 STOPPING = [cls for cls in _public_estimators()
