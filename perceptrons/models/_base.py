@@ -633,7 +633,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
             # parameter mixing does), so that the model is whole for the
             # validation score after each.
             carry = None
-            for epoch, order in enumerate(orders):
+            for order in orders:
                 carry = self._train(call, targets, [order], self.max_iter,
                                     carry, stop=after_epoch)
                 if outcome["stopped"]:
