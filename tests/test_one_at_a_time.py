@@ -78,6 +78,19 @@ def test_one_at_a_time_errors():
         est.learn_one({"a": 1.0, "c": 2.0}, 1)
     with pytest.raises(ValueError, match="1-D array"):
         est.learn_one(X[:2, :2], 1)
+    arrays = Perceptron(theta_init=0.0, threshold_step=0.0)
+    arrays.learn_one(X[0], y[0], classes=[0, 1, 2])
+    with pytest.raises(ValueError, match="x has 3 features, but Perceptron "
+                                         "is expecting 5"):
+        arrays.learn_one(X[1, :3], y[1])
+    with pytest.raises(ValueError, match="real numbers"):
+        arrays.learn_one(X[1] * 1j, y[1])
+    with pytest.raises(ValueError, match="NaN"):
+        arrays.learn_one(np.full(5, np.nan), y[1])
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        arrays.predict_one(np.full(5, np.inf))
+    with pytest.raises(ValueError, match="not in classes_"):
+        arrays.learn_one(X[1], 9)
     # After a batch, "auto" is resolved: learn_one goes on from there.
     batch = Perceptron().partial_fit(X, y, classes=[0, 1, 2])
     batch.learn_one(X[0], y[0])

@@ -344,7 +344,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
                 "updates_per_epoch": np.zeros(0, dtype=np.int64)}
 
     # ----------------------------------------------------------- input
-    def _validate_input(self, X, y, reset):
+    def _validate_input(self, X, y, reset, row_checked=False):
         """Validate (X, y) and start the call's :class:`TrainingCall`.
 
         Returns
@@ -356,8 +356,13 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         """
         # Finiteness is checked by the squared-norm pass below instead of
         # scikit-learn's own scan: one read of X serves both.
-        X, y = _validated(self, X, y, reset=reset, y_numeric=False,
-                          ensure_all_finite=False)
+        if row_checked and not reset:
+            # One row from learn_one, shape and dtype checked there (a
+            # tenth of scikit-learn's validate_data per call).
+            y = np.asarray(y)
+        else:
+            X, y = _validated(self, X, y, reset=reset, y_numeric=False,
+                              ensure_all_finite=False)
         X = self._as_read(X)
         # Numeric labels with few classes are found and encoded in two
         # passes; they are plain class labels by construction.
@@ -730,7 +735,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
             out.append(arr)
         return tuple(out)
 
-    def _start_partial_fit(self, X, y, classes):
+    def _start_partial_fit(self, X, y, classes, row_checked=False):
         """Validate a partial_fit call; ``call.classes`` set.
 
         Returns
@@ -759,7 +764,8 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
                 "classes of the first partial_fit call "
                 f"{self.state_.classes.tolist()!r}"
             )
-        X, y, call = self._validate_input(X, y, reset=first)
+        X, y, call = self._validate_input(X, y, reset=first,
+                                          row_checked=row_checked)
         if X.shape[0] == 0:
             raise ValueError("cannot fit on zero samples")
         call.classes = classes if first else self.state_.classes
@@ -783,7 +789,11 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         -------
         self : object
         """
-        X, y, call, first = self._start_partial_fit(X, y, classes)
+        return self._partial_fit(X, y, classes, sample_weight)
+
+    def _partial_fit(self, X, y, classes, sample_weight, row_checked=False):
+        X, y, call, first = self._start_partial_fit(X, y, classes,
+                                                    row_checked)
         targets = self._call_targets(call, y)
         targets = self._weigh(call, y, targets, sample_weight, fitting=False)
         if first:
@@ -1001,8 +1011,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         with warnings.catch_warnings():
             # The row is an array; its names, if any, were checked above.
             warnings.filterwarnings("ignore", "X does not have valid feature")
-            self.partial_fit(row, [y], classes=classes,
-                             sample_weight=weights)
+            self._partial_fit(row, [y], classes, weights, row_checked=True)
         if names is not None and self.state_.feature_names_in is None:
             self.state_ = self.state_.replace(feature_names_in=names)
             self._publish()
@@ -1013,9 +1022,11 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         :meth:`learn_one`)."""
         check_is_fitted(self)
         row, _ = self._one_row(x)
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "X does not have valid feature")
-            return self.predict(row)[0]
+        if not np.isfinite(row).all():
+            raise ValueError("x contains NaN or infinity")
+        scores = self._decision(self._as_read(row))
+        return self._labels(scores[:, 0] if scores.shape[1] == 1
+                            else scores)[0]
 
     def _one_at_a_time_refusal(self):
         """Why the first :meth:`learn_one` cannot start this model (None
@@ -1038,7 +1049,18 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
                 raise ValueError(
                     f"one example is a dict or a 1-D array; got an array of "
                     f"shape {row.shape} (use partial_fit for several rows)")
-            return row[None, :], None
+            if row.dtype not in (np.float64, np.float32):
+                if row.dtype.kind not in "iub":
+                    raise ValueError(f"x must hold real numbers, not "
+                                     f"{row.dtype}")
+                row = row.astype(np.float64)
+            n_features = getattr(self, "n_features_in_", None)
+            if n_features is not None and row.shape[0] != n_features:
+                raise ValueError(
+                    f"x has {row.shape[0]} features, but "
+                    f"{type(self).__name__} is expecting {n_features} "
+                    "features as input")
+            return np.ascontiguousarray(row[None, :]), None
         names = getattr(self, "feature_names_in_", None)
         if names is None and hasattr(self, "state_"):
             raise ValueError(
