@@ -664,9 +664,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
     def _validation_score(self, validation):
         """Accuracy of the model on the held-out rows (weighted)."""
         X, targets, weights = validation
-        scores = self._decision(X)
-        predicted = self._labels(scores[:, 0] if scores.shape[1] == 1
-                                 else scores)
+        predicted = self._labels(self._scores(X))
         right = (predicted == self.state_.classes[targets]).astype(np.float64)
         if weights is None:
             return float(np.mean(right))
@@ -1024,9 +1022,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         row, _ = self._one_row(x)
         if not np.isfinite(row).all():
             raise ValueError("x contains NaN or infinity")
-        scores = self._decision(self._as_read(row))
-        return self._labels(scores[:, 0] if scores.shape[1] == 1
-                            else scores)[0]
+        return self._labels(self._scores(self._as_read(row)))[0]
 
     def _one_at_a_time_refusal(self):
         """Why the first :meth:`learn_one` cannot start this model (None
@@ -1095,7 +1091,11 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,) for two classes (positive favours
         ``classes_[1]``), else (n_samples, n_classes).
         """
-        X = self._validate_for_prediction(X)
+        return self._scores(self._validate_for_prediction(X))
+
+    def _scores(self, X):
+        """:meth:`decision_function` of validated X: one column for one
+        problem."""
         scores = self._decision(X)
         return scores[:, 0] if scores.shape[1] == 1 else scores
 

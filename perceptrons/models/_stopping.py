@@ -19,6 +19,7 @@ from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.utils import check_random_state
 
 from ..utils._param_validation import Interval
+from ..utils.docstrings import with_doc_fragments
 
 __all__ = ["STOPPING_CONSTRAINTS", "NoImprovement", "validation_split",
            "with_stopping_docs"]
@@ -52,12 +53,10 @@ STOPPING_PARAMETERS_DOC = """\
 """
 
 
-def with_stopping_docs(cls):
-    """Class decorator: the docstring's ``{stopping_parameters}`` line
-    becomes :data:`STOPPING_PARAMETERS_DOC`."""
-    cls.__doc__ = cls.__doc__.replace("    {stopping_parameters}\n",
-                                      STOPPING_PARAMETERS_DOC)
-    return cls
+#: Class decorator: the docstring's ``%(stopping_parameters)s`` line becomes
+#: :data:`STOPPING_PARAMETERS_DOC`.
+with_stopping_docs = with_doc_fragments(
+    {"    %(stopping_parameters)s\n": STOPPING_PARAMETERS_DOC})
 
 
 class NoImprovement:

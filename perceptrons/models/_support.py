@@ -250,5 +250,17 @@ class KernelCall(SimpleNamespace):
         read)."""
         if self.n_pool == 0:
             return targets, order
-        return (np.concatenate([np.zeros(self.n_pool, dtype=targets.dtype),
-                                targets]), order + self.n_pool)
+        return self._after_pool(targets), order + self.n_pool
+
+    def padded_weights(self, weights):
+        """The call's row weights as the loops index them (the pool's are
+        never read); empty (every weight 1) stays empty."""
+        if self.n_pool == 0 or weights.shape[0] == 0:
+            return weights
+        return self._after_pool(weights)
+
+    def _after_pool(self, values):
+        """Per-row ``values`` of the call's rows behind zeros for the
+        pool's."""
+        return np.concatenate([np.zeros(self.n_pool, dtype=values.dtype),
+                               values])

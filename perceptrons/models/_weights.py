@@ -176,10 +176,8 @@ class DualWeights(State):
 
     def padded_weights(self, call):
         """The call's row weights as the loops index them (after the pool's
-        rows, whose weights are never read); empty stays empty."""
-        if call.weights.shape[0] == 0 or call.dual.n_pool == 0:
-            return call.weights
-        return np.concatenate([np.zeros(call.dual.n_pool), call.weights])
+        rows)."""
+        return call.dual.padded_weights(call.weights)
 
     def end_call(self, call, keep=None):
         """The weights after the call.

@@ -126,7 +126,7 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
         call (switching to "averaged" later is refused).
     max_iter : int, default=10
         Passes over the training data in ``fit``.
-    {stopping_parameters}
+    %(stopping_parameters)s
     shuffle : bool or "blocks", default=True
         Present the rows in a fresh random order each pass.
         "blocks": a windowed shuffle for data larger than the cache

@@ -196,7 +196,7 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
         result).
     max_iter : int, default=1
         Passes over the data (the paper's OCR runs make one).
-    {stopping_parameters}
+    %(stopping_parameters)s
     shuffle : bool or "blocks", default=True
         Present each pass in a fresh random order (one order for all
         one-vs-rest problems). The paper's runs use the file order

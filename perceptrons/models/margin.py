@@ -21,6 +21,7 @@ from .._loops.margin import (
     pattern_pass,
 )
 from ..utils._param_validation import Interval, StrOptions
+from ..utils.docstrings import with_doc_fragments
 from ..utils.validation import linear_scores, refuse_underflow
 from ._base import BaseOnlinePerceptron
 from ._ovr import epochs_until_converged, problem_seeds, problem_signs
@@ -158,12 +159,9 @@ _COMMON_ATTRIBUTES = """    Attributes
 """
 
 
-def _fill_doc(cls):
-    cls.__doc__ = cls.__doc__.replace(
-        "    %(attributes)s\n", _COMMON_ATTRIBUTES).replace(
-        "    %(extension)s", _EXTENSION_DEFAULT_DOC).replace(
-        "    %(weights)s\n", _WEIGHTS_DOC)
-    return cls
+_fill_doc = with_doc_fragments({"    %(attributes)s\n": _COMMON_ATTRIBUTES,
+                                "    %(extension)s": _EXTENSION_DEFAULT_DOC,
+                                "    %(weights)s\n": _WEIGHTS_DOC})
 
 
 class _Diverged(Exception):

@@ -203,7 +203,7 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
         lowest index wins among equals).
     max_iter : int, default=10
         Passes over the training data in ``fit`` (K&W use 100).
-    {stopping_parameters}
+    %(stopping_parameters)s
     shuffle : bool or "blocks", default=True
         Present the rows in a fresh random order each pass.
         "blocks": a windowed shuffle for data larger than the cache

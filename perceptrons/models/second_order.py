@@ -164,7 +164,7 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
         MB of kernel rows kept between passes (dual form).
     max_iter : int, default=1
         Passes over the data.
-    {stopping_parameters}
+    %(stopping_parameters)s
     shuffle : bool or "blocks", default=True
         A fresh random order for each pass.
         "blocks": a windowed shuffle for data larger than the cache
