@@ -159,9 +159,20 @@ _COMMON_ATTRIBUTES = """    Attributes
 """
 
 
+_WEIGHT_PARAMETERS_DOC = """\
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class, multiplying ``sample_weight`` as in
+        scikit-learn ("balanced": inversely proportional to the class
+        frequencies). A weight acts through the extension (Notes).
+    warm_start : bool, default=False
+        ``fit`` continues the fitted state instead of starting afresh.
+"""
+
 _fill_doc = with_doc_fragments({"    %(attributes)s\n": _COMMON_ATTRIBUTES,
                                 "    %(extension)s": _EXTENSION_DEFAULT_DOC,
-                                "    %(weights)s\n": _WEIGHTS_DOC})
+                                "    %(weights)s\n": _WEIGHTS_DOC,
+                                "    %(weight_parameters)s\n":
+                                    _WEIGHT_PARAMETERS_DOC})
 
 
 class _Diverged(Exception):
@@ -745,12 +756,7 @@ class PDM(_MarginPerceptron):
         (:func:`~perceptrons.utils.random.draw_order`).
     random_state : int, RandomState instance or None, default=None
         Seeds the permutations (one seed per one-vs-rest problem).
-    class_weight : dict, "balanced" or None, default=None
-        Weight of each class, multiplying ``sample_weight`` as in
-        scikit-learn ("balanced": inversely proportional to the class
-        frequencies). A weight acts through the extension (Notes).
-    warm_start : bool, default=False
-        ``fit`` continues the fitted state instead of starting afresh.
+    %(weight_parameters)s
 
     %(attributes)s
     See Also
@@ -924,12 +930,7 @@ class PFM(_MarginPerceptron):
         (:func:`~perceptrons.utils.random.draw_order`).
     random_state : int, RandomState instance or None, default=None
         Seeds the permutations (one seed per one-vs-rest problem).
-    class_weight : dict, "balanced" or None, default=None
-        Weight of each class, multiplying ``sample_weight`` as in
-        scikit-learn ("balanced": inversely proportional to the class
-        frequencies). A weight acts through the extension (Notes).
-    warm_start : bool, default=False
-        ``fit`` continues the fitted state instead of starting afresh.
+    %(weight_parameters)s
 
     %(attributes)s
     See Also

@@ -65,12 +65,7 @@ class ROMMA(_MarginPerceptron):
         (:func:`~perceptrons.utils.random.draw_order`).
     random_state : int, RandomState instance or None, default=None
         Seeds the permutations (one seed per one-vs-rest problem).
-    class_weight : dict, "balanced" or None, default=None
-        Weight of each class, multiplying ``sample_weight`` as in
-        scikit-learn ("balanced": inversely proportional to the class
-        frequencies). A weight acts through the extension (Notes).
-    warm_start : bool, default=False
-        ``fit`` continues the fitted state instead of starting afresh.
+    %(weight_parameters)s
 
     Attributes
     ----------
