@@ -68,7 +68,8 @@ def load_mnist(n):
 def models():
     from perceptrons import HigherOrderPerceptron, SecondOrderPerceptron
 
-    common = dict(kernel="rbf", gamma=GAMMA, max_iter=1, shuffle=False)
+    common = dict(kernel="rbf", gamma=GAMMA, max_iter=1, shuffle=False,
+                  hypothesis="last")
     return {
         "FO = HO₂(0)": HigherOrderPerceptron(c=0.0, **common),
         "HO₂(0.4)": HigherOrderPerceptron(c=0.4, **common),

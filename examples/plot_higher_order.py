@@ -62,9 +62,10 @@ def online_run(make):
 
 
 algorithms = {
-    "FO = HO₂(0)": lambda: HigherOrderPerceptron(c=0.0),
-    "HO₂(0.4)": lambda: HigherOrderPerceptron(c=0.4),
-    "SO (a = 1)": lambda: SecondOrderPerceptron(a=1.0, normalize=True),
+    "FO = HO₂(0)": lambda: HigherOrderPerceptron(c=0.0, hypothesis="last"),
+    "HO₂(0.4)": lambda: HigherOrderPerceptron(c=0.4, hypothesis="last"),
+    "SO (a = 1)": lambda: SecondOrderPerceptron(a=1.0, normalize=True,
+                                                hypothesis="last"),
 }
 runs = {name: online_run(make) for name, make in algorithms.items()}
 for name, (curve, error) in runs.items():
@@ -78,7 +79,8 @@ print(f"HO₂(0.4) makes {100 * (1 - ho / fo):.0f} % fewer corrections than FO")
 # -------------------
 # c = 0 is the perceptron; as c grows the matrix bends w further away from v.
 c_values = np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8])
-sweep = [online_run(lambda c=c: HigherOrderPerceptron(c=c)) for c in c_values]
+sweep = [online_run(lambda c=c: HigherOrderPerceptron(c=c, hypothesis="last"))
+         for c in c_values]
 for c, (curve, error) in zip(c_values, sweep):
     print(f"c = {c:.1f}: {curve[-1]:.1f} corrections, test error {error:.4f}")
 

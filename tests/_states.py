@@ -39,3 +39,21 @@ def _assert_same(u, v, where):
         assert isinstance(v, float) and np.isnan(v), where
     else:
         assert type(u) is type(v) and u == v, f"{where}: {u!r} vs {v!r}"
+
+
+def final_hypothesis(est):
+    """A Perceptron's final hypothesis as weights by feature and intercepts,
+    one row per one-vs-rest problem or per prototype (two prototypes: two
+    rows), and for ``hypothesis="voted"`` the last hypothesis: the layout of
+    the papers' references. (``coef_``/``intercept_`` are the decision
+    itself: one row for two prototypes, none for a vote.) Dual form: by
+    feature for the linear kernel, else the coefficients over the pool."""
+    from perceptrons._loops.mercer import KERNEL_LINEAR
+    from perceptrons.models._kernel import linear_coef
+    from perceptrons.models._weights import WeightRows
+
+    weights, intercept = est._final_hypothesis()
+    w = est.state_.weights
+    if not isinstance(w, WeightRows) and w.kernel.code == KERNEL_LINEAR:
+        weights = linear_coef(weights, w.pool.X)
+    return weights, intercept

@@ -99,3 +99,61 @@ def test_fitted_estimator_is_its_state(cls, params, n_classes):
     for where, value in _state_arrays(est.state_):
         if not any(part in where for part in model_parts):
             assert X.shape[0] not in value.shape, where
+
+
+def _decision_instances():
+    import perceptrons as P
+
+    yield from _fitted_instances()
+    # Hypotheses and forms whose decision is not (or not obviously) a
+    # weight vector's: each either exports its decision or has no coef_.
+    for cls, params in (
+            (P.Perceptron, {"hypothesis": "voted"}),
+            (P.Perceptron, {"multiclass": "prototype"}),
+            (P.Perceptron, {"multiclass": "prototype", "hypothesis": "last"}),
+            (P.KernelPerceptron, {"kernel": "linear", "hypothesis": "voted"}),
+            (P.HigherOrderPerceptron, {"hypothesis": "last"}),
+            (P.HigherOrderPerceptron, {"kernel": "linear"}),
+            (P.HigherOrderPerceptron, {"p": 3.0, "form": "implicit"}),
+            (P.SecondOrderPerceptron, {"hypothesis": "last"}),
+            (P.SecondOrderPerceptron, {"kernel": "linear"}),
+            (P.SecondOrderPerceptron, {"kernel": "linear",
+                                       "hypothesis": "last"})):
+        yield pytest.param(cls, params, id=f"{cls.__name__}-{params}")
+
+
+@pytest.mark.parametrize("cls, params", list(_decision_instances()))
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_coef_is_the_decision_or_absent(cls, params, n_classes):
+    """Issue #23: ``coef_``/``intercept_`` exist exactly where they give
+    ``decision_function`` (to rounding); otherwise reading them says why."""
+    import warnings
+
+    import numpy as np
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=120, n_features=6, n_informative=4,
+                               n_redundant=0, n_classes=n_classes,
+                               random_state=1)
+    X = X * 3.0 + 1.0  # rows of norm far from 1: normalising must show
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = cls(**params, random_state=0).fit(X, y)
+    scores = est.decision_function(X)
+    if not hasattr(est, "coef_"):
+        with pytest.raises(AttributeError, match=r"has no coef_: \w"):
+            est.coef_
+        return
+    coef, intercept = est.coef_, est.intercept_
+    assert coef.shape == (1 if n_classes == 2 else n_classes, X.shape[1])
+    assert intercept.shape == (coef.shape[0],)
+    linear = X @ coef.T + intercept
+    scale = np.abs(X) @ np.abs(coef).T + np.abs(intercept)
+    linear, scale = (linear.ravel(), scale.ravel()) if n_classes == 2 else (
+        linear, scale)
+    assert scores.shape == linear.shape
+    assert np.all(np.abs(scores - linear) <= 1e-12 * scale), \
+        np.abs(scores - linear).max()
+    np.testing.assert_array_equal(
+        est.predict(X), est.classes_[(linear > 0).astype(int)]
+        if n_classes == 2 else est.classes_[np.argmax(linear, axis=1)])

@@ -100,6 +100,26 @@ def trial_margin(store, trial, k):
     """``wᵀx`` of problem k on the trial's row."""
 
 
+def _primal_hold(store, trial, summed, k, times):
+    w = store.w[k]
+    for j in range(w.shape[0]):
+        summed[k, j] += times * w[j]
+
+
+def _dual_hold(store, trial, summed, k, times):
+    # Slots at and beyond the support size m hold zeros.
+    coef = store.coef[k]
+    for j in range(trial[1]):
+        summed[k, j] += times * coef[j]
+
+
+@specialised(by_storage(_primal_hold, _dual_hold))
+def add_held(store, trial, summed, k, times):
+    """``summed[k] += times · w_k``: problem k's hypothesis, held unchanged
+    over ``times`` trials, into its running sum (w by feature, or by
+    support slot)."""
+
+
 def _primal_end(store, trial):
     unscatter_row_nz(store.x, store.nz, trial)
 
@@ -115,7 +135,8 @@ def end_trial(store, trial):
 
 # ------------------------------------------------------------------ pass
 @storage_loop
-def matrix_epoch(store, targets, order, weights, counts, stats):
+def matrix_epoch(store, targets, order, weights, counts, stats, summed,
+                 held_since, t_start):
     """One pass of a mistake-driven matrix perceptron over ``order``.
 
     Parameters
@@ -136,6 +157,18 @@ def matrix_epoch(store, targets, order, weights, counts, stats):
         place.
     stats : ndarray of shape (2,), int64
         Adds the pass's mistakes (summed over problems) and matrix updates.
+    summed : ndarray of shape (n_problems, n_weights) or (0, 0), float64
+        The averaged hypothesis's running sum, updated in place (empty: the
+        last hypothesis only). Lazily: problem k's w changes on its mistakes
+        only, so a mistake on trial τ first adds the outgoing w times the
+        trials it was held, ``τ - held_since[k]``; with T trials in all,
+        ``Σ_τ w_τ = summed + (T - held_since) w`` (w_τ the hypothesis after
+        trial τ).
+    held_since : ndarray of shape (n_problems,), int64
+        The trial count when each problem's w last changed, updated in
+        place.
+    t_start : int
+        Trials before this pass (the state's ``t``).
 
     Returns
     -------
@@ -157,6 +190,10 @@ def matrix_epoch(store, targets, order, weights, counts, stats):
                 continue
             stats[0] += 1
             counts[k] += 1
+            if summed.shape[0] != 0:
+                tau = t_start + step
+                add_held(store, trial, summed, k, float(tau - held_since[k]))
+                held_since[k] = tau
             store, failed = on_mistake(store, trial, i, k, y, weight,
                                        counts[k], stats)
             if failed:

@@ -119,11 +119,24 @@ LATER_PARAMETERS = {"class_weight": None, "warm_start": False, "tol": None,
                     "validation_fraction": 0.1}
 
 
+#: Parameters some classes gained later, at the value that gives what their
+#: older stores ran (the matrix perceptrons predicted with the last
+#: hypothesis before ``hypothesis`` existed).
+LATER_PARAMETERS_OF = {
+    "HigherOrderPerceptron": {"hypothesis": "last"},
+    "SecondOrderPerceptron": {"hypothesis": "last"},
+}
+
+
 def key_params(estimator):
     """An estimator's ``get_params(deep=False)`` as a task's key holds
-    them (:data:`LATER_PARAMETERS` left out at their defaults)."""
+    them (:data:`LATER_PARAMETERS` and :data:`LATER_PARAMETERS_OF` left out
+    at those values)."""
+    later = {**LATER_PARAMETERS,
+             **LATER_PARAMETERS_OF.get(type(estimator).__name__, {})}
+
     def at_default(name, value):
-        default = LATER_PARAMETERS.get(name, object())
+        default = later.get(name, object())
         return type(value) is type(default) and value == default
 
     return {name: value

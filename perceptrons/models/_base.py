@@ -267,8 +267,32 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         return self.state_
 
     def _public_model(self):
-        """The model's public attributes, views of ``state_`` (a dict)."""
+        """The model's public attributes, views of ``state_`` (a dict).
+
+        ``coef_`` (and ``intercept_``) only where ``decision_function(X)``
+        is ``X @ coef_.T + intercept_``; otherwise :meth:`_no_coef_reason`
+        says why there is none.
+        """
         return {}
+
+    def _no_coef_reason(self):
+        """Why a fitted model has no ``coef_``, or None."""
+        if "dual_coef_" in vars(self):
+            return ("the model is dual_coef_ over support_vectors_ in its "
+                    "kernel's feature space (coef_ exists for "
+                    "kernel='linear' only)")
+        return None
+
+    def __getattr__(self, name):
+        # Reached only for attributes not found: say why a fitted model
+        # has no weight vector rather than just that it has none.
+        if name in ("coef_", "intercept_") and "state_" in vars(self):
+            reason = self._no_coef_reason()
+            if reason is not None:
+                raise AttributeError(
+                    f"this {type(self).__name__} has no {name}: {reason}")
+        raise AttributeError(f"{type(self).__name__!r} object has no "
+                             f"attribute {name!r}")
 
     @abstractmethod
     def _decision(self, X):
@@ -531,6 +555,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
             raise ValueError("warm_start=True continues the fitted model; "
                              "coef_init/intercept_init would replace it: "
                              "pass one or the other")
+        self._check_kept_hypothesis()
         s = self.state_
         if not np.array_equal(call.classes, s.classes):
             raise ValueError(
@@ -544,6 +569,19 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
                 f"fitted model {s.n_features_in}; set warm_start=False to "
                 "start afresh")
         return True
+
+    def _check_kept_hypothesis(self):
+        """A continued model keeps the hypothesis its state was made for
+        (its bookkeeping: sums, snapshots, vote logs); a changed
+        ``hypothesis`` parameter would otherwise be silently ignored."""
+        kept = getattr(self.state_, "hypothesis", None)
+        asked = getattr(self, "hypothesis", None)
+        if kept is not None and asked is not None and asked != kept:
+            raise ValueError(
+                f"hypothesis={asked!r}, but the fitted model keeps the "
+                f"{kept!r} hypothesis's bookkeeping and cannot switch while "
+                "continuing; set hypothesis back, or fit afresh "
+                "(warm_start=False)")
 
     def _hold_out(self, call, targets):
         """With ``early_stopping``, set the validation rows aside: they leave
@@ -754,7 +792,9 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
             classes = np.unique(np.asarray(classes))
             if classes.shape[0] < 2:
                 raise ValueError("classes must contain at least two labels")
-        elif classes is not None and not np.array_equal(
+        else:
+            self._check_kept_hypothesis()
+        if not first and classes is not None and not np.array_equal(
             np.unique(np.asarray(classes)), self.state_.classes
         ):
             raise ValueError(

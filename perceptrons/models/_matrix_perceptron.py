@@ -41,7 +41,7 @@ import scipy.sparse as sp
 from .._loops.matrix_perceptron import matrix_epoch
 from .._loops.mercer import KERNEL_LINEAR, row_sq_norms_of
 from ..utils._param_validation import Interval, StrOptions
-from ..utils.validation import as_loop_arrays
+from ..utils.validation import as_loop_arrays, linear_scores, refuse_underflow
 from ._base import BaseOnlinePerceptron
 from ._stopping import STOPPING_CONSTRAINTS
 from ._kernel import BLOCK_ROWS, KernelMixin, linear_coef
@@ -63,16 +63,30 @@ def row_p_norms(X, p):
     -------
     ndarray of shape (n_samples,)
     """
+    if p != 2.0:
+        return _scaled_p_norms(X, p)
     if sp.issparse(X):
-        if p == 2.0:
-            return np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-        # Scaled by the row's largest |x_j| so that |x_j|^p cannot overflow.
+        sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    else:
+        sq = np.einsum("ij,ij->i", X, X)
+    norms = np.sqrt(sq)
+    # Rows whose squares underflow or overflow (norms down to 1e-308 and up
+    # to 1e308 exist): again, scaled.
+    redo = np.flatnonzero(~(sq >= np.finfo(np.float64).tiny)
+                          | ~np.isfinite(sq))
+    if redo.size:
+        norms[redo] = _scaled_p_norms(X[redo], p)
+    return norms
+
+
+def _scaled_p_norms(X, p):
+    """``‖x_i‖_p`` computed on each row divided by its largest ``|x_j|``,
+    so that ``|x_j|^p`` can neither overflow nor underflow."""
+    if sp.issparse(X):
         big = np.asarray(abs(X).max(axis=1).todense()).ravel()
         safe = np.where(big > 0, big, 1.0)
         scaled = sp.diags(1.0 / safe) @ abs(X)
         return big * np.asarray(scaled.power(p).sum(axis=1)).ravel() ** (1 / p)
-    if p == 2.0:
-        return np.sqrt(np.einsum("ij,ij->i", X, X))
     big = np.abs(X).max(axis=1) if X.shape[1] else np.zeros(X.shape[0])
     safe = np.where(big > 0, big, 1.0)
     return big * np.sum((np.abs(X) / safe[:, None]) ** p, axis=1) ** (1 / p)
@@ -116,6 +130,9 @@ class MatrixState(FittedState):
     n_matrix_updates: int = scalar("int", low=0)
     n_mistakes_per_problem: np.ndarray = array("int", ("n_problems",),
                                                low=0)
+    hypothesis: str = scalar("str", choices=("last", "averaged"))
+    summed: np.ndarray = array("float", ("n_problems", None))
+    held_since: np.ndarray = array("int", ("n_problems",), low=0)
 
     form_models = {}
 
@@ -126,6 +143,24 @@ class MatrixState(FittedState):
         if type(self.model) is not want:
             raise ValueError(f"{where}.model is a {type(self.model).__name__}"
                              f" but form is {self.form!r}")
+        width = (self.model.hypothesis_weights().shape[1]
+                 if self.hypothesis == "averaged" else 0)
+        if self.summed.shape[1] != width:
+            raise ValueError(f"{where}.summed has {self.summed.shape[1]} "
+                             f"columns, the {self.hypothesis} hypothesis "
+                             f"{width}")
+        if self.held_since.size and self.held_since.max() > self.t:
+            raise ValueError(f"{where}.held_since exceeds t")
+
+    def final_weights(self):
+        """The hypothesis the model predicts with, in the model's own layout
+        (w by feature, or coefficients by support slot): the last, or the
+        average of the hypotheses after each of the t trials."""
+        w = self.model.hypothesis_weights()
+        if self.hypothesis == "last" or self.t == 0:
+            return w.copy()
+        held = (self.t - self.held_since).astype(np.float64)[:, None]
+        return (self.summed + held * w) / self.t
 
 
 class PrimalForm:
@@ -163,13 +198,31 @@ class PrimalForm:
         """The arrays whose finiteness the passes keep."""
         return [self.w, self.v]
 
-    def public(self, est):
-        """Public attributes of this form."""
-        return {"coef_": self.w, "support_vectors_": None,
-                "dual_coef_": None, "gamma_": None}
+    def hypothesis_weights(self):
+        """The current hypothesis w (n_problems, n_features)."""
+        return self.w
+
+    @staticmethod
+    def store_weights(store):
+        """The loop store's array of the hypothesis."""
+        return store.w
+
+    def public(self, est, weights, linear):
+        """Public attributes of this form, given the final hypothesis's
+        ``weights``; ``coef_`` only when the decision is ``X coef_ᵀ``."""
+        public = {"support_vectors_": None, "dual_coef_": None,
+                  "gamma_": None}
+        if linear:
+            public["coef_"] = weights
+        return public
+
+    def linear_scores(self, est, X, weights):
+        """``X weightsᵀ``: the linear decision, of the rows as given."""
+        return linear_scores(X, weights)
 
     def scores(self, est, X):
-        """Raw scores of rows X, given their norms when normalising."""
+        """The algorithm's own scores of rows X (normalised when
+        normalising)."""
         norms = row_p_norms(X, est._norm_p()) if est.normalize else None
         return est._primal_scores(self, X, norms)
 
@@ -245,29 +298,47 @@ class DualForm:
     def weights(self):
         return [self.coef]
 
-    def public(self, est):
-        coef = None
-        if self.kernel.code == KERNEL_LINEAR:
+    def hypothesis_weights(self):
+        """The current hypothesis's coefficients by support slot."""
+        return self.coef
+
+    @staticmethod
+    def store_weights(store):
+        return store.coef
+
+    def public(self, est, weights, linear):
+        public = {"support_vectors_": self.pool.X, "dual_coef_": weights,
+                  "gamma_": self.kernel.gamma}
+        if linear and self.kernel.code == KERNEL_LINEAR:
             # The primal weights the coefficients stand for (of the
             # normalised support vectors when normalising).
-            dual = self.coef
             if est.normalize:
                 norms = np.sqrt(row_sq_norms_of(self.pool.X))
-                dual = dual / np.where(norms > 0, norms, 1.0)
-            coef = linear_coef(dual, self.pool.X)
-        return {"coef_": coef, "support_vectors_": self.pool.X,
-                "dual_coef_": self.coef, "gamma_": self.kernel.gamma}
+                weights = weights / np.where(norms > 0, norms, 1.0)
+            public["coef_"] = linear_coef(weights, self.pool.X)
+        return public
+
+    def linear_scores(self, est, X, weights):
+        """``Σ_s weights[:, s] k(s, x)`` over the support vectors s (each
+        normalised in feature space when normalising; the rows x as
+        given)."""
+        out = np.zeros((X.shape[0], weights.shape[0]))
+        if weights.shape[1]:
+            for lo, hi, G in self.gram_blocks(est, X, normalize_rows=False):
+                out[lo:hi] = G @ weights.T
+        return out
 
     def scores(self, est, X):
         if self.coef.shape[1] == 0:
             return np.zeros((X.shape[0], self.coef.shape[0]))
         return est._dual_scores(self, X)
 
-    def gram_blocks(self, est, X):
+    def gram_blocks(self, est, X, normalize_rows=True):
         """Gram blocks of X's rows against the support vectors.
 
         Normalised in feature space when ``normalize=True`` (0 where a
-        norm is 0), as in training; the support vectors' norms are computed
+        norm is 0), as in training, the rows of X too unless
+        ``normalize_rows=False``; the support vectors' norms are computed
         once for all blocks.
 
         Yields
@@ -284,7 +355,8 @@ class DualForm:
             block = X[lo:hi]
             G = self.kernel.gram(block, sv, sv_sq)
             if est.normalize:
-                row = np.sqrt(self.kernel.diag(row_sq_norms_of(block)))
+                row = (np.sqrt(self.kernel.diag(row_sq_norms_of(block)))
+                       if normalize_rows else np.ones(hi - lo))
                 scale = np.outer(row, col)
                 G = np.divide(G, scale, out=np.zeros_like(G),
                               where=scale > 0)
@@ -307,8 +379,13 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
         **KernelMixin.KERNEL_CONSTRAINTS,
         "kernel": [StrOptions({"linear", "poly", "rbf"}), None],
         "normalize": ["boolean"],
+        "hypothesis": [StrOptions({"last", "averaged"})],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
     }
+
+    #: Whether the last hypothesis decides by ``wᵀx`` (HO); the
+    #: second-order Perceptron's ``vᵀ(A + x xᵀ)⁻¹x`` is not linear in x.
+    _last_is_linear = True
 
     #: Forms the class implements; the first is the primal default.
     _forms = ("primal", "dual")
@@ -334,10 +411,11 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
             "(tests/models/test_matrix_weights.py)")
         return expected
 
-    def __init__(self, *, form, normalize, tol, n_iter_no_change,
+    def __init__(self, *, form, normalize, hypothesis, tol, n_iter_no_change,
                  early_stopping, validation_fraction, **params):
         self.form = form
         self.normalize = normalize
+        self.hypothesis = hypothesis
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
         self.early_stopping = early_stopping
@@ -345,9 +423,10 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
         super().__init__(**params)
 
     def _final_after_quiet_pass(self):
-        # Every mistake updates: a pass without one leaves the model as it
-        # is, and the next pass the same.
-        return True
+        # Every mistake updates: a pass without one leaves the last
+        # hypothesis as it is, and the next pass the same (the average
+        # moves on towards it).
+        return self.state_.hypothesis == "last"
 
     # ----------------------------------------------------------- hooks
     def _norm_p(self):
@@ -389,13 +468,20 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
         n_features = call.X.shape[1]
         form = self._resolve_form(n_features)
         kernel = self._kernel_spec(n_features) if form == "dual" else None
+        model = self._new_model(form, n_problems, n_features, kernel,
+                                sp.issparse(call.X))
+        width = (model.hypothesis_weights().shape[1]
+                 if self.hypothesis == "averaged" else 0)
         return self._state_type(
             **fitted, form=form, n_matrix_updates=0,
             n_mistakes_per_problem=np.zeros(n_problems, dtype=np.int64),
-            model=self._new_model(form, n_problems, n_features, kernel,
-                                  sp.issparse(call.X)))
+            hypothesis=self.hypothesis, summed=np.zeros((n_problems, width)),
+            held_since=np.zeros(n_problems, dtype=np.int64), model=model)
 
     def _begin_call(self, call):
+        if not self.normalize:
+            # Normalised rows have unit norm whatever their scale.
+            refuse_underflow(call.loop_arrays[0], call.mean_sq_norm)
         self.state_.model.begin_call(self, call)
         call.stats = np.zeros(2, dtype=np.int64)
 
@@ -420,10 +506,17 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
         before = call.stats.copy()
         if not hasattr(call, "store"):
             call.store = self._store(s.model, call)
+            # The running sum, by feature or by the store's support slots.
+            call.summed = (grown(s.summed,
+                                 s.model.store_weights(call.store).shape[1])
+                           if s.hypothesis == "averaged"
+                           else np.zeros((0, 0)))
+            call.held_since = s.held_since.copy()
         targets, order = s.model.padded(call, targets, order)
         call.store, failed = matrix_epoch(
             call.store, targets, order, s.model.padded_weights(call),
-            s.n_mistakes_per_problem, call.stats)
+            s.n_mistakes_per_problem, call.stats, call.summed,
+            call.held_since, call.t)
         if failed:
             self._fail(failed - 1, call)
         n_mistakes, n_matrix = (call.stats - before).tolist()
@@ -441,7 +534,7 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
     _precision_remedy = "scale the input"
 
     def _state_is_finite(self, call):
-        arrays = self._model_arrays(call.store)
+        arrays = self._model_arrays(call.store) + [call.summed]
         if not all(np.isfinite(a).all() for a in arrays):
             raise ValueError(
                 f"floating-point overflow at epoch {call.n_iter}: the "
@@ -450,15 +543,32 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
 
     def _end_call(self, call, targets):
         s = self.state_
-        return s.replace(model=s.model.end_call(call, call.store))
+        if not hasattr(call, "store"):
+            return s
+        model = self._model_of_store(s.model, call.store).end_call(
+            call, call.store)
+        width = (model.hypothesis_weights().shape[1]
+                 if s.hypothesis == "averaged" else 0)
+        return s.replace(model=model, held_since=call.held_since,
+                         summed=np.ascontiguousarray(call.summed[:, :width]))
+
+    def _model_of_store(self, model, store):
+        """``model`` with the arrays the loop reallocated in ``store``."""
+        return model
+
+    def _decides_linearly(self):
+        return self.state_.hypothesis == "averaged" or self._last_is_linear
 
     def _public_model(self):
         s = self.state_
         n_problems = s.n_mistakes_per_problem.shape[0]
-        return {"form_": s.form, "n_matrix_updates_": s.n_matrix_updates,
-                "n_mistakes_per_problem_": s.n_mistakes_per_problem,
-                "intercept_": np.zeros(n_problems),
-                **s.model.public(self)}
+        linear = self._decides_linearly()
+        public = {"form_": s.form, "n_matrix_updates_": s.n_matrix_updates,
+                  "n_mistakes_per_problem_": s.n_mistakes_per_problem,
+                  **s.model.public(self, s.final_weights(), linear)}
+        if linear:
+            public["intercept_"] = np.zeros(n_problems)
+        return public
 
     # ------------------------------------------------------------ prediction
     def _weights_refusal(self):
@@ -472,5 +582,8 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
                 "state the algorithm can reach")
 
     def _decision(self, X):
-        return self.state_.model.scores(self, X)
+        s = self.state_
+        if self._decides_linearly():
+            return s.model.linear_scores(self, X, s.final_weights())
+        return s.model.scores(self, X)
 

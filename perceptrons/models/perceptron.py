@@ -130,6 +130,20 @@ class PerceptronState(FittedState):
 
 
 @with_stopping_docs
+def _as_two_prototypes(value, ndim):
+    """One row (``coef_`` or ``intercept_`` of two prototypes: their
+    difference d) as the prototypes ``(-d/2, d/2)``; other shapes as given
+    (for the shape check)."""
+    try:
+        arr = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return value
+    if arr.ndim == ndim - 1 or (arr.ndim == ndim and arr.shape[0] == 1):
+        half = arr.reshape((1,) + arr.shape[arr.ndim - ndim + 1:]) / 2.0
+        return np.concatenate([-half, half])
+    return arr
+
+
 class Perceptron(KernelMixin, BaseOnlinePerceptron):
     r"""Threshold perceptron with margin, λ-trick, α-bound and voting.
 
@@ -245,9 +259,13 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
     classes_ : ndarray of shape (n_classes,)
     coef_ : ndarray of shape (n_problems, n_features)
         Weights of the final hypothesis, one row per one-vs-rest problem
-        (one row for two classes) or per prototype. For ``"voted"``, the
-        last hypothesis (prediction uses the vote). In the dual form only
-        for ``kernel="linear"``: ``dual_coef_ @ support_vectors_``.
+        or per prototype, one row for two classes (two prototypes: their
+        difference), so that ``decision_function(X) = X @ coef_.T +
+        intercept_`` (raveled for two classes). ``hypothesis="voted"`` has
+        no ``coef_`` or ``intercept_`` (the vote is not one weight vector;
+        ``decision_function(X, hypothesis="last")`` scores the last one).
+        In the dual form only for ``kernel="linear"``: ``dual_coef_ @
+        support_vectors_``.
     support_ : ndarray of shape (n_support,), int64
         Dual form: the training rows (numbered across ``partial_fit``
         calls) that caused an update and keep a non-zero coefficient (all
@@ -259,7 +277,7 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
     gamma_ : float
         Dual form: the γ used, None resolved.
     intercept_ : ndarray of shape (n_problems,)
-        ``-θ`` of the final hypothesis.
+        ``-θ`` of the final hypothesis (two prototypes: the difference).
     theta_init_, threshold_step_ : float
         The θ_Init and C used, "auto" resolved (in the dual form "auto" is
         the average ``k(x, x) = ‖φ(x)‖²``).
@@ -721,11 +739,15 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
     def _public_model(self):
         s = self.state_
         weights, intercept = self._final_hypothesis()
-        public = {"intercept_": intercept, "theta_init_": s.theta_init,
+        public = {"theta_init_": s.theta_init,
                   "threshold_step_": s.threshold_step, "margin_": s.margin}
+        if s.hypothesis != "voted":
+            # Two prototypes decide by their difference: one row.
+            public["intercept_"] = self._two_prototypes_as_one(intercept)
         w = s.weights
         if isinstance(w, WeightRows):
-            public["coef_"] = weights
+            if s.hypothesis != "voted":
+                public["coef_"] = self._two_prototypes_as_one(weights.T).T
             return public
         keep = (np.ones(weights.shape[1], dtype=bool)
                 if s.hypothesis == "voted" else np.any(weights != 0.0, axis=0))
@@ -735,11 +757,19 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
         public["dual_coef_"] = np.ascontiguousarray(weights[:, keep])
         public["support_vectors_"] = (pool.X if keep.all()
                                       else pool.X[np.flatnonzero(keep)])
-        if w.kernel.code == KERNEL_LINEAR:
+        if w.kernel.code == KERNEL_LINEAR and s.hypothesis != "voted":
             # The primal weights the coefficients stand for.
-            public["coef_"] = linear_coef(public["dual_coef_"],
-                                          public["support_vectors_"])
+            public["coef_"] = self._two_prototypes_as_one(linear_coef(
+                public["dual_coef_"], public["support_vectors_"]).T).T
         return public
+
+    def _no_coef_reason(self):
+        if self.state_.hypothesis == "voted":
+            return ("hypothesis='voted' decides by a vote of every "
+                    "hypothesis of the run, not by one weight vector; "
+                    "decision_function(X, hypothesis='last') scores the last "
+                    "one")
+        return super()._no_coef_reason()
 
     # ----------------------------------------------------------- mixing
     @property
@@ -820,17 +850,22 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
         X = self._validate_for_prediction(X)
         s = self.state_
         if hypothesis == "last":
-            w = s.weights
-            scores = (w.scores(X, w.current) if isinstance(w, WeightRows)
-                      else self._support_scores(X, w.current))
-            scores = scores - s.theta
+            # As a fit with hypothesis="last" scores (_decision): two
+            # prototypes by their difference, then the intercept.
+            two_as_one = self._two_prototypes_as_one
+            if isinstance(s.weights, WeightRows):
+                scores = linear_scores(X, two_as_one(s.weights.current.T).T)
+            else:
+                scores = two_as_one(self._support_scores(X,
+                                                         s.weights.current))
+            scores += two_as_one(-s.theta)
         else:
+            # "longest": one-vs-rest only (_check_derivable).
             W, intercept = longest_survivor(
                 s.voted.binary_arrays(s.current_vote), s.vote_rows.X,
                 float(self.eta), s.threshold_step, s.theta_init,
                 s.n_features_in)
             scores = linear_scores(X, W) + intercept
-        scores = self._two_prototypes_as_one(scores)
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict(self, X, hypothesis=None):
@@ -870,25 +905,36 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
     def _decision(self, X):
         s = self.state_
         if s.hypothesis == "voted":
-            scores = self._voted_decision(X)
-        elif isinstance(s.weights, WeightRows):
+            return self._two_prototypes_as_one(self._voted_decision(X))
+        if isinstance(s.weights, WeightRows):
+            # coef_ and intercept_: one row for two prototypes.
             scores = linear_scores(X, self.coef_)
-            scores += self.intercept_
         else:
-            scores = self.state_.weights.kernel.scores(
-                X, self.support_vectors_, self.dual_coef_)
-            scores += self.intercept_
-        return self._two_prototypes_as_one(scores)
+            scores = self._two_prototypes_as_one(s.weights.kernel.scores(
+                X, self.support_vectors_, self.dual_coef_))
+        scores += self.intercept_
+        return scores
 
     def _support_scores(self, X, coef):
         """Scores of coefficients over every pool row (the dual form)."""
         w = self.state_.weights
         return w.kernel.scores(X, w.pool.X, coef, w.pool.sq_norms())
 
+    def _initial_arrays(self, coef_init, intercept_init):
+        # Two prototypes export their difference (coef_, intercept_): a
+        # difference d starts them at -d/2 and d/2, the pair the rule keeps
+        # (each update adds x to one and -x to the other).
+        if self.state_.prototype and self.state_.classes.shape[0] == 2:
+            coef_init, intercept_init = (
+                None if value is None else _as_two_prototypes(value, ndim)
+                for value, ndim in ((coef_init, 2), (intercept_init, 1)))
+        return super()._initial_arrays(coef_init, intercept_init)
+
     def _two_prototypes_as_one(self, scores):
-        if self.state_.prototype and scores.shape[1] == 2:
-            # One column for two classes: positive favours classes_[1].
-            return (scores[:, 1] - scores[:, 0])[:, None]
+        """Columns (or, 1-D, entries) of the two prototypes as their
+        difference: one for two classes, positive favours classes_[1]."""
+        if self.state_.prototype and scores.shape[-1] == 2:
+            return scores[..., 1:] - scores[..., :1]
         return scores
 
     def _voted_decision(self, X):

@@ -25,8 +25,10 @@ import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 
-from perceptrons import HigherOrderPerceptron, SecondOrderPerceptron
 from perceptrons.utils.random import epoch_orders
+from tests.models._paper_matrix import (HigherOrderPerceptron,
+                                         SecondOrderPerceptron, linear_part,
+                                         paper_margins)
 from tests.reference import higher_order, second_order
 from tests.reference.higher_order import (
     embed_gram,
@@ -123,8 +125,8 @@ def test_c_zero_is_the_perceptron(seed, n_epochs, form):
     assert est.n_mistakes_ == sum(flags)
     assert_array_equal(est.mistakes_per_epoch_, run.mistakes_per_epoch)
     assert est.n_matrix_updates_ == 0
-    assert_allclose(est.coef_[0], w, atol=1e-12)
-    assert_allclose(est.decision_function(X), X @ w, atol=1e-12)
+    assert_allclose(linear_part(est)[0], w, atol=1e-12)
+    assert_allclose(paper_margins(est, X), X @ w, atol=1e-12)
 
 
 @pytest.mark.reference
@@ -143,8 +145,8 @@ def test_normalize_divides_by_the_norm():
                                      shuffle=True, random_state=4).fit(
         unit(X), y)
     assert est.n_mistakes_ == est_unit.n_mistakes_ == a.n_mistakes
-    assert_allclose(est.coef_[0], a.w, rtol=1e-9, atol=1e-12)
-    assert_allclose(est_unit.coef_[0], a.w, rtol=1e-9, atol=1e-12)
+    assert_allclose(linear_part(est)[0], a.w, rtol=1e-9, atol=1e-12)
+    assert_allclose(linear_part(est_unit)[0], a.w, rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.reference
@@ -164,7 +166,7 @@ def test_c_zero_is_the_p_norm_perceptron(p):
     Zp = Z / np.sum(np.abs(Z) ** p, axis=1, keepdims=True) ** (1.0 / p)
     norm = np.sum(np.abs(w) ** p) ** (1.0 / p)
     g = np.sign(w) * np.abs(w) ** (p - 1) / norm ** (p - 2)
-    assert_allclose(est.decision_function(Z), Zp @ g, rtol=1e-8, atol=1e-10)
+    assert_allclose(paper_margins(est, Z), Zp @ g, rtol=1e-8, atol=1e-10)
 
 
 @pytest.mark.parametrize("p", [2.0, 3.0, 4.5, 10.0])
@@ -218,8 +220,8 @@ def test_p2_weights_and_the_primal_update_of_sec2(seed, c, form):
     # The package: k mistakes (every one a matrix update), w = Av, and the
     # margins vᵀAx̂ of the final state.
     assert est.n_mistakes_ == est.n_matrix_updates_ == k
-    assert_allclose(est.coef_[0], A @ v, rtol=1e-9, atol=1e-12)
-    assert_allclose(est.decision_function(X), unit(X) @ A @ v, rtol=1e-9,
+    assert_allclose(linear_part(est)[0], A @ v, rtol=1e-9, atol=1e-12)
+    assert_allclose(paper_margins(est, X), unit(X) @ A @ v, rtol=1e-9,
                     atol=1e-12)
 
 
@@ -275,7 +277,7 @@ def test_dual_recursion_of_sec2_reproduces_the_oracle(kernel, sparse):
     assert est.form_ == "dual"
     assert est.n_mistakes_ == run.n_mistakes
     assert est.n_matrix_updates_ == n_updates
-    assert_allclose(est.decision_function(X), final, rtol=1e-8, atol=1e-10)
+    assert_allclose(paper_margins(est, X), final, rtol=1e-8, atol=1e-10)
 
 
 @pytest.mark.reference
@@ -292,7 +294,7 @@ def test_sparse_gate_and_matrix_update_count():
     assert 0 < run.n_matrix_updates < run.n_mistakes
     assert est.n_mistakes_ == run.n_mistakes
     assert est.n_matrix_updates_ == run.n_matrix_updates
-    assert_allclose(est.coef_[0], run.w, rtol=1e-9, atol=1e-12)
+    assert_allclose(linear_part(est)[0], run.w, rtol=1e-9, atol=1e-12)
 
 
 def test_rho_callable_overrides_c_over_k():
@@ -327,7 +329,7 @@ def test_csr_equals_dense_and_integer_input():
                                         **kw).fit(Xs, y)
             assert est.n_mistakes_ == a.n_mistakes
             assert est.n_matrix_updates_ == a.n_matrix_updates
-            assert_allclose(est.coef_[0], a.w, rtol=1e-9, atol=1e-12)
+            assert_allclose(linear_part(est)[0], a.w, rtol=1e-9, atol=1e-12)
 
 
 def test_zero_row_raises_when_normalising():
@@ -357,9 +359,9 @@ def test_decision_function_is_the_next_margin():
     # with on that row next.
     ho_est = HigherOrderPerceptron(c=0.4, shuffle=False).fit(X[:40], y[:40])
     so_est = SecondOrderPerceptron(a=0.7, shuffle=False).fit(X[:40], y[:40])
-    assert ho_est.decision_function(X[40:])[0] == pytest.approx(
+    assert paper_margins(ho_est, X[40:])[0] == pytest.approx(
         nxt.margins[40], rel=1e-9)
-    assert so_est.decision_function(X[40:])[0] == pytest.approx(
+    assert paper_margins(so_est, X[40:])[0] == pytest.approx(
         so_next.margins[40], rel=1e-9)
 
 
@@ -394,10 +396,10 @@ def test_so_margin_is_sherman_morrison(seed, a):
     # margins of the final A and v on new rows.
     assert est.n_mistakes_ == run.n_mistakes
     Ainv = np.linalg.inv(A)
-    assert_allclose(est.coef_[0], Ainv @ v, rtol=1e-8, atol=1e-12)
+    assert_allclose(linear_part(est)[0], Ainv @ v, rtol=1e-8, atol=1e-12)
     Z = make_stream(seed + 50, n=15, d=X.shape[1]).X
     quad = np.einsum("ij,jk,ik->i", Z, Ainv, Z)
-    assert_allclose(est.decision_function(Z), (Z @ Ainv @ v) / (1.0 + quad),
+    assert_allclose(paper_margins(est, Z), (Z @ Ainv @ v) / (1.0 + quad),
                     rtol=1e-8, atol=1e-12)
 
 
@@ -431,7 +433,7 @@ def test_so_dual_form(kernel):
     beta = np.linalg.solve(G, y[idx])
     Kx = K[idx, :]
     quad = np.diag(K) - np.einsum("it,it->t", Kx, np.linalg.solve(G, Kx))
-    assert_allclose(est.decision_function(X), (beta @ Kx) / (1.0 + quad / a),
+    assert_allclose(paper_margins(est, X), (beta @ Kx) / (1.0 + quad / a),
                     rtol=1e-6, atol=1e-9)
 
 
@@ -479,9 +481,9 @@ def test_linear_kernel_oracles_equal_the_primal_ones():
                                    max_iter=2, shuffle=False).fit(X, y)
     assert ho_est.n_mistakes_ == primal.n_mistakes
     assert so_est.n_mistakes_ == so.n_mistakes
-    assert_allclose(ho_est.decision_function(Z), primal.decision_function(Z),
+    assert_allclose(paper_margins(ho_est, Z), primal.decision_function(Z),
                     rtol=1e-7, atol=1e-9)
-    assert_allclose(so_est.decision_function(Z), so.decision_function(Z),
+    assert_allclose(paper_margins(so_est, Z), so.decision_function(Z),
                     rtol=1e-7, atol=1e-9)
 
 
@@ -518,7 +520,7 @@ def test_one_vs_rest():
     assert_array_equal(est.n_mistakes_per_problem_,
                        [p.n_mistakes for p in res.problems])
     assert_array_equal(est.predict(X), ref.predict(X))
-    assert_allclose(est.coef_, ref.coef, rtol=1e-9, atol=1e-12)
+    assert_allclose(linear_part(est), ref.coef, rtol=1e-9, atol=1e-12)
     so_est = SecondOrderPerceptron(max_iter=2, shuffle=False).fit(
         X, labels == "a")
     so_ref = second_order.fit(X, labels == "a", max_iter=2)

@@ -28,6 +28,7 @@ from sklearn.metrics.pairwise import polynomial_kernel
 from sklearn.utils._param_validation import InvalidParameterError
 
 from perceptrons import KernelPerceptron, Perceptron
+from tests._states import final_hypothesis
 from tests._pairwise import all_pairs, corners_of, parametrize
 from tests.reference import khardon_wachman
 from tests.reference.streams import make_stream
@@ -74,8 +75,8 @@ def assert_same_model(dual, primal, X_test, scale):
     assert_allclose(dual.decision_function(X_test),
                     primal.decision_function(X_test),
                     rtol=1e-8, atol=1e-8 * scale)
-    assert_allclose(dual.coef_, primal.coef_, rtol=1e-8, atol=1e-8 * scale)
-    assert_allclose(dual.intercept_, primal.intercept_, rtol=1e-8,
+    assert_allclose(final_hypothesis(dual)[0], final_hypothesis(primal)[0], rtol=1e-8, atol=1e-8 * scale)
+    assert_allclose(final_hypothesis(dual)[1], final_hypothesis(primal)[1], rtol=1e-8,
                     atol=1e-8 * scale)
 
 
@@ -199,7 +200,7 @@ def test_matches_dual_reference(kernel, n_classes, hypothesis, multiclass,
         assert_allclose(est.dual_coef_, ref.dual_coef[:, est.support_],
                         rtol=1e-9, atol=1e-12)
         assert not np.delete(ref.dual_coef, est.support_, axis=1).any()
-        assert_allclose(est.intercept_, ref.intercept, rtol=1e-9,
+        assert_allclose(final_hypothesis(est)[1], ref.intercept, rtol=1e-9,
                         atol=1e-12)
     assert_array_equal(est.predict(X_test), ref.predict(X_test))
 
@@ -240,7 +241,7 @@ def test_cache_size_changes_nothing(hypothesis, multiclass):
         assert est.n_mistakes_ == ref.n_mistakes_
         assert_array_equal(est.support_, ref.support_)
         assert_array_equal(est.dual_coef_, ref.dual_coef_)
-        assert_array_equal(est.intercept_, ref.intercept_)
+        assert_array_equal(final_hypothesis(est)[1], final_hypothesis(ref)[1])
         assert_array_equal(est.decision_function(X_test),
                            ref.decision_function(X_test))
 
@@ -264,7 +265,7 @@ def test_dual_attributes(hypothesis, multiclass):
         K = polynomial_kernel(X_test, est.support_vectors_, degree=3,
                               gamma=0.3, coef0=1.0)
         assert_allclose(est.decision_function(X_test),
-                        K @ est.dual_coef_.T + est.intercept_, rtol=1e-10)
+                        K @ est.dual_coef_.T + final_hypothesis(est)[1], rtol=1e-10)
     if hypothesis == "last" and multiclass == "ovr":
         # c = η y α: multiples of η with the sign of the one-vs-rest label
         alpha = est.dual_coef_ / est.eta
@@ -279,7 +280,7 @@ def test_binary_shapes_and_gamma_default():
     X, y, X_test = make_data(2, seed=1)
     est = KernelPerceptron(kernel="rbf", random_state=0).fit(X, y)
     assert est.dual_coef_.shape == (1, est.support_.shape[0])
-    assert est.intercept_.shape == (1,)
+    assert final_hypothesis(est)[1].shape == (1,)
     assert est.decision_function(X_test).shape == (X_test.shape[0],)
     assert est.gamma_ == 1.0 / X.shape[1]
     assert est.theta_init_ == 1.0  # average k(x, x) of the rbf kernel
@@ -392,4 +393,4 @@ def test_perceptron_with_a_kernel_is_kernel_perceptron(params):
                                   b.decision_function(X_test))
     # A refit without a kernel keeps nothing of the dual form.
     a.set_params(kernel=None).fit(X, y)
-    assert not hasattr(a, "dual_coef_") and a.coef_.shape[1] == X.shape[1]
+    assert not hasattr(a, "dual_coef_") and final_hypothesis(a)[0].shape[1] == X.shape[1]

@@ -6,6 +6,7 @@ import scipy.sparse as sp
 from sklearn.datasets import load_breast_cancer, load_digits, make_classification
 
 from perceptrons import Perceptron
+from tests._states import final_hypothesis
 
 HYPOTHESES = ["last", "longest", "voted", "averaged"]
 
@@ -117,11 +118,11 @@ def test_same_seed_same_model_bit_for_bit(multiclass, hypothesis):
     a = Perceptron(hypothesis=hypothesis, random_state=3).fit(X, y)
     b = Perceptron(hypothesis=hypothesis, random_state=3).fit(X, y)
     c = Perceptron(hypothesis=hypothesis, random_state=4).fit(X, y)
-    assert np.array_equal(a.coef_, b.coef_)
-    assert np.array_equal(a.intercept_, b.intercept_)
+    assert np.array_equal(final_hypothesis(a)[0], final_hypothesis(b)[0])
+    assert np.array_equal(final_hypothesis(a)[1], final_hypothesis(b)[1])
     assert np.array_equal(a.decision_function(X), b.decision_function(X))
     assert a.n_mistakes_ == b.n_mistakes_
-    assert not np.array_equal(a.coef_, c.coef_)
+    assert not np.array_equal(final_hypothesis(a)[0], final_hypothesis(c)[0])
 
 
 @pytest.mark.parametrize("hypothesis", HYPOTHESES)
@@ -136,7 +137,7 @@ def test_sparse_equals_dense(multiclass, hypothesis, multiclass_mode):
     sparse = Perceptron(**params).fit(sp.csr_matrix(X), y)
     assert dense.n_mistakes_ == sparse.n_mistakes_
     assert dense.n_updates_ == sparse.n_updates_
-    np.testing.assert_allclose(dense.coef_, sparse.coef_, rtol=1e-12,
+    np.testing.assert_allclose(final_hypothesis(dense)[0], final_hypothesis(sparse)[0], rtol=1e-12,
                                atol=1e-12)
     np.testing.assert_array_equal(dense.predict(X),
                                   sparse.predict(sp.csr_matrix(X)))
@@ -149,7 +150,7 @@ def test_int64_indexed_csr_accepted(binary):
     Xs.indptr = Xs.indptr.astype(np.int64)
     a = Perceptron(shuffle=False).fit(Xs, y)
     b = Perceptron(shuffle=False).fit(X, y)
-    np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-12)
+    np.testing.assert_allclose(final_hypothesis(a)[0], final_hypothesis(b)[0], rtol=1e-12)
 
 
 # ------------------------------------------------------------- behaviour
@@ -176,7 +177,7 @@ def test_counters_are_consistent(multiclass):
     assert clf.n_mistakes_ == clf.mistakes_per_epoch_.sum()
     assert clf.n_updates_ == clf.updates_per_epoch_.sum()
     # One-vs-rest: one row per class, and updates count every problem.
-    assert clf.coef_.shape == (4, X.shape[1])
+    assert final_hypothesis(clf)[0].shape == (4, X.shape[1])
     assert clf.n_updates_ >= clf.n_mistakes_
 
 
@@ -208,8 +209,8 @@ def test_prototype_two_classes_is_binary_with_double_step(binary):
                             max_iter=3).fit(X, y)
     assert proto.n_mistakes_ == binary_clf.n_mistakes_
     assert proto.n_updates_ == binary_clf.n_updates_
-    np.testing.assert_allclose(proto.coef_[1] - proto.coef_[0],
-                               binary_clf.coef_[0], rtol=1e-12)
+    np.testing.assert_allclose(final_hypothesis(proto)[0][1] - final_hypothesis(proto)[0][0],
+                               final_hypothesis(binary_clf)[0][0], rtol=1e-12)
     np.testing.assert_allclose(proto.decision_function(X),
                                binary_clf.decision_function(X), rtol=1e-10,
                                atol=1e-10)
@@ -251,7 +252,7 @@ def test_caller_csr_matrix_is_not_modified():
     assert np.array_equal(X.indices, before[1])
     assert np.array_equal(X.indptr, before[2])
     dense = Perceptron(shuffle=False).fit(X.toarray(), [0, 1])
-    np.testing.assert_array_equal(clf.coef_, dense.coef_)
+    np.testing.assert_array_equal(final_hypothesis(clf)[0], final_hypothesis(dense)[0])
 
 
 def test_float_labels_with_fractions_rejected_and_integral_accepted(binary):
@@ -331,8 +332,8 @@ def test_numeric_labels_encode_as_their_strings(n_classes):
         a = Perceptron(random_state=0).fit(X, labels)
         b = Perceptron(random_state=0).fit(X, names[y])
         np.testing.assert_array_equal(a.classes_, np.unique(labels))
-        np.testing.assert_array_equal(a.coef_, b.coef_)
-        np.testing.assert_array_equal(a.intercept_, b.intercept_)
+        np.testing.assert_array_equal(final_hypothesis(a)[0], final_hypothesis(b)[0])
+        np.testing.assert_array_equal(final_hypothesis(a)[1], final_hypothesis(b)[1])
 
 
 def test_partial_fit_with_a_subset_of_the_classes():
@@ -345,7 +346,7 @@ def test_partial_fit_with_a_subset_of_the_classes():
     for part in (y != 1, y == 1, slice(None)):
         a.partial_fit(X[part], y[part], classes=[0, 1, 2])
         b.partial_fit(X[part], names[y[part]], classes=names)
-        np.testing.assert_array_equal(a.coef_, b.coef_)
+        np.testing.assert_array_equal(final_hypothesis(a)[0], final_hypothesis(b)[0])
     with pytest.raises(ValueError, match=r"labels \[3\]"):
         a.partial_fit(X[:5], np.array([0, 1, 3, 2, 0]))
 

@@ -45,6 +45,7 @@ from tests.reference.khardon_wachman import (
 from tests.reference.streams import make_stream as _make_stream
 from tests.reference.streams import seed_of as _seed
 from tests.reference.streams import storages
+from tests._states import final_hypothesis
 
 HYPOTHESES = ["last", "longest", "voted", "averaged"]
 RTOL = 1e-10
@@ -102,9 +103,9 @@ def assert_same_training(est, ref, scale):
     assert_array_equal(est.classes_, ref.classes)
     assert_allclose(est.theta_init_, ref.theta_init, rtol=RTOL)
     assert_allclose(est.threshold_step_, ref.threshold_step, rtol=RTOL)
-    assert est.coef_.shape == ref.coef.shape
-    assert_allclose(est.coef_, ref.coef, rtol=RTOL, atol=RTOL * scale)
-    assert_allclose(est.intercept_, ref.intercept, rtol=RTOL,
+    assert final_hypothesis(est)[0].shape == ref.coef.shape
+    assert_allclose(final_hypothesis(est)[0], ref.coef, rtol=RTOL, atol=RTOL * scale)
+    assert_allclose(final_hypothesis(est)[1], ref.intercept, rtol=RTOL,
                     atol=RTOL * scale)
 
 
@@ -227,8 +228,8 @@ def test_partial_fit_passes_equal_fit(case, multiclass, hypothesis,
         assert part.n_mistakes_ == full.n_mistakes_
         assert part.n_updates_ == full.n_updates_
         assert_array_equal(part.mistakes_per_epoch_, full.mistakes_per_epoch_)
-        assert_array_equal(part.coef_, full.coef_)
-        assert_array_equal(part.intercept_, full.intercept_)
+        assert_array_equal(final_hypothesis(part)[0], final_hypothesis(full)[0])
+        assert_array_equal(final_hypothesis(part)[1], final_hypothesis(full)[1])
         assert_array_equal(part.predict(X_test), full.predict(X_test))
         assert_allclose(part.decision_function(X_test),
                         full.decision_function(X_test), rtol=1e-12,
@@ -292,8 +293,8 @@ def _iterates_one_row_at_a_time(params, X, y):
     for i in range(X.shape[0]):
         before = est.n_updates_ if hasattr(est, "n_updates_") else 0
         est.partial_fit(X[i:i + 1], y[i:i + 1], classes=classes)
-        coefs.append(est.coef_.copy())
-        intercepts.append(est.intercept_.copy())
+        coefs.append(final_hypothesis(est)[0].copy())
+        intercepts.append(final_hypothesis(est)[1].copy())
         updates.append(est.n_updates_ - before)
     return np.array(coefs), np.array(intercepts), np.array(updates)
 
@@ -312,9 +313,9 @@ def test_averaged_is_mean_of_iterates(setting, n_classes, multiclass):
     coefs, intercepts, _ = _iterates_one_row_at_a_time(params, X2, y2)
     est = Perceptron(**params, hypothesis="averaged", max_iter=2).fit(X, y)
     scale = 1.0 + np.abs(coefs).max() + np.abs(intercepts).max()
-    assert_allclose(est.coef_, coefs.mean(axis=0), rtol=RTOL,
+    assert_allclose(final_hypothesis(est)[0], coefs.mean(axis=0), rtol=RTOL,
                     atol=RTOL * scale)
-    assert_allclose(est.intercept_, intercepts.mean(axis=0), rtol=RTOL,
+    assert_allclose(final_hypothesis(est)[1], intercepts.mean(axis=0), rtol=RTOL,
                     atol=RTOL * scale)
 
 
@@ -393,8 +394,8 @@ def test_longest_survivor_without_survivor(n_classes, multiclass, alpha_bound):
     est = Perceptron(**params, max_iter=2, shuffle=False).fit(X, y)
     ref = khardon_wachman.fit(X, y, max_iter=2, **params)
     assert_same_training(est, ref, _scale(ref))
-    assert_array_equal(est.coef_, 0.0)
-    assert_array_equal(est.intercept_, -params["theta_init"])
+    assert_array_equal(final_hypothesis(est)[0], 0.0)
+    assert_array_equal(final_hypothesis(est)[1], -params["theta_init"])
     assert_same_predictions(est, X_test,
                             reference_predictions(ref, X_test, exact=True))
 
@@ -408,5 +409,5 @@ def test_dense_and_csr_fit_the_same_model_with_kw_defaults():
     csr = Perceptron(max_iter=10, shuffle=False).fit(sp.csr_matrix(X), y)
     assert dense.theta_init_ == csr.theta_init_
     assert_array_equal(dense.mistakes_per_epoch_, csr.mistakes_per_epoch_)
-    assert_array_equal(dense.coef_, csr.coef_)
-    assert_array_equal(dense.intercept_, csr.intercept_)
+    assert_array_equal(final_hypothesis(dense)[0], final_hypothesis(csr)[0])
+    assert_array_equal(final_hypothesis(dense)[1], final_hypothesis(csr)[1])

@@ -70,3 +70,42 @@ def test_multiclass_rows_per_class():
     est.fit(X, y, coef_init=coef, intercept_init=np.zeros(3))
     # With a vanishing step the weights stay (to rounding) where they began.
     np.testing.assert_allclose(est.coef_, coef, atol=1e-6)
+
+
+@pytest.mark.parametrize("cls_name, kept, asked", [
+    ("Perceptron", "averaged", "last"), ("Perceptron", "voted", "averaged"),
+    ("HigherOrderPerceptron", "averaged", "last"),
+    ("SecondOrderPerceptron", "last", "averaged")])
+def test_a_continued_model_refuses_another_hypothesis(cls_name, kept, asked):
+    # (The Ballseptron has its own rule, the next test.)
+    import perceptrons
+
+    cls = getattr(perceptrons, cls_name)
+    X, y = _data()
+    est = cls(hypothesis=kept, random_state=0).partial_fit(
+        X, y, classes=np.unique(y))
+    before = est.decision_function(X)
+    est.set_params(hypothesis=asked)
+    with pytest.raises(ValueError, match=f"keeps the '{kept}' hypothesis"):
+        est.partial_fit(X, y)
+    est.set_params(warm_start=True)
+    with pytest.raises(ValueError, match=f"keeps the '{kept}' hypothesis"):
+        est.fit(X, y)
+    # Refused before anything changed; a fresh fit takes the new one.
+    est.set_params(hypothesis=kept)
+    assert_array_equal(est.decision_function(X), before)
+    est.set_params(hypothesis=asked, warm_start=False)
+    assert est.fit(X, y).state_.hypothesis == asked
+
+
+def test_the_ballseptron_drops_to_last_but_cannot_return():
+    X, y = _data()
+    est = Ballseptron(random_state=0).partial_fit(X, y, classes=np.unique(y))
+    est.set_params(hypothesis="last")
+    est.partial_fit(X, y)  # the running sum is dropped
+    assert not est.state_.averaged
+    last = Ballseptron(hypothesis="last", random_state=0).partial_fit(
+        X, y, classes=np.unique(y))
+    last.set_params(hypothesis="averaged")
+    with pytest.raises(ValueError, match="needs the running sum"):
+        last.partial_fit(X, y)

@@ -44,7 +44,7 @@ def make_estimator(spec, kernel=None, max_iter=1, shuffle_seed=None,
     kernel = dict(kernel or {})
     common = {"max_iter": int(max_iter), "shuffle": shuffle_seed is not None,
               "random_state": shuffle_seed, "normalize": bool(normalize),
-              **kernel}
+              "hypothesis": "last", **kernel}
     if spec["algorithm"] == "SO":
         return perceptrons.SecondOrderPerceptron(a=float(spec["a"]), **common)
     return perceptrons.HigherOrderPerceptron(
