@@ -82,6 +82,7 @@ ESTIMATORS = (
     EstimatorEntry("pdm", "PDM", "perceptrons.models.margin"),
     EstimatorEntry("pfm", "PFM", "perceptrons.models.margin"),
     EstimatorEntry("romma", "ROMMA", "perceptrons.models.romma"),
+    EstimatorEntry("mpu", "MPU", "perceptrons.models.mpu"),
     EstimatorEntry("higher-order", "HigherOrderPerceptron",
                    "perceptrons.models.higher_order"),
     EstimatorEntry("second-order", "SecondOrderPerceptron",
