@@ -19,9 +19,10 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 from sklearn.utils import shuffle
 
-from perceptrons import PDM, PFM, ROMMA, Ballseptron, KernelPerceptron, Perceptron
+from perceptrons import (MPU, PDM, PFM, ROMMA, Ballseptron, KernelPerceptron,
+                         Perceptron)
 
-LINEAR = [Perceptron, PDM, PFM, ROMMA]
+LINEAR = [Perceptron, PDM, PFM, ROMMA, MPU]
 ALL = LINEAR + [KernelPerceptron, Ballseptron]
 
 
@@ -43,7 +44,7 @@ def test_default_is_close_to_linear_svc_on_noisy_data(cls, n_classes):
     assert est.score(Xte, yte) >= yardstick - 0.05
 
 
-@pytest.mark.parametrize("cls", [PDM, PFM, ROMMA])
+@pytest.mark.parametrize("cls", [PDM, PFM, ROMMA, MPU])
 def test_margin_defaults_converge_on_inseparable_blobs(cls):
     # scikit-learn's check_classifiers_train data: without extension the
     # active-set passes could leave an inverted hyperplane (accuracy down to
