@@ -98,8 +98,8 @@ REPRODUCTIONS = (
     ReproductionEntry(
         "pdm", "perceptrons.experiments.pdm",
         "pdm_panagiotakopoulos_tsampouka.md",
-        "Panagiotakopoulos & Tsampouka 2011, Tables 1-2: PDM, PFM, PDM-succ "
-        "and ROMMA against LIBLINEAR on Adult and Web"),
+        "Panagiotakopoulos & Tsampouka 2011, Tables 1-2: PDM, PFM, PDM-succ, "
+        "ROMMA and MPU against LIBLINEAR on Adult and Web"),
     ReproductionEntry(
         "higher-order", "perceptrons.experiments.higher_order",
         "higher_order_brotto_gentile_vitale.md",
