@@ -206,13 +206,18 @@ n_features_in_
 
     .. warning::
        Only the abstract and the opening of the ICML 2010 paper were
-       reachable when this was written, so the rule is a reading: learning
-       and unlearning are the two steps above, one per presentation
-       (learning first); b comes from ε through the margin guarantee
-       derived above; ``C`` is a box :math:`I_k \le C b` on the dual
-       variables; the active sets of PDM's Sec. 5 (c̄ = 1.01, Nep1 = Nep2 =
-       5) collect :math:`a\cdot y_k \le \bar c(b+\delta b)` then
-       :math:`a\cdot y_k \le b+\delta b`; "early stopping" is
+       reachable when this was written (its equations could not be read,
+       so they are not cited by number), and the rule is a reading of the
+       abstract and of the PDM paper's description of MPU [2]_ (footnote 3
+       and Sec. 5): learning and unlearning are the two steps above (their
+       conditions are disjoint, so a presentation makes at most one kind);
+       b comes from ε through the margin guarantee derived above (the
+       reading b = δb/ε is ``epsilon=ε/(1+ε)`` here); ``C`` is a box
+       :math:`I_k \le C b` on the dual variables; the active sets of PDM's
+       Sec. 5 (c̄ = 1.01, Nep1 = Nep2 = 5) collect :math:`a\cdot y_k \le
+       \bar c(b+\delta b)`, then :math:`a\cdot y_k \le b+\delta b`
+       (plain cycling, ``active_sets=False``, reaches the same guarantee:
+       the sets only reorder presentations); "early stopping" is
        ``certified_stop``. The convergence argument above is ours, not a
        transcription of the paper's theorem.
 
