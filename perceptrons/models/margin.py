@@ -190,7 +190,7 @@ class _Diverged(Exception):
 
 @dataclasses.dataclass(frozen=True)
 class MarginState(FittedState):
-    """The fitted state of :class:`PDM`, :class:`PFM` and ROMMA.
+    """The fitted state of :class:`PDM`, :class:`PFM`, ROMMA and MPU.
 
     Binds ``n_problems`` (one for two classes, else one per class).
 
@@ -201,7 +201,8 @@ class MarginState(FittedState):
     weights : ndarray of shape (n_problems, n_features)
         w, the non-augmented part of a (ROMMA: u_w, a = s u).
     scalars : ndarray of shape (n_problems, n_scalars)
-        ``[b, ‖a‖²]`` (ROMMA: ``[u_b, ‖a‖², s, Δ² Σ g² retired]``).
+        ``[b, ‖a‖²]`` (ROMMA: ``[u_b, ‖a‖², s, Δ² Σ g² retired]``; MPU:
+        ``[b_a, ‖a‖², N = Σ I_k, unlearning steps, threshold b, gap δb]``).
     n_updates_per_problem : ndarray of shape (n_problems,)
         t, the updates made.
     retired_ext_sq : ndarray of shape (n_problems,)
@@ -254,7 +255,7 @@ margin_fraction, accuracy_estimate : ndarray of shape (n_problems,)
 
 
 class _MarginPerceptron(BaseOnlinePerceptron):
-    """Shared driver of PDM, PFM and ROMMA (not public).
+    """Shared driver of PDM, PFM, ROMMA and MPU (not public).
 
     ``fit`` runs each one-vs-rest problem on its own to convergence
     (:mod:`perceptrons.models._ovr`); ``partial_fit`` makes one plain pass,
