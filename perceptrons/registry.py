@@ -82,6 +82,7 @@ ESTIMATORS = (
     EstimatorEntry("pdm", "PDM", "perceptrons.models.margin"),
     EstimatorEntry("pfm", "PFM", "perceptrons.models.margin"),
     EstimatorEntry("romma", "ROMMA", "perceptrons.models.romma"),
+    EstimatorEntry("mpu", "MPU", "perceptrons.models.mpu"),
     EstimatorEntry("higher-order", "HigherOrderPerceptron",
                    "perceptrons.models.higher_order"),
     EstimatorEntry("second-order", "SecondOrderPerceptron",
@@ -97,8 +98,8 @@ REPRODUCTIONS = (
     ReproductionEntry(
         "pdm", "perceptrons.experiments.pdm",
         "pdm_panagiotakopoulos_tsampouka.md",
-        "Panagiotakopoulos & Tsampouka 2011, Tables 1-2: PDM, PFM, PDM-succ "
-        "and ROMMA against LIBLINEAR on Adult and Web"),
+        "Panagiotakopoulos & Tsampouka 2011, Tables 1-2: PDM, PFM, PDM-succ, "
+        "ROMMA and MPU against LIBLINEAR on Adult and Web"),
     ReproductionEntry(
         "higher-order", "perceptrons.experiments.higher_order",
         "higher_order_brotto_gentile_vitale.md",

@@ -23,8 +23,9 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from numpy.testing import assert_allclose, assert_array_equal
 
-from perceptrons import (PDM, PFM, ROMMA, Ballseptron, HigherOrderPerceptron,
-                         KernelPerceptron, Perceptron, SecondOrderPerceptron)
+from perceptrons import (MPU, PDM, PFM, ROMMA, Ballseptron,
+                         HigherOrderPerceptron, KernelPerceptron, Perceptron,
+                         SecondOrderPerceptron)
 from perceptrons.datasets import dump_svmlight
 from perceptrons.distributed import ParameterMixing
 from tests._states import assert_same_state
@@ -164,6 +165,7 @@ def test_theorem_3_mistake_bound(problem):
 # ------------------------------------------------------------ refusals
 @pytest.mark.parametrize("est,reason", [
     (PDM(), "dynamic margin"), (PFM(), "history"), (ROMMA(), "history"),
+    (MPU(), "dual variables"),
     (HigherOrderPerceptron(), "matrix"), (SecondOrderPerceptron(), "matrix"),
     (KernelPerceptron(), "support vectors"),
     (Perceptron(kernel="linear"), "support vectors"),

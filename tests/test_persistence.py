@@ -449,7 +449,7 @@ def test_object_array_member_is_not_unpickled(good_file, tmp_path,
     load_model(good_file)  # the good file loads with pickle disabled
 
 
-@pytest.mark.parametrize("name", ["Perceptron", "PDM", "PFM", "ROMMA"])
+@pytest.mark.parametrize("name", ["Perceptron", "PDM", "PFM", "ROMMA", "MPU"])
 def test_ten_class_model_file_is_small(tmp_path, name):
     """A 10-class model of 20 features saves to a few KiB, whatever the rows."""
     import warnings

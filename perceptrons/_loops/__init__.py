@@ -23,7 +23,8 @@ old against new (``benchmarks/bench_checkouts.py``) is what catches it.
 * the algorithms: :mod:`.perceptron` (Khardon & Wachman's Figure 2, its
   rules in :mod:`.hypotheses`), :mod:`.ballseptron` (binary and
   prototypes), :mod:`.margin` (the pass of PDM/PFM and the active sets
-  that also drive :mod:`.romma`'s pass), :mod:`.matrix_perceptron` (the
+  that also drive the passes of :mod:`.romma` and :mod:`.mpu`),
+  :mod:`.matrix_perceptron` (the
   pass of :mod:`.higher_order` and :mod:`.second_order`);
 * shared: :mod:`._common` (rows, dots, prefetching, the ``specialised``
   helpers), :mod:`.storage`, :mod:`.support`, :mod:`.mercer`,

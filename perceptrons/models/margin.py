@@ -190,7 +190,7 @@ class _Diverged(Exception):
 
 @dataclasses.dataclass(frozen=True)
 class MarginState(FittedState):
-    """The fitted state of :class:`PDM`, :class:`PFM` and ROMMA.
+    """The fitted state of :class:`PDM`, :class:`PFM`, ROMMA and MPU.
 
     Binds ``n_problems`` (one for two classes, else one per class).
 
@@ -201,7 +201,8 @@ class MarginState(FittedState):
     weights : ndarray of shape (n_problems, n_features)
         w, the non-augmented part of a (ROMMA: u_w, a = s u).
     scalars : ndarray of shape (n_problems, n_scalars)
-        ``[b, ‖a‖²]`` (ROMMA: ``[u_b, ‖a‖², s, Δ² Σ g² retired]``).
+        ``[b, ‖a‖²]`` (ROMMA: ``[u_b, ‖a‖², s, Δ² Σ g² retired]``; MPU:
+        ``[b_a, ‖a‖², N = Σ I_k, unlearning steps, threshold b, gap δb]``).
     n_updates_per_problem : ndarray of shape (n_problems,)
         t, the updates made.
     retired_ext_sq : ndarray of shape (n_problems,)
@@ -254,7 +255,7 @@ margin_fraction, accuracy_estimate : ndarray of shape (n_problems,)
 
 
 class _MarginPerceptron(BaseOnlinePerceptron):
-    """Shared driver of PDM, PFM and ROMMA (not public).
+    """Shared driver of PDM, PFM, ROMMA and MPU (not public).
 
     ``fit`` runs each one-vs-rest problem on its own to convergence
     (:mod:`perceptrons.models._ovr`); ``partial_fit`` makes one plain pass,
@@ -345,8 +346,16 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         # as weights s at Δ (the same problem).
         return delta_sq * float(c @ (c / call.weights))
 
+    def _rho(self):
+        """ρ, the augmented coordinate of the patterns."""
+        return float(self.augmentation)
+
+    def _delta(self):
+        """Δ of the extension, None without one."""
+        return self.extension
+
     def _weights_refusal(self):
-        if self.extension is None:
+        if self._delta() is None:
             return (f"{type(self).__name__} without extension solves the "
                     "hard-margin problem, whose solution (the maximum-margin "
                     "separator) no positive weight can change: sample "
@@ -364,9 +373,9 @@ class _MarginPerceptron(BaseOnlinePerceptron):
             return np.zeros(n_problems, dtype=dtype)
 
         return MarginState(
-            **fitted, rho=float(self.augmentation),
-            delta_sq=(0.0 if self.extension is None
-                      else float(self.extension) ** 2),
+            **fitted, rho=self._rho(),
+            delta_sq=(0.0 if self._delta() is None
+                      else float(self._delta()) ** 2),
             weights=np.zeros((n_problems, call.X.shape[1])),
             scalars=self._initial_scalars(n_problems),
             n_updates_per_problem=per_problem(np.int64),
@@ -483,7 +492,7 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         stalled = [k for k in stalled if k not in call.diverged]
         if not stalled:
             return
-        if self.extension is None:
+        if self._delta() is None:
             remedy = (
                 "the training set may not be separable in the augmented "
                 "space, and then the last a is arbitrary (the active-set "
@@ -507,8 +516,6 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         """
         s = self.state_
         active = int(self.active_sets)
-        multiple = int(self.multiple_updates)
-        first_plain = self._first_epoch_plain()
         n = signs.shape[0]
         levels = [np.empty(n, dtype=np.int64) for _ in range(3)]
         stats = np.zeros(4, dtype=np.int64)
@@ -516,22 +523,39 @@ class _MarginPerceptron(BaseOnlinePerceptron):
                   s.n_updates_per_problem[k:k + 1], call.counts[k])
 
         def run_epoch(order, param, epoch):
-            first = epoch == 0 and first_plain
+            full, active_rule, schedule = self._epoch_rules(k, param, epoch)
             before = stats.copy()
-            full = MarginRule(self._rule, float(param),
-                              0 if first else multiple)
             n_full = active_set_epoch(
                 *call.loop_arrays, signs, call.y_sq_norms, order, s.rho,
-                s.delta_sq, call.weights, full,
-                full._replace(multiple=multiple), *vector,
-                active,
-                _C1_FIRST if first else _C1, _C2, _N_EP1, _N_EP2, _N_EP3,
-                *levels, stats)
+                s.delta_sq, call.weights, full, active_rule, *vector, active,
+                *schedule, *levels, stats)
             self._add_stats(call, k, n_full, stats - before)
             self._check_finite(k, epoch + 1)
-            return n_full
+            return self._after_epoch(call, k, signs, param, n_full)
 
         return run_epoch
+
+    def _epoch_rules(self, k, param, epoch):
+        """Rules and active-set schedule of problem k's full epoch.
+
+        Returns
+        -------
+        full_rule, active_rule : named tuple
+            The rules of the full pass and of the active passes.
+        schedule : tuple
+            ``(c1, c2, n_ep1, n_ep2, n_ep3)`` of
+            :func:`~perceptrons._loops.margin.active_set_epoch`.
+        """
+        first = epoch == 0 and self._first_epoch_plain()
+        multiple = int(self.multiple_updates)
+        full = MarginRule(self._rule, float(param), 0 if first else multiple)
+        return (full, full._replace(multiple=multiple),
+                (_C1_FIRST if first else _C1, _C2, _N_EP1, _N_EP2, _N_EP3))
+
+    def _after_epoch(self, call, k, signs, param, n_full):
+        """What the driver takes as the epoch's full-pass updates (0 ends
+        the run); a model may stop early here."""
+        return n_full
 
     def _add_stats(self, call, k, n_full, stats):
         """Count one epoch of problem k: its active passes, presentations,

@@ -152,9 +152,9 @@ def test_run_writes_files(tiny):
               encoding="utf-8") as fh:
         flat = list(csv.DictReader(fh))
     assert [r["algorithm"] for r in flat] == [a for a, _ in rp.ALGORITHMS]
-    # one load record, then the seven fits
+    # one load record, then the eight fits
     assert [r["task"]["params"]["kind"] for r in stored] == \
-        ["data"] + ["fit"] * 7
+        ["data"] + ["fit"] * 8
 
 
 def test_table_has_paper_numbers_and_statuses(tiny):
@@ -201,6 +201,15 @@ def test_results_content(tiny):
     # are within ε of each other.
     assert romma["margin"] == pytest.approx(pdm["margin"], rel=0.0102)
     assert romma["paper_ratio_to_dcd_l2"] == pytest.approx(275.8 / 0.5)
+    mpu = runs["MPU"]
+    assert mpu["status"] == "ok" and mpu["converged"]
+    assert mpu["estimator"] == "MPU"
+    assert mpu["params"]["epsilon"] == 0.01 and mpu["params"]["gap"] == 3.0
+    assert mpu["params"]["extension"] == 1.0
+    assert mpu["accuracy_estimate"] <= 0.01
+    # γ'_d >= (1-ε)γ_d for both, and neither exceeds γ_d.
+    assert mpu["margin"] == pytest.approx(pdm["margin"], rel=0.0102)
+    assert mpu["paper_ratio_to_dcd_l2"] == pytest.approx(0.8 / 0.5)
     assert pdm["margin_rel_diff"] is None  # subsample: not compared
     assert pdm["paper_ratio_to_dcd_l2"] == pytest.approx(3.7 / 0.5)
     if _liblinear.available():

@@ -21,6 +21,7 @@ from sklearn.svm import LinearSVC
 from sklearn.utils import shuffle
 
 from perceptrons import (
+    MPU,
     PDM,
     PFM,
     ROMMA,
@@ -31,7 +32,7 @@ from perceptrons import (
     SecondOrderPerceptron,
 )
 
-LINEAR = [Perceptron, PDM, PFM, ROMMA, HigherOrderPerceptron,
+LINEAR = [Perceptron, PDM, PFM, ROMMA, MPU, HigherOrderPerceptron,
           SecondOrderPerceptron]
 ALL = LINEAR + [KernelPerceptron, Ballseptron]
 
@@ -77,7 +78,7 @@ def test_matrix_defaults_are_close_to_linear_svc(cls, n_classes, seed, flip,
     assert score >= yardstick - 0.05
 
 
-@pytest.mark.parametrize("cls", [PDM, PFM, ROMMA])
+@pytest.mark.parametrize("cls", [PDM, PFM, ROMMA, MPU])
 def test_margin_defaults_converge_on_inseparable_blobs(cls):
     # scikit-learn's check_classifiers_train data: without extension the
     # active-set passes could leave an inverted hyperplane (accuracy down to

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 
-from perceptrons import PDM, PFM, ROMMA, Ballseptron, Perceptron
+from perceptrons import MPU, PDM, PFM, ROMMA, Ballseptron, Perceptron
 from perceptrons.datasets import make_separable
 
 
@@ -22,7 +22,7 @@ def _data(n_classes=2):
     (Perceptron, {"hypothesis": "longest"}),
     (Ballseptron, {"radius": 0.0, "hypothesis": "last"}),
     (Ballseptron, {}),
-    (PDM, {}), (PFM, {}), (ROMMA, {})])
+    (PDM, {}), (PFM, {}), (ROMMA, {}), (MPU, {})])
 def test_starting_at_a_separator_makes_no_update(cls, params):
     X, y = _data()
     first = cls(random_state=0, **params).fit(X, y)
@@ -34,7 +34,7 @@ def test_starting_at_a_separator_makes_no_update(cls, params):
         assert again.n_updates_ == 0
         assert_array_equal(again.coef_, first.coef_)
     else:
-        # PDM/PFM/ROMMA and the Ballseptron (margin errors) may still
+        # PDM/PFM/ROMMA/MPU and the Ballseptron (margin errors) may still
         # update to widen the margin, but start correct: the first epoch
         # begins from the given hyperplane.
         assert again.score(X, y) == 1.0

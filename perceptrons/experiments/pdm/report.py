@@ -5,8 +5,8 @@ and the flat CSV rows (:func:`csv_rows`). Nothing here refits.
 """
 
 from .. import _liblinear, report
-from .paper import (ALGORITHMS, EPSILON, ETA, MISSING_DATASETS, PAPER_NOTES,
-                    RHO, ROMMA_NOTE, paper_numbers)
+from .paper import (ALGORITHMS, EPSILON, ETA, MISSING_DATASETS, MPU_NOTE,
+                    PAPER_NOTES, RHO, ROMMA_NOTE, paper_numbers)
 
 __all__ = ["CSV_FIELDS", "csv_rows", "render_markdown", "write_outputs"]
 
@@ -33,15 +33,17 @@ def _dataset_rows(fits, name):
     """One data set's rows, in :data:`ALGORITHMS` order, the paper beside."""
     by = {r["algorithm"]: r for r in fits if r["dataset"] == name}
     base = next(iter(by.values()), {"n_rows": None})
+    notes = {"ROMMA": ROMMA_NOTE, "MPU": MPU_NOTE}
     for algorithm, status in ALGORITHMS:
-        if status is not None:
+        if status is not None and algorithm not in by:
             by[algorithm] = {"dataset": name, "algorithm": algorithm,
                              "status": status, "n_rows": base["n_rows"]}
+            notes.pop(algorithm, None)
     dcd2 = by.get("DCD-L2", {})
     ref = dcd2.get("seconds") if dcd2.get("status") == "ok" else None
     paper_ref = (paper_numbers(name, "DCD-L2") or {}).get("seconds")
-    return [_with_paper({**by[a], "note": by[a].get("note") or (
-        ROMMA_NOTE if a == "ROMMA" else "")}, ref, paper_ref)
+    return [_with_paper({**by[a], "note": by[a].get("note")
+                         or notes.get(a, "")}, ref, paper_ref)
         for a, _ in ALGORITHMS if a in by]
 
 

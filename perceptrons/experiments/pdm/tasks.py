@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from .. import _liblinear
 from ..store import Task, make_record
-from .paper import EPSILON, ETA, RHO
+from .paper import EPSILON, ETA, MPU_GAP, RHO
 
 __all__ = ["count", "fit_worker", "submit"]
 
@@ -25,7 +25,7 @@ __all__ = ["count", "fit_worker", "submit"]
 def _warm_up():
     """Compile every loop used below on tiny dense and CSR problems, once
     per process, so that no numba compilation is timed."""
-    from ... import PDM, PFM, ROMMA
+    from ... import MPU, PDM, PFM, ROMMA
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 5))
@@ -38,7 +38,9 @@ def _warm_up():
                             random_state=0),
                         PFM(beta=0.05, extension=1.0, random_state=0),
                         ROMMA(epsilon=EPSILON, extension=1.0,
-                              random_state=0)):
+                              random_state=0),
+                        MPU(epsilon=EPSILON, gap=MPU_GAP, extension=1.0,
+                            random_state=0)):
                 est.fit(data, y)
     if _liblinear.available():
         _liblinear.fit_dcd_l2(X, y, 1.0)
@@ -98,7 +100,8 @@ def fit_worker(task, data):
     """Fit one algorithm of the paper on one data set, timed; its record.
 
     ``data`` is ``(X, y)``, y in ±1; ``task.params`` names the
-    ``estimator`` (``"PDM"``, ``"PFM"``, ``"ROMMA"`` or ``"liblinear"``),
+    ``estimator`` (``"PDM"``, ``"PFM"``, ``"ROMMA"``, ``"MPU"`` or
+    ``"liblinear"``),
     its ``params`` and the ``repeats``. Without LIBLINEAR's binding a DCD
     task is recorded as "skipped".
     """
@@ -156,14 +159,19 @@ def _first_tasks(config, ds):
     common = {"augmentation": RHO, "extension": float(ds.delta),
               "random_state": config.random_state}
     dcd = {"delta": float(ds.delta), "rho": RHO, "eps": EPSILON}
-    return [
+    tasks = [
         _fit_task(config, ds, "PDM", "PDM", {"epsilon": EPSILON, **common}),
         _fit_task(config, ds, "PDM-succ", "PDM",
                   {"epsilon": EPSILON, "successive": ETA, **common}),
         _fit_task(config, ds, "ROMMA", "ROMMA", {"epsilon": EPSILON,
                                                  **common}),
+        _fit_task(config, ds, "MPU", "MPU", {
+            "epsilon": EPSILON, "gap": MPU_GAP, "intercept_scaling": RHO,
+            "extension": float(ds.delta), "certified_stop": True,
+            "random_state": config.random_state}),
         _fit_task(config, ds, "DCD-L1", "liblinear", {"solver": "l1", **dcd}),
         _fit_task(config, ds, "DCD-L2", "liblinear", {"solver": "l2", **dcd})]
+    return [t for t in tasks if t.params["algorithm"] not in config.skip]
 
 
 def _pfm_tasks(config, ds, first):
@@ -176,8 +184,8 @@ def _pfm_tasks(config, ds, first):
 
 
 def count(config):
-    """The fits of ``config``: 7 per data set."""
-    return 7 * len(config.datasets)
+    """The fits of ``config``: 8 per data set (fewer with ``skip``)."""
+    return (8 - len(config.skip)) * len(config.datasets)
 
 
 def submit(config, session):
