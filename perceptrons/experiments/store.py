@@ -232,6 +232,7 @@ def _static_metadata():
         "scipy_version": _version("scipy"),
         "sklearn_version": _version("sklearn"),
         "liblinear_version": _distribution_version("liblinear-official"),
+        "libsvm_version": _distribution_version("libsvm-official"),
         "python_version": platform.python_version(),
         "platform": platform.platform(),
         "n_cpus": os.cpu_count(),

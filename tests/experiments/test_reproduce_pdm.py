@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from perceptrons import PDM
-from perceptrons.experiments import _liblinear
+from perceptrons.experiments import _liblinear, _libsvm
 from perceptrons.experiments import pdm as rp
 from perceptrons.experiments.pdm import report as rp_report
 from perceptrons.experiments.pdm import tasks as rp_tasks
@@ -152,9 +152,9 @@ def test_run_writes_files(tiny):
               encoding="utf-8") as fh:
         flat = list(csv.DictReader(fh))
     assert [r["algorithm"] for r in flat] == [a for a, _ in rp.ALGORITHMS]
-    # one load record, then the eight fits
+    # one load record, then the nine fits
     assert [r["task"]["params"]["kind"] for r in stored] == \
-        ["data"] + ["fit"] * 8
+        ["data"] + ["fit"] * 9
 
 
 def test_table_has_paper_numbers_and_statuses(tiny):
@@ -223,6 +223,51 @@ def test_results_content(tiny):
         assert dcd["margin"] <= romma["margin"] / 0.99 * (1 + 1e-9)
     else:
         assert runs["DCD-L2"]["status"] == "skipped"
+    svm = runs["SVMlight"]
+    if _libsvm.available():
+        # LIBSVM maximises the geometric margin γ' (free bias): at least
+        # PDM's γ' (within LIBSVM's tolerance), and its own γ'_d is below.
+        assert svm["status"] == "ok" and svm["estimator"] == "libsvm"
+        assert svm["margin"] >= pdm["geometric_margin"] * (1 - 1e-3)
+        assert svm["directional_margin"] <= svm["margin"]
+        assert svm["paper_ratio_to_dcd_l2"] == pytest.approx(414.2 / 0.5)
+        assert len(svm["seconds_all"]) == 1  # one fit: minutes on full sets
+    else:
+        assert svm["status"] == "skipped"
+
+
+def test_libsvm_row_is_labelled_libsvm(tiny):
+    md = tiny[1]["markdown"]
+    if _libsvm.available():
+        assert "| LIBSVM (SVMlight's column) |" in md
+        assert "LIBSVM in place of SVMlight" in md
+    assert "| 84.9 |" in md or "| 84.90 |" in md  # the paper's SVMlight γ'
+
+
+@pytest.mark.skipif(not _libsvm.available(), reason="libsvm-official")
+@pytest.mark.parametrize("delta", [0.5, 2.0])
+def test_libsvm_hard_margin_is_the_extended_optimum(delta):
+    # KKT of the hard margin in [x, Δe_k]: every row's functional margin
+    # l(w·x + b) + Δ²α ≥ 1 - tol, equal to 1 on the support; γ' = 1/‖u‖.
+    X, y = _toy(m=80, n=4, seed=3)
+    res = _libsvm.fit_hard_margin(X, y, delta, eps=1e-6)
+    labels = _liblinear.signed_labels(y)
+    functional = labels * (X @ res.w + res.b) + delta ** 2 * res.alpha
+    assert functional.min() == pytest.approx(1.0, abs=1e-4)
+    support = res.alpha > 0
+    assert res.n_support == support.sum() > 0
+    np.testing.assert_allclose(functional[support], 1.0, atol=1e-4)
+    norm = np.sqrt(res.w @ res.w + delta ** 2 * res.alpha @ res.alpha)
+    assert res.geometric_margin == pytest.approx(functional.min() / norm)
+    # A wider Δ makes the extended problem easier and its margin larger.
+    assert res.geometric_margin > 0
+
+
+def test_missing_libsvm_is_explicit(tmp_path, monkeypatch):
+    monkeypatch.setattr(_libsvm, "available", lambda: False)
+    res = _run(tmp_path)
+    assert _libsvm.MISSING_MESSAGE in res["markdown"]
+    assert _fits(res)["SVMlight"]["status"] == "skipped"
 
 
 def test_missing_liblinear_is_explicit(tmp_path, monkeypatch):
@@ -248,7 +293,8 @@ def test_deterministic(tmp_path):
     assert _strip(a) == _strip(b)
     for r in _fits(b).values():
         if r["status"] == "ok":
-            assert len(r["seconds_all"]) == 2
+            assert len(r["seconds_all"]) == (
+                1 if r["estimator"] == "libsvm" else 2)
             assert r["seconds"] == min(r["seconds_all"])
 
 

@@ -8,7 +8,7 @@ sets present locally and the run's :class:`Config`.
 from dataclasses import dataclass
 
 __all__ = ["ALGORITHMS", "Config", "DATASETS", "FULL", "MPU_GAP",
-           "MPU_NOTE", "PAPER_DELTA",
+           "MPU_NOTE", "PAPER_DELTA", "RUN_LABELS", "SVM_EPSILON",
            "PAPER_TABLE1", "PAPER_TABLE2", "PaperDataset", "QUICK",
            "paper_numbers"]
 
@@ -82,6 +82,11 @@ MPU_NOTE = ("margin perceptron with unlearning, run as the paper says: "
             "`perceptrons.MPU`; updates count learning and unlearning steps")
 #: MPU's gap δb in units of R² (Sec. 5: δb = 3R²).
 MPU_GAP = 3.0
+#: LIBSVM's tolerance in SVMlight's column (SVMlight's default -e).
+SVM_EPSILON = 0.001
+#: How a row that ran is labelled when its algorithm stands in for the
+#: paper's (the records keep the paper's column name).
+RUN_LABELS = {"SVMlight": "LIBSVM (SVMlight's column)"}
 
 #: Row order of the report: (name, status shown when the records hold no
 #: fit of it, or None). MPU's status shows only in reports rendered from

@@ -4,9 +4,9 @@ One table per data set, ours beside the paper's (:func:`render_markdown`),
 and the flat CSV rows (:func:`csv_rows`). Nothing here refits.
 """
 
-from .. import _liblinear, report
+from .. import _liblinear, _libsvm, report
 from .paper import (ALGORITHMS, EPSILON, ETA, MISSING_DATASETS, MPU_NOTE,
-                    PAPER_NOTES, RHO, ROMMA_NOTE, paper_numbers)
+                    PAPER_NOTES, RHO, ROMMA_NOTE, RUN_LABELS, paper_numbers)
 
 __all__ = ["CSV_FIELDS", "csv_rows", "render_markdown", "write_outputs"]
 
@@ -109,8 +109,12 @@ def _intro(records, datasets):
                   "(quick run): the paper's numbers are for the full sets "
                   "and are shown for reference only; margins are not "
                   "compared.**", ""]
-    if any(r["status"] == "skipped" for r in records):
+    skipped = {r["task"]["params"].get("estimator") for r in records
+               if r["status"] == "skipped"}
+    if "liblinear" in skipped:
         lines += [f"**DCD-L1 / DCD-L2: {_liblinear.MISSING_MESSAGE}.**", ""]
+    if "libsvm" in skipped:
+        lines += [f"**LIBSVM: {_libsvm.MISSING_MESSAGE}.**", ""]
     return lines
 
 
@@ -139,7 +143,8 @@ def _cells(r):
     agree = "–" if rel is None else f"{100 * rel:+.2f}% " + (
         "✓" if r["margin_agrees_1pct"] else "✗ (>1%)")
     conv = "" if r.get("converged") in (None, True) else " (not converged)"
-    return [r["algorithm"], f"{_margin_fmt(1e4 * r['margin'])}{conv}",
+    return [RUN_LABELS.get(r["algorithm"], r["algorithm"]),
+            f"{_margin_fmt(1e4 * r['margin'])}{conv}",
             theirs[0], agree,
             report.num(None if upd is None else upd / 1e6, ".4g"), theirs[1],
             report.num(r["seconds"], ".3f"), theirs[2],
@@ -180,10 +185,19 @@ def _closing(records, rows):
         + ", ".join(MISSING_DATASETS) + ".", "",
         report.footer(
             records, "liblinear-official "
-            f"{meta.get('liblinear_version') or 'not installed'}",
+            f"{meta.get('liblinear_version') or 'not installed'}"
+            + _libsvm_of(records),
             "load average at start "
             + (" / ".join(f"{x:.2f}" for x in load) if load else "n/a")
             + f" on {meta.get('n_cpus')} CPUs")]
+
+
+def _libsvm_of(records):
+    """", libsvm-official X" when a record was made with LIBSVM installed
+    (records made before its row was run do not say)."""
+    version = next((r["meta"]["libsvm_version"] for r in records
+                    if (r.get("meta") or {}).get("libsvm_version")), None)
+    return f", libsvm-official {version}" if version else ""
 
 
 def render_markdown(records):
