@@ -1,0 +1,498 @@
+"""ALMA_p(α; B, C), Gentile's approximate large margin algorithm (JMLR 2001).
+
+The rule is :func:`perceptrons._loops.alma.alma2_epoch` (p = 2, primal or
+with a kernel) and :func:`~perceptrons._loops.alma.almap_epoch` (p > 2,
+primal); how w is stored (a weight vector, or coefficients over support
+vectors with a kernel) is the state's ``weights``, chosen once when the
+state is made (:mod:`perceptrons.models._weights`).
+"""
+
+import dataclasses
+from numbers import Real
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._loops.alma import alma2_epoch, almap_epoch, augmented_p_norms
+from .._loops.higher_order import p_norm_gradient
+from .._loops.mercer import KERNELS
+from ..utils._param_validation import Interval, StrOptions
+from ..utils.validation import linear_scores, refuse_underflow
+from ._base import BaseOnlinePerceptron
+from ._kernel import KernelMixin, linear_coef
+from ._state import FittedState, array, check_problems, scalar, sub
+from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
+from ._weights import DualWeights, WeightRows
+
+__all__ = ["ALMA", "ALMAState"]
+
+
+@dataclasses.dataclass(frozen=True)
+class ALMAState(FittedState):
+    """The fitted state of :class:`ALMA`.
+
+    Binds ``n_rows`` (one problem for two classes, else one per class).
+
+    Attributes
+    ----------
+    p : float
+        The norm p of the run (its link function and normalisation).
+    rho : float
+        The constant coordinate ρ appended to every instance (0: no
+        intercept).
+    weights : WeightRows or DualWeights
+        The feature part of ``θ = f(w)`` of each problem (w itself for
+        p = 2), or, with a kernel (p = 2), w's coefficients over the
+        normalised support vectors ``φ(x_j)/‖[φ(x_j), ρ]‖``.
+    bias : ndarray of shape (n_rows,)
+        The bias coordinate of θ (of w for p = 2).
+    sq_norm : ndarray of shape (n_rows,)
+        ``‖w‖²_q = ‖θ‖²_p`` of each problem (at most 1 after a correction).
+    corrections : ndarray of shape (n_rows,), int64
+        Corrections made so far in each problem: Figure 1's ``k - 1``.
+    """
+
+    VERSION = 1
+
+    p: float = scalar("float", low=2.0)
+    rho: float = scalar("float", low=0.0)
+    weights: object = sub(WeightRows, DualWeights)
+    bias: np.ndarray = array("float", ("n_rows",))
+    sq_norm: np.ndarray = array("float", ("n_rows",), low=0.0)
+    corrections: np.ndarray = array("int", ("n_rows",), low=0)
+
+    def check(self, sizes, where):
+        super().check(sizes, where)
+        check_problems(dict(sizes, n_problems=sizes["n_rows"]), where)
+        w = self.weights
+        if w.summed.shape[1] or w.snapshot.shape[1]:
+            raise ValueError(f"{where}.weights keeps no running sum nor "
+                             "snapshot")
+        if isinstance(w, DualWeights) and self.p != 2.0:
+            raise ValueError(f"{where}: the kernel form is ALMA_2 (p = 2)")
+
+
+@with_stopping_docs
+class ALMA(KernelMixin, BaseOnlinePerceptron):
+    r"""Approximate Large Margin Algorithm ALMA_p(α; B, C) of Gentile [1]_.
+
+    An online algorithm that approximates the maximal p-norm margin
+    hyperplane: it corrects w whenever an example's margin falls below a
+    target that shrinks as :math:`1/\sqrt{k}` (k - 1 corrections so far),
+    with a step that shrinks at the same rate, and keeps
+    :math:`\|w\|_q \le 1`. On linearly separable data it makes
+    :math:`O((p-1)/(\alpha^2\gamma^2))` corrections and ends with a
+    hyperplane of p-norm margin close to :math:`(1-\alpha)\gamma` (γ the
+    data's p-norm margin). p = 2 is the Euclidean ALMA_2, also in kernel
+    form; larger p suits sparse targets (p = 2 ln d in [1]_'s experiments
+    on sparse targets).
+
+    Parameters
+    ----------
+    p : float, default=2.0
+        The norm p >= 2 of Figure 1: instances are normalised to
+        :math:`\|\hat x\|_p = 1`, w to :math:`\|w\|_q \le 1` with
+        :math:`1/p + 1/q = 1`, and the update runs through the p-norm link
+        f. A kernel needs p = 2.
+    alpha : float, default=0.9
+        α of Figure 1, 0 < α <= 1: the degree of approximation; a
+        correction happens when :math:`y\, w_k\cdot\hat x \le (1-\alpha)
+        \gamma_k`. α = 1 corrects only mistakes (ties included). The
+        default is the value [1]_'s ALMA_2 runs favour among 1.0, 0.9 and
+        0.8 (measured here too, Notes).
+    B : float or None, default=None
+        B of :math:`\gamma_k = B\sqrt{p-1}/\sqrt{k}`; None is ``1/alpha``,
+        the setting of [1]_'s Theorem 3.
+    C : float, default=sqrt(2)
+        C of the step :math:`\eta_k = C/(\sqrt{p-1}\sqrt{k})` (√2 in
+        Theorem 3).
+    fit_intercept : bool, default=True
+        Learn a bias: every instance gets a constant coordinate
+        ``intercept_scaling`` appended *before* it is normalised, and w the
+        matching coordinate (``intercept_ = b * intercept_scaling``). False:
+        the paper's hyperplanes through the origin.
+    intercept_scaling : float, default=1.0
+        ρ > 0, the constant coordinate (scikit-learn's ``LinearSVC`` name).
+        It sets how far the bias coordinate weighs in the normalisation and
+        the margin: ρ comparable to the rows' norms lets the bias move
+        without dominating them.
+    max_iter : int, default=10
+        Passes over the training data in ``fit`` (the paper cycles through
+        the data; Theorem 3 bounds the corrections of any number of passes
+        on separable data).
+    %(stopping_parameters)s
+    shuffle : bool or "blocks", default=True
+        Present the rows in a fresh random order each pass.
+        "blocks": a windowed shuffle for data larger than the cache
+        (:func:`~perceptrons.utils.random.draw_order`).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the shuffling; the same seed gives the same model bit for bit.
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes' rows, multiplied by ``sample_weight``; a
+        row's weight s multiplies its step (Notes).
+    warm_start : bool, default=False
+        ``fit`` continues the fitted state (w, k) instead of starting from
+        w = 0, k = 1.
+    kernel : {None, "linear", "poly", "rbf"}, default=None
+        None: the primal algorithm on the features of X. A kernel: the
+        kernel form of ALMA_2 (p = 2 only), w a combination of the
+        normalised instances in feature space, every norm a feature-space
+        norm. ``kernel="linear"`` makes the primal algorithm's corrections
+        (to rounding).
+    degree : int, default=3
+        Degree of the "poly" kernel.
+    gamma : float or None, default=None
+        γ of the "poly" and "rbf" kernels; None means ``1 / n_features``.
+    coef0 : float, default=1.0
+        Additive constant of the "poly" kernel.
+    cache_size : float, default=200
+        Memory (MB) for kernel values kept across the passes of one call;
+        it changes speed only, never a result.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    coef_ : ndarray of shape (n_problems, n_features)
+        The feature part of w (one row for two classes, positive favours
+        ``classes_[1]``; one per class under one-vs-rest). With a kernel,
+        only for ``kernel="linear"``: ``dual_coef_ @ support_vectors_``.
+    intercept_ : ndarray of shape (n_problems,)
+        ``b * intercept_scaling`` (zeros with ``fit_intercept=False``).
+        ``decision_function`` is ``X @ coef_.T + intercept_``: the sign of
+        :math:`w\cdot\hat x` (normalising a row does not change its sign).
+    support_, support_vectors_, dual_coef_, gamma_
+        With a kernel only: the rows that caused a correction, and
+        :math:`w = \sum_j` ``dual_coef_[r, j]`` :math:`\phi(x_j)` plus
+        the bias (coefficients over the un-normalised φ(x_j)).
+    n_corrections_per_problem_ : ndarray of shape (n_problems,), int64
+        Corrections of each problem (k - 1 of Figure 1).
+    n_updates_ : int
+        Corrections, summed over problems.
+    n_mistakes_ : int
+        Trials with :math:`y\, w_k\cdot\hat x \le 0`, summed over problems.
+    mistakes_per_epoch_, updates_per_epoch_ : ndarray of shape (n_iter_,)
+    n_iter_, t_ : int
+        Passes made; examples presented.
+    n_features_in_ : int
+
+    See Also
+    --------
+    HigherOrderPerceptron : ``c=0`` is the p-norm Perceptron, the same
+        link f⁻¹ without margin, normalisation or decreasing step.
+    Ballseptron, ROMMA, PDM : other margin perceptrons.
+
+    Notes
+    -----
+    Figure 1 of [1]_, for each binary problem, :math:`w_1 = 0`, k = 1; on
+    example :math:`(x_t, y_t)` with :math:`\hat x_t = x_t/\|x_t\|_p`:
+
+    .. math::
+
+        \gamma_k = B\frac{\sqrt{p-1}}{\sqrt{k}};\quad
+        \text{if } y_t\, w_k\cdot\hat x_t \le (1-\alpha)\gamma_k:\quad
+        \eta_k = \frac{C}{\sqrt{p-1}\sqrt{k}},\quad
+        w'_k = f^{-1}\bigl(f(w_k) + \eta_k\, y_t\, \hat x_t\bigr),\quad
+        w_{k+1} = \frac{w'_k}{\max\{1, \|w'_k\|_q\}},\quad k \leftarrow k+1,
+
+    with the p-norm link :math:`f = \nabla\tfrac12\|\cdot\|_q^2`,
+    :math:`f^{-1} = \nabla\tfrac12\|\cdot\|_p^2` (the identity for p = 2;
+    the p-norm Perceptron's link, shared with
+    :class:`~perceptrons.HigherOrderPerceptron`). f is homogeneous and
+    :math:`\|f^{-1}(\theta)\|_q = \|\theta\|_p`, so the loops keep
+    :math:`\theta_k = f(w_k)`: :math:`\theta' = \theta_k + \eta_k y_t \hat
+    x_t`, :math:`\theta_{k+1} = \theta'/\max\{1, \|\theta'\|_p\}`,
+    :math:`w_{k+1} = f^{-1}(\theta_{k+1})` (the same hypotheses, to
+    rounding, as the line-by-line transcription of Figure 1 in
+    ``tests/reference/alma.py``). Theorem 3 of [1]_: with B = 1/α and
+    C = √2, on examples (normalised) that some u with
+    :math:`\|u\|_q = 1` separates with margin
+    :math:`y\, u\cdot\hat x \ge \gamma > 0`, the corrections number at most
+
+    .. math::
+
+        m \le \frac{2(p-1)}{\gamma^2}\Bigl(\frac{2}{\alpha} - 1\Bigr)^2
+              + \frac{8}{\alpha} - 4,
+
+    whatever the order or the number of passes (``tests/theory/test_alma.py``
+    checks it on random separable streams, with the bias coordinate part
+    of u).
+
+    Kernel form (p = 2, [1]_ Sec. 5): :math:`w = \sum_j c_j \hat\phi_j`
+    over the instances that caused a correction,
+    :math:`\hat\phi_j = [\phi(x_j), \rho]/\|[\phi(x_j), \rho]\|` (the
+    normalised kernel :math:`(k(x, z) + \rho^2)/\sqrt{(k(x,x) + \rho^2)
+    (k(z,z) + \rho^2)}`), and :math:`\|w'\|^2 = \|w\|^2 + 2\eta_k y_t\,
+    w\cdot\hat\phi_t + \eta_k^2` is updated in O(1) from the trial's score,
+    so the normalisation by :math:`\|w'\|` in feature space costs nothing
+    beyond the trial's kernel row. In both p = 2 forms w is a global scale
+    times a vector, so a correction costs O(nnz(x)) (O(1) beyond the
+    kernel row); for p > 2 a correction costs O(n_features) (the norm and
+    the link change every coordinate).
+
+    The bias (``fit_intercept=True``): the constant coordinate ρ is
+    appended to x before the normalisation, :math:`\hat x = [x, \rho]/
+    \|[x, \rho]\|_p`, and w has one more coordinate b, normalised with the
+    rest (:math:`\|[w, b]\|_q \le 1`) and part of the link's input: this
+    is Figure 1 run on the augmented instances, whose theorem then holds
+    for separators :math:`[u, u_b]` with :math:`\|[u, u_b]\|_q = 1`.
+
+    Zero rows: with ``fit_intercept=False`` an all-zero row has no
+    direction (:math:`\hat x` is undefined); it is skipped: presented
+    (counted in ``t_``), but no trial, no correction, k unchanged. It
+    predicts ``classes_[0]`` (score 0). With an intercept no row is zero.
+
+    Row weights (``sample_weight`` times ``class_weight``): a row of weight
+    :math:`s > 0` is tested as above and, on a correction, steps
+    :math:`s\,\eta_k` (:math:`\theta' = \theta_k + s\,\eta_k y_t \hat
+    x_t`); k grows by one per correction whatever s. A row of weight 0 is
+    absent; weights of 1 are the unweighted run bit for bit. Theorem 3 is
+    for unit steps.
+
+    One-vs-rest: each class has its own w and k; a row goes to the class
+    of largest score. ``n_mistakes_`` counts each problem's trials with
+    :math:`y\, w\cdot\hat x \le 0`.
+
+    .. warning::
+       The final hypothesis is the last :math:`w_k` (Figure 1). [1]_'s
+       experiments also report voted and averaged hypotheses; they are not
+       kept here.
+
+    References
+    ----------
+    .. [1] C. Gentile. A new approximate maximal margin classification
+       algorithm. Journal of Machine Learning Research 2:213-242, 2001.
+       https://www.jmlr.org/papers/v2/gentile01a.html (NIPS 13, 2000, for
+       the first version).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from perceptrons import ALMA
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> clf = ALMA(random_state=0).fit(X, y)
+    >>> clf.score(X, y) > 0.95
+    True
+
+    The p-norm variant and the kernel form:
+
+    >>> ALMA(p=4.0, random_state=0).fit(X, y).score(X, y) > 0.9
+    True
+    >>> from sklearn.datasets import make_circles
+    >>> Xc, yc = make_circles(n_samples=200, factor=0.3, noise=0.05,
+    ...                       random_state=0)
+    >>> kclf = ALMA(kernel="rbf", gamma=2.0, random_state=0).fit(Xc, yc)
+    >>> kclf.score(Xc, yc) > 0.95
+    True
+    """
+
+    _parameter_constraints = {
+        **BaseOnlinePerceptron._parameter_constraints,
+        **STOPPING_CONSTRAINTS,
+        "p": [Interval(Real, 2, None, closed="left")],
+        "alpha": [Interval(Real, 0, 1, closed="right")],
+        "B": [Interval(Real, 0, None, closed="neither"), None],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "fit_intercept": ["boolean"],
+        "intercept_scaling": [Interval(Real, 0, None, closed="neither")],
+        "kernel": [StrOptions(set(KERNELS)), None],
+        **KernelMixin.KERNEL_CONSTRAINTS,
+    }
+
+    _state_type = ALMAState
+
+    @classmethod
+    def _test_params(cls):
+        return [{}, {"p": 3.0, "alpha": 0.5, "max_iter": 5},
+                {"fit_intercept": False, "alpha": 1.0},
+                {"kernel": "rbf", "gamma": 0.5, "max_iter": 5,
+                 "cache_size": 0.01}]
+
+    def __init__(self, *, p=2.0, alpha=0.9, B=None, C=np.sqrt(2.0),
+                 fit_intercept=True, intercept_scaling=1.0, max_iter=10,
+                 tol=None, n_iter_no_change=5, early_stopping=False,
+                 validation_fraction=0.1, shuffle=True, random_state=None,
+                 class_weight=None, warm_start=False, kernel=None, degree=3,
+                 gamma=None, coef0=1.0, cache_size=200):
+        self.p = p
+        self.alpha = alpha
+        self.B = B
+        self.C = C
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        super().__init__(kernel=kernel, degree=degree, gamma=gamma,
+                         coef0=coef0, cache_size=cache_size,
+                         max_iter=max_iter, shuffle=shuffle,
+                         random_state=random_state,
+                         class_weight=class_weight, warm_start=warm_start)
+
+    # ----------------------------------------------------------- state
+    def _needs_row_sq_norms(self):
+        # Only k(x, x) reads them; the primal norms are p-norms.
+        return self.kernel is not None
+
+    def _rho(self):
+        return float(self.intercept_scaling) if self.fit_intercept else 0.0
+
+    def _new_state(self, call, fitted):
+        X = call.X
+        n_classes = fitted["classes"].shape[0]
+        n_rows = 1 if n_classes == 2 else n_classes
+        if self.kernel is not None and self.p != 2:
+            raise ValueError(f"the kernel form is ALMA_2: kernel="
+                             f"{self.kernel!r} needs p=2 (got p={self.p})")
+        if self.kernel is None:
+            weights = WeightRows.zeros(n_rows, X.shape[1])
+        else:
+            weights = DualWeights.empty(self._kernel_spec(X.shape[1]), n_rows,
+                                        X.shape[1], sp.issparse(X))
+        return ALMAState(**fitted, p=float(self.p), rho=self._rho(),
+                         weights=weights, bias=np.zeros(n_rows),
+                         sq_norm=np.zeros(n_rows),
+                         corrections=np.zeros(n_rows, dtype=np.int64))
+
+    def _call_params(self):
+        """``(alpha, B, C)`` as the loops take them (B None resolved), after
+        checking that p and the intercept are those the state was made
+        with."""
+        s = self.state_
+        if float(self.p) != s.p or self._rho() != s.rho:
+            raise ValueError(
+                f"this model was trained with p={s.p} and a constant "
+                f"coordinate {s.rho} (fit_intercept, intercept_scaling); "
+                f"p={self.p}, fit_intercept={self.fit_intercept}, "
+                f"intercept_scaling={self.intercept_scaling} would change "
+                "the algorithm mid-run: call fit with warm_start=False")
+        alpha = float(self.alpha)
+        B = 1.0 / alpha if self.B is None else float(self.B)
+        return alpha, B, float(self.C)
+
+    def _weights_refusal(self):
+        return None
+
+    def _final_after_quiet_pass(self):
+        # No correction: w and k are unchanged, and so is every later pass.
+        return True
+
+    def _mixing_refusal(self):
+        return ("ALMA's state is a normalised w with its correction count k "
+                "(which sets the margin target and the step): an average of "
+                "runs is not the state of a run")
+
+    # ----------------------------------------------------------- training
+    def _begin_call(self, call):
+        s = self.state_
+        call.params = self._call_params()
+        n_rows = s.bias.shape[0]
+        call.scores = np.zeros(n_rows)
+        call.scale = np.ones(n_rows)
+        w = s.weights
+        if isinstance(w, DualWeights):
+            refuse_underflow(call.loop_arrays[0], call.mean_sq_norm)
+            call.keep_summed = call.keep_snapshot = False
+            w.begin_call(self, call, normalized=True)
+            kc = call.dual
+            # The normalised kernel of [φ(x), ρ]: k(x, z) + ρ² over the
+            # norms sqrt(k(x, x) + ρ²); the ρ² part is the bias coordinate.
+            norms = np.sqrt(w.kernel.diag(kc.sq_norms) + s.rho ** 2)
+            kc.norms[:] = norms
+            positive = norms > 0.0
+            call.row_scale = positive.astype(np.float64)
+            call.bias_coord = np.divide(s.rho, norms, out=np.zeros_like(norms),
+                                        where=positive)
+            return
+        n = call.X.shape[0]
+        norms = np.empty(n)
+        augmented_p_norms(*call.loop_arrays, n, s.p, s.rho, norms)
+        if not np.isfinite(norms).all():
+            raise ValueError("the p-norms of some rows overflow float64; "
+                             "scale the input (e.g. StandardScaler)")
+        positive = norms > 0.0
+        call.row_scale = np.divide(1.0, norms, out=np.zeros(n),
+                                   where=positive)
+        call.bias_coord = s.rho * call.row_scale
+        if s.p != 2.0:
+            # θ with its bias coordinate last, and w = f⁻¹(θ), for the pass.
+            call.theta = np.hstack([w.current, s.bias[:, None]])
+            call.w = np.zeros_like(call.theta)
+            for r in range(n_rows):
+                p_norm_gradient(call.theta[r], s.p, call.w[r])
+
+    def _run_epoch(self, call, targets, order):
+        s = self.state_
+        w = s.weights
+        if isinstance(w, WeightRows) and s.p != 2.0:
+            n_mistakes, n_updates = almap_epoch(
+                *call.loop_arrays, targets, order, call.weights,
+                call.row_scale, call.bias_coord, call.theta, call.w,
+                s.sq_norm, s.corrections, s.p, call.params)
+            d = w.current.shape[1]
+            w.current[:] = call.theta[:, :d]
+            s.bias[:] = call.theta[:, d]
+            return n_mistakes, n_updates
+        loop_targets, loop_order = w.padded(call, targets, order)
+        return alma2_epoch(w.store(call, order), loop_targets, loop_order,
+                           w.padded_weights(call), call.row_scale,
+                           call.bias_coord, s.bias, s.sq_norm,
+                           s.corrections, call.params, call.scores,
+                           call.scale)
+
+    def _state_is_finite(self, call):
+        s = self.state_
+        return bool(s.weights.is_finite(call) and np.isfinite(s.bias).all())
+
+    def _end_call(self, call, targets):
+        s = self.state_
+        w = s.weights
+        if isinstance(w, WeightRows):
+            return s
+        kc = call.dual
+        keep = np.any(kc.current[:, :kc.support_size] != 0.0, axis=0)
+        return s.replace(weights=w.end_call(call, keep))
+
+    # ----------------------------------------------------------- results
+    def _hypothesis(self):
+        """``(w over the features, b)`` of each problem: θ itself for
+        p = 2, ``f⁻¹(θ)`` of the augmented θ otherwise (primal form)."""
+        s = self.state_
+        theta = s.weights.current
+        if s.p == 2.0:
+            return theta, s.bias
+        full = np.hstack([theta, s.bias[:, None]])
+        w = np.zeros_like(full)
+        for r in range(full.shape[0]):
+            p_norm_gradient(full[r], s.p, w[r])
+        return w[:, :-1], w[:, -1]
+
+    def _public_model(self):
+        s = self.state_
+        w = s.weights
+        public = {"n_corrections_per_problem_": s.corrections}
+        if isinstance(w, WeightRows):
+            coef, b = self._hypothesis()
+            public.update(coef_=coef, intercept_=b * s.rho)
+            return public
+        # Coefficients over the un-normalised φ(x_j): c_j / ‖[φ(x_j), ρ]‖.
+        norms = np.sqrt(w.kernel.diag(w.pool.sq_norms()) + s.rho ** 2)
+        dual = np.divide(w.current, norms, out=np.zeros_like(w.current),
+                         where=norms > 0)
+        public.update(intercept_=s.bias * s.rho, support_=w.pool.index.copy(),
+                      support_vectors_=w.pool.X, dual_coef_=dual,
+                      gamma_=w.kernel.gamma)
+        if w.kernel.name == "linear":
+            public["coef_"] = linear_coef(dual, w.pool.X)
+        return public
+
+    def _decision(self, X):
+        w = self.state_.weights
+        if isinstance(w, WeightRows):
+            scores = linear_scores(X, self.coef_)
+        else:
+            scores = w.kernel.scores(X, w.pool.X, self.dual_coef_,
+                                     w.pool.sq_norms())
+        return scores + self.intercept_
