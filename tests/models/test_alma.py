@@ -1,0 +1,179 @@
+"""``ALMA`` against the line-by-line reference of Figure 1, plus behaviour.
+
+With ``shuffle=False`` the estimator must make the corrections of
+``tests/reference/alma.py`` (which keeps w and applies f and f⁻¹ at every
+correction, where the loops keep θ = f(w) and a lazy scale) on dense and
+CSR input, binary and one-vs-rest, p = 2, p = 3 and a large p (2 ln d),
+with and without the bias, weighted or not: the same corrections and
+mistakes, and the same w to rounding; the kernel form with the reference's
+kernel run, and the linear kernel with the primal form.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+
+from perceptrons import ALMA
+from tests._states import assert_same_state
+from tests.reference import alma as reference
+from tests.reference.streams import make_stream, seed_of, storages
+
+RTOL = 1e-9
+ATOL = 1e-12
+
+PRIMAL_CASES = {
+    "p2": {"p": 2.0},
+    "p2-alpha1": {"p": 2.0, "alpha": 1.0},
+    "p2-no-bias": {"p": 2.0, "fit_intercept": False, "alpha": 0.5},
+    "p3": {"p": 3.0, "alpha": 0.5},
+    "p-large": {"p": 2 * np.log(12), "alpha": 0.3},
+    "p3-rho": {"p": 3.0, "intercept_scaling": 2.5, "B": 1.5, "C": 0.7},
+}
+
+
+def _stream(seed, n_classes, **kw):
+    return make_stream(seed, n_classes=n_classes, n=50, d=12, sparsity=0.3,
+                       noise=0.1, bias=0.5, **kw)
+
+
+def _agree(est, ref):
+    assert_array_equal(est.n_corrections_per_problem_, ref.corrections)
+    assert est.n_updates_ == ref.n_updates
+    assert est.n_mistakes_ == ref.n_mistakes
+    assert_allclose(est.coef_, ref.coef, rtol=RTOL, atol=ATOL)
+    assert_allclose(est.intercept_, ref.intercept, rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("case", sorted(PRIMAL_CASES))
+def test_primal_matches_reference(case, n_classes):
+    params = PRIMAL_CASES[case]
+    s = _stream(seed_of("alma", case, n_classes), n_classes,
+                zero_rows=1 if not params.get("fit_intercept", True) else 0)
+    ref = reference.fit(s.X, s.y, max_iter=3, **params)
+    assert ref.n_updates > 0
+    for _, X in storages(s.X):
+        est = ALMA(shuffle=False, max_iter=3, **params).fit(X, s.y)
+        _agree(est, ref)
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("p", [2.0, 3.0])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_weighted_steps_match_reference(p, n_classes):
+    s = _stream(seed_of("alma-w", p, n_classes), n_classes)
+    w = np.random.default_rng(0).choice([0.0, 0.5, 1.0, 3.0], size=len(s.y))
+    ref = reference.fit(s.X, s.y, p=p, max_iter=2, sample_weight=w)
+    for _, X in storages(s.X):
+        est = ALMA(p=p, shuffle=False, max_iter=2).fit(X, s.y,
+                                                        sample_weight=w)
+        _agree(est, ref)
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_kernel_matches_reference(kernel, n_classes):
+    s = make_stream(seed_of("alma-k", kernel, n_classes), n_classes=n_classes,
+                    n=30, d=4, noise=0.1, n_test=7)
+    params = {"kernel": kernel, "gamma": 0.5, "max_iter": 2}
+    ref = reference.fit(s.X, s.y, X_test=s.X_test, **params)
+    for _, X in storages(s.X):
+        est = ALMA(shuffle=False, **params).fit(X, s.y)
+        assert_array_equal(est.n_corrections_per_problem_, ref.corrections)
+        assert est.n_mistakes_ == ref.n_mistakes
+        scores = est.decision_function(s.X_test)
+        assert_allclose(scores.reshape(len(s.X_test), -1), ref.decision,
+                        rtol=1e-8, atol=1e-10)
+        assert_allclose(est.intercept_, ref.intercept, rtol=1e-8,
+                        atol=1e-12)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_linear_kernel_is_the_primal_form(fit_intercept, n_classes):
+    s = _stream(seed_of("alma-lin", fit_intercept, n_classes), n_classes)
+    for _, X in storages(s.X):
+        primal = ALMA(fit_intercept=fit_intercept, random_state=0,
+                      max_iter=4).fit(X, s.y)
+        dual = ALMA(kernel="linear", fit_intercept=fit_intercept,
+                    random_state=0, max_iter=4).fit(X, s.y)
+        assert_array_equal(primal.n_corrections_per_problem_,
+                           dual.n_corrections_per_problem_)
+        assert primal.n_mistakes_ == dual.n_mistakes_
+        assert_allclose(primal.coef_, dual.coef_, rtol=1e-9, atol=1e-12)
+        assert_allclose(primal.intercept_, dual.intercept_, rtol=1e-9,
+                        atol=1e-12)
+
+
+def test_partial_fit_continues_fit():
+    s = _stream(3, 3)
+    whole = ALMA(p=3.0, shuffle=False, max_iter=2).fit(s.X, s.y)
+    parts = ALMA(p=3.0)
+    classes = np.unique(s.y)
+    for _ in range(2):
+        for lo in range(0, len(s.y), 7):
+            parts.partial_fit(s.X[lo:lo + 7], s.y[lo:lo + 7],
+                              classes=classes)
+    assert_allclose(parts.coef_, whole.coef_, rtol=1e-12, atol=1e-15)
+    assert_array_equal(parts.n_corrections_per_problem_,
+                       whole.n_corrections_per_problem_)
+
+
+def test_zero_rows_are_skipped_without_an_intercept():
+    s = _stream(5, 2, zero_rows=3)
+    zero = ~s.X.any(axis=1)
+    a = ALMA(fit_intercept=False, shuffle=False).fit(s.X, s.y)
+    b = ALMA(fit_intercept=False, shuffle=False).fit(s.X[~zero], s.y[~zero])
+    assert_allclose(a.coef_, b.coef_, rtol=0, atol=0)
+    assert a.n_updates_ == b.n_updates_ and a.n_mistakes_ == b.n_mistakes_
+    assert a.t_ == b.t_ + 10 * zero.sum()
+    assert a.decision_function(s.X[zero]).tolist() == [0.0] * zero.sum()
+
+
+def test_norm_stays_at_most_one():
+    s = _stream(7, 3)
+    for p in (2.0, 3.0, 8.0):
+        est = ALMA(p=p, random_state=0).fit(s.X, s.y)
+        w = np.hstack([est.coef_, est.intercept_[:, None]])
+        q = p / (p - 1)
+        assert np.all(np.sum(np.abs(w) ** q, axis=1) ** (1 / q) <= 1 + 1e-12)
+        assert np.all(est.state_.sq_norm <= 1 + 1e-12)
+
+
+def test_bad_parameters():
+    X, y = _stream(1, 2)[:2]
+    for params, words in (({"p": 1.5}, "'p'"), ({"alpha": 0.0}, "'alpha'"),
+                          ({"alpha": 1.5}, "'alpha'"), ({"C": 0}, "'C'"),
+                          ({"B": -1.0}, "'B'"),
+                          ({"intercept_scaling": 0.0}, "intercept_scaling")):
+        with pytest.raises(ValueError, match=words):
+            ALMA(**params).fit(X, y)
+    with pytest.raises(ValueError, match="needs p=2"):
+        ALMA(kernel="rbf", p=3.0).fit(X, y)
+    est = ALMA(p=3.0).partial_fit(X, y, classes=[0, 1])
+    est.set_params(p=4.0)
+    with pytest.raises(ValueError, match="trained with p=3.0"):
+        est.partial_fit(X, y)
+
+
+def test_b_none_is_one_over_alpha():
+    X, y = _stream(2, 2)[:2]
+    a = ALMA(alpha=0.4, random_state=0).fit(X, y)
+    b = ALMA(alpha=0.4, B=2.5, random_state=0).fit(X, y)
+    assert_same_state(a, b)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_deterministic_with_random_state(sparse):
+    X, y = _stream(4, 3)[:2]
+    X = sp.csr_matrix(X) if sparse else X
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a = ALMA(random_state=3).fit(X, y)
+        b = ALMA(random_state=3).fit(X, y)
+    assert_same_state(a, b)
