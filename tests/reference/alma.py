@@ -12,7 +12,8 @@ them,
 
 with ``f = ∇½‖·‖²_q``, ``f⁻¹ = ∇½‖·‖²_p``, ``1/p + 1/q = 1``, and
 ``x̂ = [x, ρ]/‖[x, ρ]‖_p`` (ρ the constant coordinate of the bias, none
-when ``fit_intercept=False``; an all-zero row is skipped). A row of weight
+when ``fit_intercept=False``; ``intercept_scaling="auto"`` is the rows'
+average norm; an all-zero row is skipped). A row of weight
 s steps ``s η_k``; rows of weight 0 are not presented. One-vs-rest runs one
 problem per class (two classes: one problem, y = +1 for the second class).
 
@@ -82,16 +83,26 @@ def _schedule(k, p, alpha, B, C):
 
 
 def fit(X, y, *, p=2.0, alpha=0.2, B=None, C=np.sqrt(2.0),
-        fit_intercept=True, intercept_scaling=1.0, max_iter=10,
+        fit_intercept=True, intercept_scaling="auto", max_iter=10,
         sample_weight=None, kernel=None, degree=3, gamma=None, coef0=1.0,
         X_test=None):
     """Figure 1 on (X, y), rows in order, ``max_iter`` passes."""
     X = densify(X)
     n, d = X.shape
     B = 1.0 / alpha if B is None else B
-    rho = intercept_scaling if fit_intercept else 0.0
     s = np.ones(n) if sample_weight is None else np.asarray(sample_weight,
                                                             dtype=float)
+    rho = intercept_scaling if fit_intercept else 0.0
+    if rho == "auto":
+        # The average norm of the rows presented (weight > 0), the
+        # feature-space norm with a kernel.
+        if kernel is None:
+            row_norms = np.array([norm(x, p) for x in X])
+        else:
+            g = 1.0 / d if gamma is None else gamma
+            row_norms = np.sqrt(np.diag(gram(X, X, kernel, degree=degree,
+                                             gamma=g, coef0=coef0)))
+        rho = float(np.mean(row_norms[s > 0])) or 1.0
     if kernel is not None:
         return _fit_kernel(X, y, p, alpha, B, C, rho, max_iter, s, kernel,
                            degree, gamma, coef0, X_test)
