@@ -33,9 +33,11 @@ two agree to rounding).
   correction costs what adding a row costs: O(nnz(x)) in the primal form,
   O(1) beyond the trial's kernel row in the dual form. ``s`` is multiplied
   out when it falls below 1e-9 and at the end of every pass.
-* :func:`almap_epoch` (any p >= 2, primal): θ and ``w = f⁻¹(θ)`` over the
-  features, the bias coordinate last; a correction costs O(d) (the norm
-  ``‖θ'‖_p`` and the link change every coordinate of w), a trial O(nnz(x)).
+* :func:`almap_epoch` (any p >= 2, primal): θ over the features, the bias
+  coordinate last, kept as ``θ = s u`` with ``S = Σ|u_j|^p`` and the
+  link's direction ``z = sign(u)|u|^{p-1}`` (so ``w = f⁻¹(θ) =
+  s z/S^{(p-2)/p}``); a trial and a correction cost O(nnz(x)) (power
+  evaluations on the row's non-zeros), the exact S O(d) once per pass.
 
 The bias. A problem's vector has one more coordinate than the features,
 ``b``; row i's augmented instance is ``[x_i, ρ]`` and its normalised one
@@ -63,41 +65,17 @@ import numpy as np
 from numba import njit
 
 from ._common import row_axpy, row_dot
-from .higher_order import p_norm_gradient
 from .storage import add_example, begin_pass, n_columns, raw_scores, \
     storage_loop
 
-__all__ = ["alma2_epoch", "almap_epoch", "augmented_p_norms", "p_norm"]
+__all__ = ["alma2_epoch", "almap_epoch", "augmented_p_norms"]
 
-# The lazy scale s of alma2_epoch is multiplied out below this.
+# The lazy scale s is multiplied out below this.
 _SCALE_MIN = 1e-9
-
-
-@njit(cache=True)
-def p_norm(v, p):
-    """``‖v‖_p`` (p >= 1), scaled by the largest ``|v_j|`` so that
-    ``|v_j|^p`` cannot overflow.
-
-    Parameters
-    ----------
-    v : ndarray of shape (n,), float64
-    p : float
-
-    Returns
-    -------
-    float
-    """
-    big = 0.0
-    for j in range(v.shape[0]):
-        a = abs(v[j])
-        if a > big:
-            big = a
-    if big == 0.0:
-        return 0.0
-    total = 0.0
-    for j in range(v.shape[0]):
-        total += (abs(v[j]) / big) ** p
-    return big * total ** (1.0 / p)
+# S = Σ|u_j|^p is recomputed when its update leaves less than this
+# fraction of its positive terms (its relative error then stays near
+# eps / _CANCEL).
+_CANCEL = 1e-2
 
 
 @njit(cache=True)
@@ -253,11 +231,46 @@ def alma2_epoch(store, targets, order, weights, row_scale, bias_coord, bias,
     return n_mistakes, n_updates
 
 
+@njit(cache=True, inline="always")
+def _power_terms(v, p, z):
+    """``Σ_j |v_j|^p``, with ``z_j = sign(v_j)|v_j|^{p-1}`` written."""
+    total = 0.0
+    for j in range(v.shape[0]):
+        a = abs(v[j])
+        t = a ** (p - 1.0)
+        z[j] = t if v[j] >= 0.0 else -t
+        total += t * a
+    return total
+
+
+@njit(cache=True, inline="always")
+def _move(u, z, j, delta, p):
+    """``u_j += delta``, ``z_j`` refreshed; returns ``|u_j|^p`` before and
+    after."""
+    a = abs(u[j])
+    before = a ** (p - 1.0) * a
+    u[j] += delta
+    a = abs(u[j])
+    t = a ** (p - 1.0)
+    z[j] = t if u[j] >= 0.0 else -t
+    return before, t * a
+
+
 @njit(cache=True)
 def almap_epoch(X_data, X_indices, X_indptr, targets, order, weights,
-                row_scale, bias_coord, theta, w, sq_norm, corrections, p,
+                row_scale, bias_coord, theta, z, sq_norm, corrections, p,
                 params):
     """One pass of ALMA_p(α; B, C) (Figure 1, any p >= 2, primal form).
+
+    ``θ = s u`` is kept as a scale times a vector, with
+    ``S = Σ_j |u_j|^p`` and ``z_j = sign(u_j)|u_j|^{p-1}``, so that
+    ``w = f⁻¹(θ) = s z / S^{(p-2)/p}`` (f⁻¹ is homogeneous) is never formed:
+    a trial is ``w·x̂ = s (z·x̂)/S^{(p-2)/p}`` and a correction touches the
+    row's non-zeros of u, z and S only, O(nnz(x)) power evaluations. S is
+    recomputed in O(d) at the start of the pass and whenever its update
+    cancels (below 1% of its terms); ``s`` is multiplied out when it falls
+    below ``max(1e-9, 10^(-250/p))`` (keeping ``|u_j|^p`` finite) and at
+    the end of the pass.
 
     Parameters
     ----------
@@ -267,9 +280,9 @@ def almap_epoch(X_data, X_indices, X_indptr, targets, order, weights,
         As :func:`alma2_epoch`.
     theta : ndarray of shape (n_problems, n_features + 1), float64
         ``θ = f(w)`` of each problem, the bias coordinate last; updated in
-        place.
-    w : ndarray of shape (n_problems, n_features + 1), float64
-        ``w = f⁻¹(θ)``, kept equal to it.
+        place (``s = 1`` on exit).
+    z : ndarray of shape (n_problems, n_features + 1), float64
+        Work space.
     sq_norm : ndarray of shape (n_problems,), float64
         ``‖w‖²_q = ‖θ‖²_p``, written after each correction.
     p : float
@@ -286,6 +299,11 @@ def almap_epoch(X_data, X_indices, X_indptr, targets, order, weights,
     d = theta.shape[1] - 1
     n_mistakes = 0
     n_updates = 0
+    s_min = max(_SCALE_MIN, 10.0 ** (-250.0 / p))
+    scale = np.ones(n_problems)
+    S = np.empty(n_problems)
+    for r in range(n_problems):
+        S[r] = _power_terms(theta[r], p, z[r])
     for step in range(order.shape[0]):
         i = order[step]
         rs = row_scale[i]
@@ -294,9 +312,12 @@ def almap_epoch(X_data, X_indices, X_indptr, targets, order, weights,
         bc = bias_coord[i]
         for r in range(n_problems):
             y = _label(targets, i, r, n_problems)
-            wr = w[r]
-            m = y * (row_dot(wr, X_data, X_indices, X_indptr, i) * rs
-                     + wr[d] * bc)
+            zr, ur = z[r], theta[r]
+            m = 0.0
+            if S[r] > 0.0:
+                dot = (row_dot(zr, X_data, X_indices, X_indptr, i) * rs
+                       + zr[d] * bc)
+                m = y * (scale[r] * dot / S[r] ** ((p - 2.0) / p))
             if m <= 0.0:
                 n_mistakes += 1
             threshold, eta = _schedule(corrections[r] + 1, p, alpha, B, C)
@@ -304,17 +325,49 @@ def almap_epoch(X_data, X_indices, X_indptr, targets, order, weights,
                 continue
             if weights.shape[0] != 0:
                 eta = eta * weights[i]
-            tr = theta[r]
-            a = eta * y
-            row_axpy(tr, a * rs, X_data, X_indices, X_indptr, i)
-            tr[d] += a * bc
-            norm = p_norm(tr, p)
+            a = eta * y / scale[r]
+            removed = 0.0
+            added = 0.0
+            if X_data.ndim == 2:
+                for j in range(d):
+                    xv = X_data[i, j]
+                    if xv != 0.0:
+                        before, after = _move(ur, zr, j, a * rs * xv, p)
+                        removed += before
+                        added += after
+            else:
+                for e in range(X_indptr[i], X_indptr[i + 1]):
+                    before, after = _move(ur, zr, X_indices[e],
+                                          a * rs * X_data[e], p)
+                    removed += before
+                    added += after
+            if bc != 0.0:
+                before, after = _move(ur, zr, d, a * bc, p)
+                removed += before
+                added += after
+            total = S[r] - removed + added
+            if total < _CANCEL * (S[r] + added):
+                total = _power_terms(ur, p, zr)
+            S[r] = total
+            norm = scale[r] * total ** (1.0 / p)
             if norm > 1.0:
-                for j in range(d + 1):
-                    tr[j] = tr[j] / norm
+                scale[r] = scale[r] / norm
                 norm = 1.0
             sq_norm[r] = norm * norm
-            p_norm_gradient(tr, p, wr)
             corrections[r] += 1
             n_updates += 1
+            if scale[r] < s_min:
+                _multiply_out_theta(ur, scale, r)
+                S[r] = _power_terms(ur, p, zr)
+    for r in range(n_problems):
+        _multiply_out_theta(theta[r], scale, r)
     return n_mistakes, n_updates
+
+
+@njit(cache=True, inline="always")
+def _multiply_out_theta(u, scale, r):
+    s = scale[r]
+    if s != 1.0:
+        for j in range(u.shape[0]):
+            u[j] *= s
+        scale[r] = 1.0

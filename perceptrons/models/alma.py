@@ -237,8 +237,13 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
     so the normalisation by :math:`\|w'\|` in feature space costs nothing
     beyond the trial's kernel row. In both p = 2 forms w is a global scale
     times a vector, so a correction costs O(nnz(x)) (O(1) beyond the
-    kernel row); for p > 2 a correction costs O(n_features) (the norm and
-    the link change every coordinate).
+    kernel row). For p > 2, θ is a scale times u, with
+    :math:`S = \sum_j |u_j|^p` and the link's direction
+    :math:`z = \mathrm{sign}(u)|u|^{p-1}` kept up to date, so that
+    :math:`w = f^{-1}(\theta) = s\,z/S^{(p-2)/p}` is never formed: a
+    trial and a correction cost O(nnz(x)) power evaluations (20000 CSR
+    features, 50 non-zeros a row, 50000 rows, 5 passes: 0.96 s at p = 3,
+    against 323 s recomputing w at every correction).
 
     The bias (``fit_intercept=True``): the constant coordinate ρ is
     appended to x before the normalisation, :math:`\hat x = [x, \rho]/
@@ -325,7 +330,7 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
                 {"kernel": "rbf", "gamma": 0.5, "max_iter": 5,
                  "cache_size": 0.01}]
 
-    def __init__(self, *, p=2.0, alpha=0.2, B=None, C=np.sqrt(2.0),
+    def __init__(self, *, p=2.0, alpha=0.2, B=None, C=2 ** 0.5,
                  fit_intercept=True, intercept_scaling="auto", max_iter=10,
                  tol=None, n_iter_no_change=5, early_stopping=False,
                  validation_fraction=0.1, shuffle=True, random_state=None,
@@ -463,11 +468,9 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
                                    where=positive)
         call.bias_coord = s.rho * call.row_scale
         if s.p != 2.0:
-            # θ with its bias coordinate last, and w = f⁻¹(θ), for the pass.
+            # θ with its bias coordinate last, and the loop's work space.
             call.theta = np.hstack([w.current, s.bias[:, None]])
-            call.w = np.zeros_like(call.theta)
-            for r in range(n_rows):
-                p_norm_gradient(call.theta[r], s.p, call.w[r])
+            call.z = np.zeros_like(call.theta)
 
     def _run_epoch(self, call, targets, order):
         s = self.state_
@@ -475,7 +478,7 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
         if isinstance(w, WeightRows) and s.p != 2.0:
             n_mistakes, n_updates = almap_epoch(
                 *call.loop_arrays, targets, order, call.weights,
-                call.row_scale, call.bias_coord, call.theta, call.w,
+                call.row_scale, call.bias_coord, call.theta, call.z,
                 s.sq_norm, s.corrections, s.p, call.params)
             d = w.current.shape[1]
             w.current[:] = call.theta[:, :d]
