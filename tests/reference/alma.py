@@ -85,8 +85,22 @@ def _schedule(k, p, alpha, B, C):
 def fit(X, y, *, p=2.0, alpha=0.2, B=None, C=np.sqrt(2.0),
         fit_intercept=True, intercept_scaling="auto", max_iter=10,
         sample_weight=None, kernel=None, degree=3, gamma=None, coef0=1.0,
-        X_test=None):
-    """Figure 1 on (X, y), rows in order, ``max_iter`` passes."""
+        X_test=None, readings=None):
+    """Figure 1 on (X, y), rows in order, ``max_iter`` passes.
+
+    ``readings`` (primal form) picks the alternative reading of a point the
+    paper leaves open, for the tests that show it differs from the one the
+    estimator takes (the default of each):
+
+    * ``"weight": "count"``: a row of weight s counts as s corrections
+      (``k += s``) besides stepping ``s η_k`` (default ``"step"``: k += 1);
+    * ``"bias": "after"``: the constant ρ is appended after normalising x,
+      ``[x/‖x‖_p, ρ]`` (default ``"before"``: ``[x, ρ]/‖[x, ρ]‖_p``);
+    * ``"zero": "trial"``: an all-zero row is a trial with ``x̂ = 0`` (a
+      correction that moves nothing but k; default ``"skip"``).
+    """
+    readings = {"weight": "step", "bias": "before", "zero": "skip",
+                **(readings or {})}
     X = densify(X)
     n, d = X.shape
     B = 1.0 / alpha if B is None else B
@@ -110,8 +124,15 @@ def fit(X, y, *, p=2.0, alpha=0.2, B=None, C=np.sqrt(2.0),
     Xa = np.hstack([X, np.full((n, 1), rho)])
     hats = []
     for i in range(n):
-        nrm = norm(Xa[i], p)
-        hats.append(None if nrm == 0.0 else Xa[i] / nrm)
+        if readings["bias"] == "after":
+            nrm = norm(X[i], p)
+            hat = None if nrm == 0.0 else np.append(X[i] / nrm, rho)
+        else:
+            nrm = norm(Xa[i], p)
+            hat = None if nrm == 0.0 else Xa[i] / nrm
+        if hat is None and readings["zero"] == "trial":
+            hat = np.zeros(d + 1)
+        hats.append(hat)
     coefs, intercepts, corrections = [], [], []
     n_updates = n_mistakes = 0
     for labels in _labels(y):
@@ -130,7 +151,7 @@ def fit(X, y, *, p=2.0, alpha=0.2, B=None, C=np.sqrt(2.0),
                     eta = eta * s[i]
                     w_prime = link(link(w, q) + eta * yt * x_hat, p)
                     w = w_prime / max(1.0, norm(w_prime, q))
-                    k += 1
+                    k += s[i] if readings["weight"] == "count" else 1
                     n_updates += 1
         coefs.append(w[:d])
         intercepts.append(w[d] * rho)
