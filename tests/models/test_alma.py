@@ -153,6 +153,23 @@ def test_partial_fit_continues_fit():
                        whole.n_corrections_per_problem_)
 
 
+@pytest.mark.parametrize("kernel", [None, "rbf"])
+def test_partial_fit_chunks_are_one_pass(kernel):
+    """Chunks of partial_fit are one in-order pass (a kernel model's
+    support from earlier chunks is carried as its pool)."""
+    s = _stream(6, 3)
+    params = {"kernel": kernel, "gamma": 0.3, "intercept_scaling": 1.5}
+    whole = ALMA(shuffle=False, max_iter=1, **params).fit(s.X, s.y)
+    parts = ALMA(**params)
+    for lo in range(0, len(s.y), 9):
+        parts.partial_fit(s.X[lo:lo + 9], s.y[lo:lo + 9],
+                          classes=np.unique(s.y))
+    assert_array_equal(parts.n_corrections_per_problem_,
+                       whole.n_corrections_per_problem_)
+    assert_allclose(parts.decision_function(s.X),
+                    whole.decision_function(s.X), rtol=1e-10, atol=1e-12)
+
+
 def test_zero_rows_are_skipped_without_an_intercept():
     s = _stream(5, 2, zero_rows=3)
     zero = ~s.X.any(axis=1)
