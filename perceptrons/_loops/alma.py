@@ -65,8 +65,8 @@ import numpy as np
 from numba import njit
 
 from ._common import row_axpy, row_dot
-from .storage import add_example, begin_pass, n_columns, raw_scores, \
-    storage_loop
+from .storage import add_example, add_example_sum, begin_pass, n_columns, \
+    raw_scores, storage_loop
 
 __all__ = ["alma2_epoch", "almap_epoch", "augmented_p_norms"]
 
@@ -76,6 +76,10 @@ _SCALE_MIN = 1e-9
 # fraction of its positive terms (its relative error then stays near
 # eps / _CANCEL).
 _CANCEL = 1e-2
+# The lazy sums of the averaged hypothesis are folded in when the per-step
+# factor (s, or s/S^{(p-2)/p}) has moved by this factor since the last fold
+# (the Ballseptron's bound on their rounding, about eps · _FOLD relative).
+_FOLD = 1e4
 
 
 @njit(cache=True)
@@ -152,16 +156,29 @@ def _multiply_out(store, bias, scale, r):
         scale[r] = 1.0
 
 
+@njit(cache=True, inline="always")
+def _fold(store, bias, summed_bias, beta, r):
+    """``Σ_t w_t = summed + β u`` made explicit: ``summed += β u``, β = 0."""
+    b = beta[r]
+    if b != 0.0:
+        for c in range(n_columns(store)):
+            store.summed[r, c] += b * store.current[r, c]
+        summed_bias[r] += b * bias[r]
+        beta[r] = 0.0
+
+
 @storage_loop
 def alma2_epoch(store, targets, order, weights, row_scale, bias_coord, bias,
-                sq_norm, corrections, params, scores, scale):
+                sq_norm, corrections, params, scores, scale, averaged,
+                summed_bias, lazy):
     """One pass of ALMA_2(α; B, C) (Figure 1, p = 2) over ``order``.
 
     Parameters
     ----------
     store : PrimalStore or DualStore
         The feature part of each problem's w (:mod:`perceptrons._loops.storage`),
-        one row per problem, updated in place.
+        one row per problem, updated in place; ``summed`` holds the
+        running sum of the hypotheses (averaged only).
     targets : ndarray of shape (n_samples,), int64
         Class indices (module notes).
     order : ndarray of shape (n_steps,), int64
@@ -181,6 +198,13 @@ def alma2_epoch(store, targets, order, weights, row_scale, bias_coord, bias,
         ``(alpha, B, C)``.
     scores, scale : ndarray of shape (n_problems,), float64
         Work space (``scale`` all ones on entry; ones on exit).
+    averaged : bool
+        Add the hypothesis after every step (skipped rows included) to
+        ``store.summed`` and ``summed_bias``.
+    summed_bias : ndarray of shape (n_problems,), float64
+        The running sum of the bias coordinate (averaged only).
+    lazy : ndarray of shape (2, n_problems), float64
+        Work space of the lazy sum (module notes).
 
     Returns
     -------
@@ -193,11 +217,20 @@ def alma2_epoch(store, targets, order, weights, row_scale, bias_coord, bias,
     n_problems = bias.shape[0]
     n_mistakes = 0
     n_updates = 0
+    # Averaged: Σ_t w_t = summed + β u, with w = s u; fold_at is s at the
+    # last fold.
+    beta, fold_at = lazy[0], lazy[1]
+    for r in range(n_problems):
+        beta[r] = 0.0
+        fold_at[r] = 1.0
     ctx = begin_pass(store)
     for step in range(order.shape[0]):
         i = order[step]
         rs = row_scale[i]
         if rs == 0.0:
+            if averaged:
+                for r in range(n_problems):
+                    beta[r] += scale[r]
             continue
         ctx = raw_scores(store, ctx, order, step, scores)
         bc = bias_coord[i]
@@ -208,25 +241,38 @@ def alma2_epoch(store, targets, order, weights, row_scale, bias_coord, bias,
             if m <= 0.0:
                 n_mistakes += 1
             threshold, eta = _schedule(corrections[r] + 1, 2.0, alpha, B, C)
-            if m > threshold:
-                continue
-            if weights.shape[0] != 0:
-                eta = eta * weights[i]
-            # ‖w + η y x̂‖² = ‖w‖² + 2 η (y w·x̂) + η² (‖x̂‖ = 1).
-            wsq = sq_norm[r] + 2.0 * eta * m + eta * eta
-            norm = np.sqrt(wsq) if wsq > 0.0 else 0.0
-            a = eta * y / scale[r]
-            add_example(store, r, a * rs, i)
-            bias[r] += a * bc
-            if norm > 1.0:
-                scale[r] = scale[r] / norm
-                wsq = wsq / (norm * norm)
-            sq_norm[r] = wsq
-            corrections[r] += 1
-            n_updates += 1
-            if scale[r] < _SCALE_MIN:
-                _multiply_out(store, bias, scale, r)
+            if m <= threshold:
+                if weights.shape[0] != 0:
+                    eta = eta * weights[i]
+                # ‖w + η y x̂‖² = ‖w‖² + 2 η (y w·x̂) + η² (‖x̂‖ = 1).
+                wsq = sq_norm[r] + 2.0 * eta * m + eta * eta
+                norm = np.sqrt(wsq) if wsq > 0.0 else 0.0
+                a = eta * y / scale[r]
+                add_example(store, r, a * rs, i)
+                bias[r] += a * bc
+                if averaged:
+                    # u += a x̂ leaves Σ_t w_t as it was: summed -= β a x̂.
+                    add_example_sum(store, r, -beta[r] * (a * rs), i)
+                    summed_bias[r] -= beta[r] * (a * bc)
+                if norm > 1.0:
+                    scale[r] = scale[r] / norm
+                    wsq = wsq / (norm * norm)
+                sq_norm[r] = wsq
+                corrections[r] += 1
+                n_updates += 1
+                if scale[r] < _SCALE_MIN:
+                    if averaged:
+                        _fold(store, bias, summed_bias, beta, r)
+                        fold_at[r] = 1.0
+                    _multiply_out(store, bias, scale, r)
+                elif averaged and scale[r] * _FOLD < fold_at[r]:
+                    _fold(store, bias, summed_bias, beta, r)
+                    fold_at[r] = scale[r]
+            if averaged:
+                beta[r] += scale[r]
     for r in range(n_problems):
+        if averaged:
+            _fold(store, bias, summed_bias, beta, r)
         _multiply_out(store, bias, scale, r)
     return n_mistakes, n_updates
 
@@ -244,22 +290,33 @@ def _power_terms(v, p, z):
 
 
 @njit(cache=True, inline="always")
-def _move(u, z, j, delta, p):
-    """``u_j += delta``, ``z_j`` refreshed; returns ``|u_j|^p`` before and
-    after."""
+def _move(u, z, j, delta, p, averaged, summed, big_b):
+    """``u_j += delta``, ``z_j`` refreshed (averaged: ``summed_j`` loses
+    ``B`` times z_j's change); returns ``|u_j|^p`` before and after."""
     a = abs(u[j])
     before = a ** (p - 1.0) * a
     u[j] += delta
     a = abs(u[j])
     t = a ** (p - 1.0)
-    z[j] = t if u[j] >= 0.0 else -t
+    zj = t if u[j] >= 0.0 else -t
+    if averaged:
+        summed[j] -= big_b * (zj - z[j])
+    z[j] = zj
     return before, t * a
+
+
+@njit(cache=True, inline="always")
+def _fold_z(summed, z, big_b):
+    """``summed += B z`` (the lazy sum made explicit)."""
+    if big_b != 0.0:
+        for j in range(z.shape[0]):
+            summed[j] += big_b * z[j]
 
 
 @njit(cache=True)
 def almap_epoch(X_data, X_indices, X_indptr, targets, order, weights,
                 row_scale, bias_coord, theta, z, sq_norm, corrections, p,
-                params):
+                params, averaged, summed):
     """One pass of ALMA_p(α; B, C) (Figure 1, any p >= 2, primal form).
 
     ``θ = s u`` is kept as a scale times a vector, with
@@ -288,6 +345,15 @@ def almap_epoch(X_data, X_indices, X_indptr, targets, order, weights,
     p : float
     params : tuple of float
         ``(alpha, B, C)``.
+    averaged : bool
+        Keep the running sum of the hypotheses ``w_t`` (after every step,
+        skipped rows included) in ``summed``: lazily, as ``summed + Σβ z``
+        with ``β = s/S^{(p-2)/p}`` per step; a change of z_j takes
+        ``Σβ`` times it off ``summed_j``, and the sum is folded in when z
+        is recomputed, when β has moved by a factor 1e4 and at the end of
+        the pass.
+    summed : ndarray of shape (n_problems, n_features + 1), float64
+        The running sum of ``w`` (bias coordinate last); averaged only.
 
     Returns
     -------
@@ -300,66 +366,95 @@ def almap_epoch(X_data, X_indices, X_indptr, targets, order, weights,
     n_mistakes = 0
     n_updates = 0
     s_min = max(_SCALE_MIN, 10.0 ** (-250.0 / p))
+    e = (p - 2.0) / p
     scale = np.ones(n_problems)
     S = np.empty(n_problems)
+    # Averaged: Σ_t w_t = summed + big_b z; fold_at is β at the last fold.
+    big_b = np.zeros(n_problems)
+    fold_at = np.zeros(n_problems)
     for r in range(n_problems):
         S[r] = _power_terms(theta[r], p, z[r])
     for step in range(order.shape[0]):
         i = order[step]
         rs = row_scale[i]
-        if rs == 0.0:
-            continue
         bc = bias_coord[i]
         for r in range(n_problems):
+            if rs == 0.0:
+                if averaged and S[r] > 0.0:
+                    big_b[r] += scale[r] / S[r] ** e
+                continue
             y = _label(targets, i, r, n_problems)
             zr, ur = z[r], theta[r]
+            sr = summed[r] if averaged else zr
             m = 0.0
             if S[r] > 0.0:
                 dot = (row_dot(zr, X_data, X_indices, X_indptr, i) * rs
                        + zr[d] * bc)
-                m = y * (scale[r] * dot / S[r] ** ((p - 2.0) / p))
+                m = y * (scale[r] * dot / S[r] ** e)
             if m <= 0.0:
                 n_mistakes += 1
             threshold, eta = _schedule(corrections[r] + 1, p, alpha, B, C)
-            if m > threshold:
-                continue
-            if weights.shape[0] != 0:
-                eta = eta * weights[i]
-            a = eta * y / scale[r]
-            removed = 0.0
-            added = 0.0
-            if X_data.ndim == 2:
-                for j in range(d):
-                    xv = X_data[i, j]
-                    if xv != 0.0:
-                        before, after = _move(ur, zr, j, a * rs * xv, p)
+            if m <= threshold:
+                if weights.shape[0] != 0:
+                    eta = eta * weights[i]
+                a = eta * y / scale[r]
+                bb = big_b[r]
+                removed = 0.0
+                added = 0.0
+                if X_data.ndim == 2:
+                    for j in range(d):
+                        xv = X_data[i, j]
+                        if xv != 0.0:
+                            before, after = _move(ur, zr, j, a * rs * xv, p,
+                                                  averaged, sr, bb)
+                            removed += before
+                            added += after
+                else:
+                    for q in range(X_indptr[i], X_indptr[i + 1]):
+                        before, after = _move(ur, zr, X_indices[q],
+                                              a * rs * X_data[q], p,
+                                              averaged, sr, bb)
                         removed += before
                         added += after
-            else:
-                for e in range(X_indptr[i], X_indptr[i + 1]):
-                    before, after = _move(ur, zr, X_indices[e],
-                                          a * rs * X_data[e], p)
+                if bc != 0.0:
+                    before, after = _move(ur, zr, d, a * bc, p, averaged, sr,
+                                          bb)
                     removed += before
                     added += after
-            if bc != 0.0:
-                before, after = _move(ur, zr, d, a * bc, p)
-                removed += before
-                added += after
-            total = S[r] - removed + added
-            if total < _CANCEL * (S[r] + added):
-                total = _power_terms(ur, p, zr)
-            S[r] = total
-            norm = scale[r] * total ** (1.0 / p)
-            if norm > 1.0:
-                scale[r] = scale[r] / norm
-                norm = 1.0
-            sq_norm[r] = norm * norm
-            corrections[r] += 1
-            n_updates += 1
-            if scale[r] < s_min:
-                _multiply_out_theta(ur, scale, r)
-                S[r] = _power_terms(ur, p, zr)
+                total = S[r] - removed + added
+                if total < _CANCEL * (S[r] + added):
+                    if averaged:
+                        _fold_z(sr, zr, big_b[r])
+                        big_b[r] = 0.0
+                        fold_at[r] = 0.0
+                    total = _power_terms(ur, p, zr)
+                S[r] = total
+                norm = scale[r] * total ** (1.0 / p)
+                if norm > 1.0:
+                    scale[r] = scale[r] / norm
+                    norm = 1.0
+                sq_norm[r] = norm * norm
+                corrections[r] += 1
+                n_updates += 1
+                if scale[r] < s_min:
+                    if averaged:
+                        _fold_z(sr, zr, big_b[r])
+                        big_b[r] = 0.0
+                        fold_at[r] = 0.0
+                    _multiply_out_theta(ur, scale, r)
+                    S[r] = _power_terms(ur, p, zr)
+            if averaged and S[r] > 0.0:
+                b = scale[r] / S[r] ** e
+                if fold_at[r] == 0.0:
+                    fold_at[r] = b
+                elif b > _FOLD * fold_at[r] or b * _FOLD < fold_at[r]:
+                    _fold_z(sr, zr, big_b[r])
+                    big_b[r] = 0.0
+                    fold_at[r] = b
+                big_b[r] += b
     for r in range(n_problems):
+        if averaged:
+            _fold_z(summed[r], z[r], big_b[r])
         _multiply_out_theta(theta[r], scale, r)
     return n_mistakes, n_updates
 

@@ -50,6 +50,12 @@ class ALMAState(FittedState):
         ``‖w‖²_q = ‖θ‖²_p`` of each problem (at most 1 after a correction).
     corrections : ndarray of shape (n_rows,), int64
         Corrections made so far in each problem: Figure 1's ``k - 1``.
+    averaged : bool
+        Whether ``weights.summed`` and ``bias_summed`` hold the running sum
+        of the hypotheses ``Σ_t w_t`` over every step since the first call
+        (for p > 2 the sum of w itself, not of θ).
+    bias_summed : ndarray of shape (n_rows,)
+        The running sum of w's bias coordinate (zeros when not averaged).
     """
 
     VERSION = 1
@@ -60,14 +66,18 @@ class ALMAState(FittedState):
     bias: np.ndarray = array("float", ("n_rows",))
     sq_norm: np.ndarray = array("float", ("n_rows",), low=0.0)
     corrections: np.ndarray = array("int", ("n_rows",), low=0)
+    averaged: bool = scalar("bool")
+    bias_summed: np.ndarray = array("float", ("n_rows",))
 
     def check(self, sizes, where):
         super().check(sizes, where)
         check_problems(dict(sizes, n_problems=sizes["n_rows"]), where)
         w = self.weights
-        if w.summed.shape[1] or w.snapshot.shape[1]:
-            raise ValueError(f"{where}.weights keeps no running sum nor "
-                             "snapshot")
+        if w.snapshot.shape[1]:
+            raise ValueError(f"{where}.weights keeps no snapshot")
+        if w.n_columns and self.averaged != (w.summed.shape[1] > 0):
+            raise ValueError(f"{where}.weights.summed does not match "
+                             f"averaged={self.averaged}")
         if isinstance(w, DualWeights) and self.p != 2.0:
             raise ValueError(f"{where}: the kernel form is ALMA_2 (p = 2)")
 
@@ -94,15 +104,15 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
         :math:`\|\hat x\|_p = 1`, w to :math:`\|w\|_q \le 1` with
         :math:`1/p + 1/q = 1`, and the update runs through the p-norm link
         f. A kernel needs p = 2.
-    alpha : float, default=0.2
+    alpha : float, default=0.9
         α of Figure 1, 0 < α <= 1: the degree of approximation; a
         correction happens when :math:`y\, w_k\cdot\hat x \le (1-\alpha)
         \gamma_k`. α = 1 corrects only mistakes (ties included). Smaller α
         asks for more margin (Theorem 3: about :math:`1/\alpha^2` times
-        more corrections on separable data). The default is measured, not
-        the paper's: the last hypothesis of α = 0.9 swings with the last
-        few corrections on noisy data, 0.2 stays within 2-4 points of
-        LinearSVC (Notes).
+        more corrections on separable data). 0.9 is among the values of
+        [1]_'s ALMA_2 runs, and with the averaged hypothesis it is within
+        3 points of LinearSVC on noisy data and at or above it on breast
+        cancer and digits (Notes).
     B : float or None, default=None
         B of :math:`\gamma_k = B\sqrt{p-1}/\sqrt{k}`; None is ``1/alpha``,
         the setting of [1]_'s Theorem 3.
@@ -124,6 +134,15 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
         leaves the bias almost no weight: on scikit-learn's class-weight
         check (blobs of norm ≈ 24) ρ = 1 predicts the heavy class on 0.48 to
         0.56 of the test rows, ρ = 24 on 0.94 to 1.0.
+    hypothesis : {"averaged", "last"}, default="averaged"
+        The model returned. "last": the last :math:`w_k`, Figure 1's
+        hypothesis. "averaged": the average of the hypotheses after every
+        step, :math:`\frac1t\sum_t w_t = \frac1t\sum_k c_k w_k` (c_k the
+        steps :math:`w_k` lasted), the averaged output of [1]_'s
+        experiments (Remark 5's recursion gives it for free). It changes
+        ``coef_``/``dual_coef_``/``intercept_`` only: every correction is
+        Figure 1's either way. Keep it fixed across ``partial_fit`` calls
+        (the running sum starts with the first).
     max_iter : int, default=10
         Passes over the training data in ``fit`` (the paper cycles through
         the data; Theorem 3 bounds the corrections of any number of passes
@@ -268,10 +287,20 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
     of largest score. ``n_mistakes_`` counts each problem's trials with
     :math:`y\, w\cdot\hat x \le 0`.
 
-    .. warning::
-       The final hypothesis is the last :math:`w_k` (Figure 1). [1]_'s
-       experiments also report voted and averaged hypotheses; they are not
-       kept here.
+    Averaged hypothesis: the sum :math:`\sum_t w_t` is kept lazily, as
+    ``summed + β u`` (p = 2: w = s u, each step adds s to β, a correction
+    ``u += a x̂`` takes ``β a x̂`` off ``summed``) or ``summed + β z``
+    (p > 2: :math:`w = s z/S^{(p-2)/p}`), folded in at the end of each
+    pass and when the per-step factor has moved by 10⁴, so a step costs no
+    O(d) work. Measured (test accuracy, three shuffling seeds, 60/40
+    split, LinearSVC in brackets), defaults (α = 0.9, averaged):
+    ``make_classification(600, 20 features, 6 informative, flip_y=0.1)``
+    0.738-0.754 (0.733) and 0.817-0.825 (0.812) with two classes,
+    0.567-0.588 (0.596) and 0.642-0.658 (0.646) with three; breast cancer
+    (standardised) 0.982-0.987 (0.961); digits 0.953-0.960 (0.961). The
+    last hypothesis swings with the last corrections on noisy data
+    (α = 0.9: 0.479-0.542 where the average gives 0.571-0.579); α = 0.2
+    steadies it (0.571-0.608) at the cost of digits (0.910-0.912 averaged).
 
     References
     ----------
@@ -311,6 +340,7 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
         "B": [Interval(Real, 0, None, closed="neither"), None],
         "C": [Interval(Real, 0, None, closed="neither")],
         "fit_intercept": ["boolean"],
+        "hypothesis": [StrOptions({"averaged", "last"})],
         "intercept_scaling": [Interval(Real, 0, None, closed="neither"),
                               StrOptions({"auto"})],
         "kernel": [StrOptions(set(KERNELS)), None],
@@ -326,12 +356,13 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
         # class-weight check (its blobs need a bias), the one check it
         # fails.
         return [{}, {"p": 3.0, "alpha": 0.5, "max_iter": 5},
-                {"alpha": 0.3, "B": 4.0, "C": 1.0},
+                {"alpha": 0.3, "B": 4.0, "C": 1.0, "hypothesis": "last"},
                 {"kernel": "rbf", "gamma": 0.5, "max_iter": 5,
                  "cache_size": 0.01}]
 
-    def __init__(self, *, p=2.0, alpha=0.2, B=None, C=2 ** 0.5,
-                 fit_intercept=True, intercept_scaling="auto", max_iter=10,
+    def __init__(self, *, p=2.0, alpha=0.9, B=None, C=2 ** 0.5,
+                 fit_intercept=True, intercept_scaling="auto",
+                 hypothesis="averaged", max_iter=10,
                  tol=None, n_iter_no_change=5, early_stopping=False,
                  validation_fraction=0.1, shuffle=True, random_state=None,
                  class_weight=None, warm_start=False, kernel=None, degree=3,
@@ -342,6 +373,7 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
         self.C = C
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
+        self.hypothesis = hypothesis
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
         self.early_stopping = early_stopping
@@ -393,15 +425,17 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
         if self.kernel is not None and self.p != 2:
             raise ValueError(f"the kernel form is ALMA_2: kernel="
                              f"{self.kernel!r} needs p=2 (got p={self.p})")
+        averaged = self.hypothesis == "averaged"
         if self.kernel is None:
-            weights = WeightRows.zeros(n_rows, X.shape[1])
+            weights = WeightRows.zeros(n_rows, X.shape[1], summed=averaged)
         else:
             weights = DualWeights.empty(self._kernel_spec(X.shape[1]), n_rows,
                                         X.shape[1], sp.issparse(X))
         return ALMAState(**fitted, p=float(self.p), rho=self._resolve_rho(call),
                          weights=weights, bias=np.zeros(n_rows),
                          sq_norm=np.zeros(n_rows),
-                         corrections=np.zeros(n_rows, dtype=np.int64))
+                         corrections=np.zeros(n_rows, dtype=np.int64),
+                         averaged=averaged, bias_summed=np.zeros(n_rows))
 
     def _call_params(self):
         """``(alpha, B, C)`` as the loops take them (B None resolved), after
@@ -411,6 +445,12 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
         rho = s.rho
         if self.fit_intercept and self.intercept_scaling != "auto":
             rho = float(self.intercept_scaling)
+        if (self.hypothesis == "averaged") != s.averaged:
+            raise ValueError(
+                f"this model was trained with hypothesis="
+                f"{'averaged' if s.averaged else 'last'!r}; the running sum "
+                "of the averaged hypothesis starts with the first call: call "
+                "fit with warm_start=False to change it")
         if (float(self.p) != s.p or bool(self.fit_intercept) != (s.rho > 0)
                 or rho != s.rho):
             raise ValueError(
@@ -427,8 +467,9 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
         return None
 
     def _final_after_quiet_pass(self):
-        # No correction: w and k are unchanged, and so is every later pass.
-        return True
+        # No correction: w and k are unchanged, and so is every later pass;
+        # the average goes on counting.
+        return self.hypothesis == "last"
 
     def _mixing_refusal(self):
         return ("ALMA's state is a normalised w with its correction count k "
@@ -442,10 +483,11 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
         n_rows = s.bias.shape[0]
         call.scores = np.zeros(n_rows)
         call.scale = np.ones(n_rows)
+        call.lazy = np.zeros((2, n_rows))
         w = s.weights
         refuse_underflow(call.loop_arrays[0], call.mean_sq_norm)
         if isinstance(w, DualWeights):
-            call.keep_summed = call.keep_snapshot = False
+            call.keep_summed, call.keep_snapshot = s.averaged, False
             w.begin_call(self, call, normalized=True)
             kc = call.dual
             # The normalised kernel of [φ(x), ρ]: k(x, z) + ρ² over the
@@ -471,6 +513,8 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
             # θ with its bias coordinate last, and the loop's work space.
             call.theta = np.hstack([w.current, s.bias[:, None]])
             call.z = np.zeros_like(call.theta)
+            call.summed = (np.hstack([w.summed, s.bias_summed[:, None]])
+                           if s.averaged else np.zeros((n_rows, 0)))
 
     def _run_epoch(self, call, targets, order):
         s = self.state_
@@ -479,21 +523,30 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
             n_mistakes, n_updates = almap_epoch(
                 *call.loop_arrays, targets, order, call.weights,
                 call.row_scale, call.bias_coord, call.theta, call.z,
-                s.sq_norm, s.corrections, s.p, call.params)
+                s.sq_norm, s.corrections, s.p, call.params, s.averaged,
+                call.summed)
             d = w.current.shape[1]
             w.current[:] = call.theta[:, :d]
             s.bias[:] = call.theta[:, d]
+            if s.averaged:
+                w.summed[:] = call.summed[:, :d]
+                s.bias_summed[:] = call.summed[:, d]
             return n_mistakes, n_updates
         loop_targets, loop_order = w.padded(call, targets, order)
         return alma2_epoch(w.store(call, order), loop_targets, loop_order,
                            w.padded_weights(call), call.row_scale,
                            call.bias_coord, s.bias, s.sq_norm,
                            s.corrections, call.params, call.scores,
-                           call.scale)
+                           call.scale, s.averaged, s.bias_summed, call.lazy)
 
     def _state_is_finite(self, call):
         s = self.state_
-        return bool(s.weights.is_finite(call) and np.isfinite(s.bias).all())
+        w = s.weights
+        summed = (call.dual.summed if isinstance(w, DualWeights)
+                  else w.summed)
+        return bool(w.is_finite(call) and np.isfinite(s.bias).all()
+                    and np.isfinite(summed).all()
+                    and np.isfinite(s.bias_summed).all())
 
     def _end_call(self, call, targets):
         s = self.state_
@@ -501,37 +554,45 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
         if isinstance(w, WeightRows):
             return s
         kc = call.dual
-        keep = np.any(kc.current[:, :kc.support_size] != 0.0, axis=0)
+        m = kc.support_size
+        keep = np.any(kc.current[:, :m] != 0.0, axis=0)
+        if s.averaged:
+            keep |= np.any(kc.summed[:, :m] != 0.0, axis=0)
         return s.replace(weights=w.end_call(call, keep))
 
     # ----------------------------------------------------------- results
     def _hypothesis(self):
-        """``(w over the features, b)`` of each problem: θ itself for
-        p = 2, ``f⁻¹(θ)`` of the augmented θ otherwise (primal form)."""
+        """``(w over the features, b)`` of each problem, the final
+        hypothesis: the average of the steps' hypotheses, or the last w
+        (θ itself for p = 2, ``f⁻¹(θ)`` of the augmented θ otherwise)."""
         s = self.state_
-        theta = s.weights.current
+        w = s.weights
+        if s.averaged:
+            return w.summed / s.t, s.bias_summed / s.t
+        theta = w.current
         if s.p == 2.0:
-            return theta, s.bias
+            return theta.copy(), s.bias.copy()
         full = np.hstack([theta, s.bias[:, None]])
-        w = np.zeros_like(full)
+        out = np.zeros_like(full)
         for r in range(full.shape[0]):
-            p_norm_gradient(full[r], s.p, w[r])
-        return w[:, :-1], w[:, -1]
+            p_norm_gradient(full[r], s.p, out[r])
+        return out[:, :-1], out[:, -1]
 
     def _public_model(self):
         s = self.state_
         w = s.weights
         public = {"n_corrections_per_problem_": s.corrections,
                   "intercept_scaling_": s.rho}
+        coef, b = self._hypothesis()
+        public["intercept_"] = b * s.rho
         if isinstance(w, WeightRows):
-            coef, b = self._hypothesis()
-            public.update(coef_=coef, intercept_=b * s.rho)
+            public["coef_"] = coef
             return public
         # Coefficients over the un-normalised φ(x_j): c_j / ‖[φ(x_j), ρ]‖.
         norms = np.sqrt(w.kernel.diag(w.pool.sq_norms()) + s.rho ** 2)
-        dual = np.divide(w.current, norms, out=np.zeros_like(w.current),
+        dual = np.divide(coef, norms, out=np.zeros_like(coef),
                          where=norms > 0)
-        public.update(intercept_=s.bias * s.rho, support_=w.pool.index.copy(),
+        public.update(support_=w.pool.index.copy(),
                       support_vectors_=w.pool.X, dual_coef_=dual,
                       gamma_=w.kernel.gamma)
         if w.kernel.name == "linear":

@@ -54,11 +54,14 @@ def test_primal_matches_reference(case, n_classes):
     params = PRIMAL_CASES[case]
     s = _stream(seed_of("alma", case, n_classes), n_classes,
                 zero_rows=1 if not params.get("fit_intercept", True) else 0)
-    ref = reference.fit(s.X, s.y, max_iter=3, **params)
-    assert ref.n_updates > 0
-    for _, X in storages(s.X):
-        est = ALMA(shuffle=False, max_iter=3, **params).fit(X, s.y)
-        _agree(est, ref)
+    for hypothesis in ("averaged", "last"):
+        ref = reference.fit(s.X, s.y, max_iter=3, hypothesis=hypothesis,
+                            **params)
+        assert ref.n_updates > 0
+        for _, X in storages(s.X):
+            est = ALMA(shuffle=False, max_iter=3, hypothesis=hypothesis,
+                       **params).fit(X, s.y)
+            _agree(est, ref)
 
 
 @pytest.mark.reference
@@ -75,12 +78,14 @@ def test_weighted_steps_match_reference(p, n_classes):
 
 
 @pytest.mark.reference
+@pytest.mark.parametrize("hypothesis", ["averaged", "last"])
 @pytest.mark.parametrize("kernel", ["linear", "poly", "rbf"])
 @pytest.mark.parametrize("n_classes", [2, 3])
-def test_kernel_matches_reference(kernel, n_classes):
+def test_kernel_matches_reference(kernel, n_classes, hypothesis):
     s = make_stream(seed_of("alma-k", kernel, n_classes), n_classes=n_classes,
                     n=30, d=4, noise=0.1, n_test=7)
-    params = {"kernel": kernel, "gamma": 0.5, "max_iter": 2}
+    params = {"kernel": kernel, "gamma": 0.5, "max_iter": 2,
+              "hypothesis": hypothesis}
     ref = reference.fit(s.X, s.y, X_test=s.X_test, **params)
     for _, X in storages(s.X):
         est = ALMA(shuffle=False, **params).fit(X, s.y)
@@ -173,8 +178,12 @@ def test_partial_fit_chunks_are_one_pass(kernel):
 def test_zero_rows_are_skipped_without_an_intercept():
     s = _stream(5, 2, zero_rows=3)
     zero = ~s.X.any(axis=1)
-    a = ALMA(fit_intercept=False, shuffle=False).fit(s.X, s.y)
-    b = ALMA(fit_intercept=False, shuffle=False).fit(s.X[~zero], s.y[~zero])
+    # The last hypothesis: the average counts the zero rows' steps (they
+    # are presented), which the reference agreement above checks.
+    a = ALMA(fit_intercept=False, shuffle=False, hypothesis="last").fit(
+        s.X, s.y)
+    b = ALMA(fit_intercept=False, shuffle=False, hypothesis="last").fit(
+        s.X[~zero], s.y[~zero])
     assert_allclose(a.coef_, b.coef_, rtol=0, atol=0)
     assert a.n_updates_ == b.n_updates_ and a.n_mistakes_ == b.n_mistakes_
     assert a.t_ == b.t_ + 10 * zero.sum()
@@ -211,6 +220,9 @@ def test_bad_parameters():
         est.partial_fit(X, y)
     est.set_params(intercept_scaling=est.intercept_scaling_)
     est.partial_fit(X, y)
+    est.set_params(hypothesis="last")
+    with pytest.raises(ValueError, match="hypothesis="):
+        est.partial_fit(X, y)
     with pytest.raises(ValueError, match="intercept_scaling='auto'"):
         ALMA().learn_one(X[0], y[0], classes=[0, 1])
 

@@ -14,7 +14,9 @@ with ``f = ∇½‖·‖²_q``, ``f⁻¹ = ∇½‖·‖²_p``, ``1/p + 1/q = 1`
 ``x̂ = [x, ρ]/‖[x, ρ]‖_p`` (ρ the constant coordinate of the bias, none
 when ``fit_intercept=False``; ``intercept_scaling="auto"`` is the rows'
 average norm; an all-zero row is skipped). A row of weight
-s steps ``s η_k``; rows of weight 0 are not presented. One-vs-rest runs one
+s steps ``s η_k``; rows of weight 0 are not presented. The averaged
+hypothesis (``hypothesis="averaged"``) is the mean of w after every row
+presented (zero rows included), summed as it goes. One-vs-rest runs one
 problem per class (two classes: one problem, y = +1 for the second class).
 
 The kernel form (p = 2) keeps w as coefficients over the normalised
@@ -82,8 +84,9 @@ def _schedule(k, p, alpha, B, C):
     return (1.0 - alpha) * gamma, eta
 
 
-def fit(X, y, *, p=2.0, alpha=0.2, B=None, C=np.sqrt(2.0),
-        fit_intercept=True, intercept_scaling="auto", max_iter=10,
+def fit(X, y, *, p=2.0, alpha=0.9, B=None, C=np.sqrt(2.0),
+        fit_intercept=True, intercept_scaling="auto", hypothesis="averaged",
+        max_iter=10,
         sample_weight=None, kernel=None, degree=3, gamma=None, coef0=1.0,
         X_test=None, readings=None):
     """Figure 1 on (X, y), rows in order, ``max_iter`` passes.
@@ -119,7 +122,8 @@ def fit(X, y, *, p=2.0, alpha=0.2, B=None, C=np.sqrt(2.0),
         rho = float(np.mean(row_norms[s > 0])) or 1.0
     if kernel is not None:
         return _fit_kernel(X, y, p, alpha, B, C, rho, max_iter, s, kernel,
-                           degree, gamma, coef0, X_test)
+                           degree, gamma, coef0, X_test,
+                           hypothesis == "averaged")
     q = p / (p - 1.0)
     Xa = np.hstack([X, np.full((n, 1), rho)])
     hats = []
@@ -137,10 +141,14 @@ def fit(X, y, *, p=2.0, alpha=0.2, B=None, C=np.sqrt(2.0),
     n_updates = n_mistakes = 0
     for labels in _labels(y):
         w = np.zeros(d + 1)
+        total, t = np.zeros(d + 1), 0
         k = 1
         for _ in range(max_iter):
             for i in range(n):
-                if hats[i] is None or s[i] == 0.0:
+                if s[i] == 0.0:
+                    continue  # weight 0: not presented
+                if hats[i] is None:
+                    total, t = total + w, t + 1  # zero row: skipped
                     continue
                 x_hat, yt = hats[i], labels[i]
                 margin = yt * float(w @ x_hat)
@@ -153,6 +161,9 @@ def fit(X, y, *, p=2.0, alpha=0.2, B=None, C=np.sqrt(2.0),
                     w = w_prime / max(1.0, norm(w_prime, q))
                     k += s[i] if readings["weight"] == "count" else 1
                     n_updates += 1
+                total, t = total + w, t + 1
+        if hypothesis == "averaged":
+            w = total / t
         coefs.append(w[:d])
         intercepts.append(w[d] * rho)
         corrections.append(k - 1)
@@ -161,7 +172,7 @@ def fit(X, y, *, p=2.0, alpha=0.2, B=None, C=np.sqrt(2.0),
 
 
 def _fit_kernel(X, y, p, alpha, B, C, rho, max_iter, s, kernel, degree,
-                gamma, coef0, X_test):
+                gamma, coef0, X_test, averaged):
     """The kernel form of ALMA_2: w = Σ c_j φ̂_j, every product a kernel
     value of the augmented, normalised feature vectors."""
     if p != 2.0:
@@ -177,10 +188,14 @@ def _fit_kernel(X, y, p, alpha, B, C, rho, max_iter, s, kernel, degree,
     n_updates = n_mistakes = 0
     for labels in _labels(y):
         c = np.zeros(n)
+        total, t = np.zeros(n), 0
         k = 1
         for _ in range(max_iter):
             for i in range(n):
-                if norms[i] == 0.0 or s[i] == 0.0:
+                if s[i] == 0.0:
+                    continue
+                if norms[i] == 0.0:
+                    total, t = total + c, t + 1
                     continue
                 yt = labels[i]
                 # w·φ̂_i with φ̂_j = [φ(x_j), ρ]/norms[j].
@@ -199,6 +214,9 @@ def _fit_kernel(X, y, p, alpha, B, C, rho, max_iter, s, kernel, degree,
                     c = c / max(1.0, np.sqrt(wsq))
                     k += 1
                     n_updates += 1
+                total, t = total + c, t + 1
+        if averaged:
+            c = total / t
         results.append((c / np.where(norms > 0, norms, 1.0), k - 1))
     dual = np.array([r[0] for r in results])
     corrections = np.array([r[1] for r in results])

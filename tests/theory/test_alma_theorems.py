@@ -59,7 +59,7 @@ def test_theorem_3_corrections_and_final_margin(p, alpha, rho, seed):
     d = 20 if p > 3 else 6
     X, y, A, gamma = separable(seed, 120, d, p, 0.06 if p == 2 else 0.04,
                                rho)
-    est = ALMA(p=p, alpha=alpha, fit_intercept=rho > 0,
+    est = ALMA(p=p, alpha=alpha, fit_intercept=rho > 0, hypothesis="last",
                intercept_scaling=rho or 1.0, max_iter=5000, tol=0.0,
                n_iter_no_change=5000, random_state=seed).fit(X, y)
     m = est.n_updates_
