@@ -180,11 +180,14 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
     ----------
     classes_ : ndarray of shape (n_classes,)
     coef_ : ndarray of shape (n_problems, n_features)
-        The feature part of w (one row for two classes, positive favours
-        ``classes_[1]``; one per class under one-vs-rest). With a kernel,
-        only for ``kernel="linear"``: ``dual_coef_ @ support_vectors_``.
+        The feature part of the final hypothesis w (the average of the
+        steps' hypotheses, or the last; one row for two classes, positive
+        favours ``classes_[1]``; one per class under one-vs-rest). With a
+        kernel, only for ``kernel="linear"``: ``dual_coef_ @
+        support_vectors_``.
     intercept_ : ndarray of shape (n_problems,)
-        ``b * intercept_scaling`` (zeros with ``fit_intercept=False``).
+        ``b * intercept_scaling_``, b the final hypothesis's bias
+        coordinate (zeros with ``fit_intercept=False``).
         ``decision_function`` is ``X @ coef_.T + intercept_``: the sign of
         :math:`w\cdot\hat x` (normalising a row does not change its sign).
     support_, support_vectors_, dual_coef_, gamma_
