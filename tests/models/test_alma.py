@@ -175,6 +175,18 @@ def test_partial_fit_chunks_are_one_pass(kernel):
                     whole.decision_function(s.X), rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("params", [{"p": 2.0}, {"p": 3.0},
+                                    {"kernel": "rbf", "gamma": 0.3}])
+def test_the_average_changes_no_correction(params):
+    s = _stream(8, 3)
+    last = ALMA(hypothesis="last", random_state=1, **params).fit(s.X, s.y)
+    avg = ALMA(hypothesis="averaged", random_state=1, **params).fit(s.X, s.y)
+    assert_array_equal(last.state_.corrections, avg.state_.corrections)
+    assert_array_equal(last.mistakes_per_epoch_, avg.mistakes_per_epoch_)
+    assert_array_equal(last.state_.weights.current,
+                       avg.state_.weights.current)
+
+
 def test_large_p_learns_a_sparse_target():
     """The paper's point for p > 2: on a sparse target (5 relevant of 2000
     features, instances in {-1, 0, 1}) ALMA_p with p = 2 ln d makes far
