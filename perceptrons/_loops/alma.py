@@ -76,7 +76,7 @@ JMLR 2:213-242, 2001.
 import numpy as np
 from numba import njit
 
-from ._common import row_axpy, row_dot
+from ._common import row_dot
 from .storage import add_example, add_example_sum, begin_pass, n_columns, \
     raw_scores, storage_loop
 

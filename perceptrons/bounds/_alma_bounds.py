@@ -39,6 +39,7 @@ def alma_correction_bound(gamma, p, alpha):
     Returns
     -------
     float
+        The most corrections Theorem 3 allows.
 
     Raises
     ------
@@ -78,6 +79,7 @@ def p_norm_margin(X, y, w, p):
     Returns
     -------
     float
+        The p-norm margin of w on the sequence (negative when w errs).
     """
     X, y = check_sequence(X, y)
     X = X.toarray() if hasattr(X, "toarray") else X
