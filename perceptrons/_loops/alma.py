@@ -338,8 +338,9 @@ def almap_epoch(X_data, X_indices, X_indptr, targets, order, weights,
     row's non-zeros of u, z and S only, O(nnz(x)) power evaluations. S is
     recomputed in O(d) at the start of the pass and whenever its update
     cancels (below 1% of its terms); ``s`` is multiplied out when it falls
-    below ``max(1e-9, 10^(-250/p))`` (keeping ``|u_j|^p`` finite) and at
-    the end of the pass.
+    below ``max(1e-9, 10^(-250/p))``, before a step that would take some
+    ``|u_j|`` above ``10^(250/p)`` (keeping ``|u_j|^p`` below 1e250), and
+    at the end of the pass.
 
     Parameters
     ----------
@@ -378,6 +379,8 @@ def almap_epoch(X_data, X_indices, X_indptr, targets, order, weights,
     n_mistakes = 0
     n_updates = 0
     s_min = max(_SCALE_MIN, 10.0 ** (-250.0 / p))
+    # |u_j| below this keeps |u_j|^p below 1e250.
+    u_max = 10.0 ** (250.0 / p)
     e = (p - 2.0) / p
     scale = np.ones(n_problems)
     S = np.empty(n_problems)
@@ -410,6 +413,28 @@ def almap_epoch(X_data, X_indices, X_indptr, targets, order, weights,
                 if weights.shape[0] != 0:
                     eta = eta * weights[i]
                 a = eta * y / scale[r]
+                # The largest |u_j| the step could leave.
+                reach = abs(ur[d]) + abs(a * bc)
+                if X_data.ndim == 2:
+                    for j in range(d):
+                        v = abs(ur[j]) + abs(a * rs * X_data[i, j])
+                        if v > reach:
+                            reach = v
+                else:
+                    for q in range(X_indptr[i], X_indptr[i + 1]):
+                        v = abs(ur[X_indices[q]]) + abs(a * rs * X_data[q])
+                        if v > reach:
+                            reach = v
+                if reach > u_max:
+                    # The step would take some |u_j|^p out of range: make
+                    # the scale explicit first (|u_j| <= ‖θ‖_p then).
+                    if averaged:
+                        _fold_z(sr, zr, big_b[r])
+                        big_b[r] = 0.0
+                        fold_at[r] = 0.0
+                    _multiply_out_theta(ur, scale, r)
+                    S[r] = _power_terms(ur, p, zr)
+                    a = eta * y
                 bb = big_b[r]
                 removed = 0.0
                 added = 0.0

@@ -26,6 +26,11 @@ from ._weights import DualWeights, WeightRows
 
 __all__ = ["ALMA", "ALMAState"]
 
+#: Largest p: the p > 2 loop keeps |u_j|^p for |u_j| up to 10^(250/p), a
+#: headroom of 10^2.5 over the normalised θ at p = 100 (p = 2 ln d reaches
+#: 100 at d = e^50).
+_MAX_P = 100.0
+
 
 @dataclasses.dataclass(frozen=True)
 class ALMAState(FittedState):
@@ -100,7 +105,9 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
     Parameters
     ----------
     p : float, default=2.0
-        The norm p >= 2 of Figure 1: instances are normalised to
+        The norm p of Figure 1, 2 <= p <= 100 (float64 holds
+        :math:`|\theta_j|^p` with room for a step up to there; the paper's
+        p = 2 ln d is 100 at d = e⁵⁰): instances are normalised to
         :math:`\|\hat x\|_p = 1`, w to :math:`\|w\|_q \le 1` with
         :math:`1/p + 1/q = 1`, and the update runs through the p-norm link
         f. A kernel needs p = 2.
@@ -338,7 +345,7 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
     _parameter_constraints = {
         **BaseOnlinePerceptron._parameter_constraints,
         **STOPPING_CONSTRAINTS,
-        "p": [Interval(Real, 2, None, closed="left")],
+        "p": [Interval(Real, 2, _MAX_P, closed="both")],
         "alpha": [Interval(Real, 0, 1, closed="right")],
         "B": [Interval(Real, 0, None, closed="neither"), None],
         "C": [Interval(Real, 0, None, closed="neither")],

@@ -30,6 +30,7 @@ PRIMAL_CASES = {
     "p2-no-bias": {"p": 2.0, "fit_intercept": False, "alpha": 0.5},
     "p3": {"p": 3.0, "alpha": 0.5},
     "p-large": {"p": 2 * np.log(12), "alpha": 0.3},
+    "p40": {"p": 40.0, "alpha": 0.6},
     "p3-rho": {"p": 3.0, "intercept_scaling": 2.5, "B": 1.5, "C": 0.7},
 }
 
@@ -237,7 +238,8 @@ def test_norm_stays_at_most_one():
 
 def test_bad_parameters():
     X, y = _stream(1, 2)[:2]
-    for params, words in (({"p": 1.5}, "'p'"), ({"alpha": 0.0}, "'alpha'"),
+    for params, words in (({"p": 1.5}, "'p'"), ({"p": 101.0}, "'p'"),
+                          ({"alpha": 0.0}, "'alpha'"),
                           ({"alpha": 1.5}, "'alpha'"), ({"C": 0}, "'C'"),
                           ({"B": -1.0}, "'B'"),
                           ({"intercept_scaling": 0.0}, "intercept_scaling")):
@@ -274,6 +276,21 @@ def test_through_the_origin_passes_the_common_checks_but_class_weight():
     assert failed <= {"check_class_weight_classifiers",
                       "check_sample_weight_equivalence_on_dense_data",
                       "check_sample_weight_equivalence_on_sparse_data"}
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_largest_p_stays_finite(sparse):
+    """p = 100 with steps far above the normalised θ (weights up to 50,
+    rows of norm 1e3): the loop makes its scale explicit before a step
+    could take |u_j|^p out of float64."""
+    s = _stream(9, 3)
+    X = s.X * 1e3
+    X = sp.csr_matrix(X) if sparse else X
+    w = np.random.default_rng(2).choice([1.0, 50.0], size=len(s.y))
+    for hypothesis in ("averaged", "last"):
+        est = ALMA(p=100.0, hypothesis=hypothesis, random_state=0).fit(
+            X, s.y, sample_weight=w)
+        assert np.isfinite(est.coef_).all() and est.n_updates_ > 0
 
 
 def test_b_none_is_one_over_alpha():
