@@ -318,6 +318,18 @@ def _move(u, z, j, delta, p, averaged, summed, big_b):
 
 
 @njit(cache=True, inline="always")
+def _explicit_scale(u, z, summed, r, p, averaged, scale, S, big_b, fold_at):
+    """``u ← s u``, ``s ← 1``, S and z recomputed (averaged: the lazy sum
+    folded in first, since z changes)."""
+    if averaged:
+        _fold_z(summed, z, big_b[r])
+        big_b[r] = 0.0
+        fold_at[r] = 0.0
+    _multiply_out_theta(u, scale, r)
+    S[r] = _power_terms(u, p, z)
+
+
+@njit(cache=True, inline="always")
 def _fold_z(summed, z, big_b):
     """``summed += B z`` (the lazy sum made explicit)."""
     if big_b != 0.0:
@@ -428,12 +440,8 @@ def almap_epoch(X_data, X_indices, X_indptr, targets, order, weights,
                 if reach > u_max:
                     # The step would take some |u_j|^p out of range: make
                     # the scale explicit first (|u_j| <= ‖θ‖_p then).
-                    if averaged:
-                        _fold_z(sr, zr, big_b[r])
-                        big_b[r] = 0.0
-                        fold_at[r] = 0.0
-                    _multiply_out_theta(ur, scale, r)
-                    S[r] = _power_terms(ur, p, zr)
+                    _explicit_scale(ur, zr, sr, r, p, averaged, scale, S,
+                                    big_b, fold_at)
                     a = eta * y
                 bb = big_b[r]
                 removed = 0.0
@@ -474,12 +482,8 @@ def almap_epoch(X_data, X_indices, X_indptr, targets, order, weights,
                 corrections[r] += 1
                 n_updates += 1
                 if scale[r] < s_min:
-                    if averaged:
-                        _fold_z(sr, zr, big_b[r])
-                        big_b[r] = 0.0
-                        fold_at[r] = 0.0
-                    _multiply_out_theta(ur, scale, r)
-                    S[r] = _power_terms(ur, p, zr)
+                    _explicit_scale(ur, zr, sr, r, p, averaged, scale, S,
+                                    big_b, fold_at)
             if averaged and S[r] > 0.0:
                 b = scale[r] / S[r] ** e
                 if fold_at[r] == 0.0:
