@@ -116,10 +116,9 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
         correction happens when :math:`y\, w_k\cdot\hat x \le (1-\alpha)
         \gamma_k`. α = 1 corrects only mistakes (ties included). Smaller α
         asks for more margin (Theorem 3: about :math:`1/\alpha^2` times
-        more corrections on separable data). 0.9 is among the values of
-        [1]_'s ALMA_2 runs, and with the averaged hypothesis it is within
-        3 points of LinearSVC on noisy data and at or above it on breast
-        cancer and digits (Notes).
+        more corrections on separable data). 0.9 is river's default; with
+        the averaged hypothesis it is within 3 points of LinearSVC on noisy
+        data and at or above it on breast cancer and digits (Notes).
     B : float or None, default=None
         B of :math:`\gamma_k = B\sqrt{p-1}/\sqrt{k}`; None is ``1/alpha``,
         the setting of [1]_'s Theorem 3.
@@ -253,11 +252,13 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
         m \le \frac{2(p-1)}{\gamma^2}\Bigl(\frac{2}{\alpha} - 1\Bigr)^2
               + \frac{8}{\alpha} - 4,
 
-    whatever the order or the number of passes (``tests/theory/test_alma.py``
+    whatever the order or the number of passes (``tests/theory/test_alma_theorems.py``
     checks it on random separable streams, with the bias coordinate part
     of u).
 
-    Kernel form (p = 2, [1]_ Sec. 5): :math:`w = \sum_j c_j \hat\phi_j`
+    Kernel form (p = 2; [1]_'s Remark 5 writes
+    :math:`w_{k+1}\cdot x` recursively from inner products, which runs
+    ALMA_2 with a kernel): :math:`w = \sum_j c_j \hat\phi_j`
     over the instances that caused a correction,
     :math:`\hat\phi_j = [\phi(x_j), \rho]/\|[\phi(x_j), \rho]\|` (the
     normalised kernel :math:`(k(x, z) + \rho^2)/\sqrt{(k(x,x) + \rho^2)
