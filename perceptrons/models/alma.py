@@ -252,9 +252,9 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
         m \le \frac{2(p-1)}{\gamma^2}\Bigl(\frac{2}{\alpha} - 1\Bigr)^2
               + \frac{8}{\alpha} - 4,
 
-    whatever the order or the number of passes (``tests/theory/test_alma_theorems.py``
-    checks it on random separable streams, with the bias coordinate part
-    of u).
+    whatever the order or the number of passes
+    (``tests/theory/test_alma_theorems.py`` checks it on random separable
+    streams, with the bias coordinate part of u).
 
     Kernel form (p = 2; [1]_'s Remark 5 writes
     :math:`w_{k+1}\cdot x` recursively from inner products, which runs
@@ -442,7 +442,8 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
         else:
             weights = DualWeights.empty(self._kernel_spec(X.shape[1]), n_rows,
                                         X.shape[1], sp.issparse(X))
-        return ALMAState(**fitted, p=float(self.p), rho=self._resolve_rho(call),
+        return ALMAState(**fitted, p=float(self.p),
+                         rho=self._resolve_rho(call),
                          weights=weights, bias=np.zeros(n_rows),
                          sq_norm=np.zeros(n_rows),
                          corrections=np.zeros(n_rows, dtype=np.int64),
