@@ -429,9 +429,11 @@ def almap_epoch(X_data, X_indices, X_indptr, targets, order, weights,
                 reach = abs(ur[d]) + abs(a * bc)
                 if X_data.ndim == 2:
                     for j in range(d):
-                        v = abs(ur[j]) + abs(a * rs * X_data[i, j])
-                        if v > reach:
-                            reach = v
+                        xv = X_data[i, j]
+                        if xv != 0.0:
+                            v = abs(ur[j]) + abs(a * rs * xv)
+                            if v > reach:
+                                reach = v
                 else:
                     for q in range(X_indptr[i], X_indptr[i + 1]):
                         v = abs(ur[X_indices[q]]) + abs(a * rs * X_data[q])
