@@ -19,8 +19,13 @@ the bound (median 3.6%), final margins 1.44 to 4.57 times (1 - α) γ*
 (median 2.32).
 """
 
+import warnings
+
 import numpy as np
 import pytest
+from sklearn.exceptions import ConvergenceWarning
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from perceptrons import ALMA
 from perceptrons.bounds import alma_correction_bound, p_norm_margin
@@ -71,6 +76,23 @@ def test_theorem_3_corrections_and_final_margin(p, alpha, rho, seed):
     assert margin > target * (1 - 1e-12)
     if alpha < 1.0:
         assert margin >= (1.0 - alpha) * gamma
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2 ** 31), p=st.floats(2.0, 12.0),
+       alpha=st.floats(0.2, 1.0), weighted_order=st.booleans())
+def test_theorem_3_on_drawn_streams(seed, p, alpha, weighted_order):
+    """Theorem 3's bound for any p, α and presentation order (shuffled
+    passes or the file order), with the bias, after any number of passes
+    (here up to 300, until a quiet pass)."""
+    X, y, A, gamma = separable(seed, 60, 5, p, 0.05, 1.0)
+    est = ALMA(p=p, alpha=alpha, hypothesis="last", intercept_scaling=1.0,
+               max_iter=300, tol=0.0, n_iter_no_change=300,
+               shuffle=weighted_order, random_state=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(X, y)
+    assert 0 < est.n_updates_ <= alma_correction_bound(gamma, p, alpha)
 
 
 def test_bound_values():
