@@ -313,6 +313,15 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
     (α = 0.9: 0.479-0.542 where the average gives 0.571-0.579); α = 0.2
     steadies it (0.571-0.608) at the cost of digits (0.910-0.912 averaged).
 
+    .. warning::
+       Departures from Figure 1, each a reading stated above and tested
+       against its alternative in ``tests/models/test_alma.py``: the
+       default hypothesis is the average (``hypothesis="last"`` is Figure
+       1's); the bias is a constant coordinate appended before the
+       normalisation (Figure 1 has none: ``fit_intercept=False``); an
+       all-zero row is skipped (Figure 1 assumes :math:`\|x_t\|_p = 1`);
+       a row weight scales the step, not k; p is at most 100.
+
     References
     ----------
     .. [1] C. Gentile. A new approximate maximal margin classification
