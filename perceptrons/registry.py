@@ -87,6 +87,7 @@ ESTIMATORS = (
                    "perceptrons.models.higher_order"),
     EstimatorEntry("second-order", "SecondOrderPerceptron",
                    "perceptrons.models.second_order"),
+    EstimatorEntry("alma", "ALMA", "perceptrons.models.alma"),
 )
 
 REPRODUCTIONS = (

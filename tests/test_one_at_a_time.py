@@ -18,7 +18,7 @@ from tests.test_common import _public_estimators
 #: Parameters that make a fresh estimator start one example at a time.
 EXPLICIT = {"Perceptron": {"theta_init": 1.0, "threshold_step": 1.0},
             "KernelPerceptron": {"theta_init": 1.0, "threshold_step": 1.0},
-            "PFM": {"beta": 0.05}}
+            "PFM": {"beta": 0.05}, "ALMA": {"intercept_scaling": 1.0}}
 
 
 def _stream(n=60, n_classes=3, seed=0):

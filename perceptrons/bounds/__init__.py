@@ -5,9 +5,11 @@ D1, D2, the margin of a comparator) and the bounds of the papers as plain
 functions of those scalars. See :mod:`perceptrons.bounds._mistake_bounds`;
 the update bounds of PFM and PDM are in :mod:`perceptrons.bounds._pdm_bounds`;
 those of the Higher-order and Second-order Perceptrons in
-:mod:`perceptrons.bounds._higher_order_bounds`.
+:mod:`perceptrons.bounds._higher_order_bounds`; ALMA_p's correction bound in
+:mod:`perceptrons.bounds._alma_bounds`.
 """
 
+from ._alma_bounds import alma_correction_bound, p_norm_margin
 from ._ballseptron_bounds import (
     BallseptronBounds,
     ballseptron_beta,
@@ -46,6 +48,7 @@ from ._pdm_bounds import (
 )
 
 __all__ = [
+    "alma_correction_bound",
     "BallseptronBounds",
     "MistakeBounds",
     "augment",
@@ -68,6 +71,7 @@ __all__ = [
     "multiclass_hinge_losses",
     "multiclass_radius",
     "novikoff_bound",
+    "p_norm_margin",
     "pdm_update_bound",
     "pfm_update_bound",
     "pfm_update_bound_beta",

@@ -21,6 +21,7 @@ from sklearn.svm import LinearSVC
 from sklearn.utils import shuffle
 
 from perceptrons import (
+    ALMA,
     MPU,
     PDM,
     PFM,
@@ -32,7 +33,7 @@ from perceptrons import (
     SecondOrderPerceptron,
 )
 
-LINEAR = [Perceptron, PDM, PFM, ROMMA, MPU, HigherOrderPerceptron,
+LINEAR = [Perceptron, PDM, PFM, ROMMA, MPU, ALMA, HigherOrderPerceptron,
           SecondOrderPerceptron]
 ALL = LINEAR + [KernelPerceptron, Ballseptron]
 

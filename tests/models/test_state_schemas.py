@@ -17,6 +17,7 @@ from perceptrons.persistence import state_types
 
 #: name -> (VERSION, schema digest)
 STATE_SCHEMAS = {
+    'ALMAState': (1, '560ed4c4ea82f120'),
     'BallseptronState': (1, '57556423642648b5'),
     'DualWeights': (1, 'a37873498b809e5f'),
     'HODualModel': (1, '8b2545c29a910f4e'),
