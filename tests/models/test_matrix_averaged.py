@@ -57,6 +57,7 @@ def _running_average(cls, params, X, y, weights, n_passes):
     return np.mean(seen, axis=0), est
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("cls, params", FORMS, ids=IDS)
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("csr", [False, True])
