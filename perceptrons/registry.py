@@ -86,6 +86,8 @@ ESTIMATORS = (
                    "perceptrons.models.higher_order"),
     EstimatorEntry("second-order", "SecondOrderPerceptron",
                    "perceptrons.models.second_order"),
+    EstimatorEntry("passive-aggressive", "PassiveAggressive",
+                   "perceptrons.models.passive_aggressive"),
 )
 
 REPRODUCTIONS = (
