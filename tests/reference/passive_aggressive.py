@@ -1,0 +1,271 @@
+"""Crammer et al. (JMLR 2006), Figure 1, transcribed (test oracle).
+
+Slow on purpose: one example at a time, dense numpy vectors, the kernel form
+with an explicit Gram matrix and one coefficient per training row, the
+averaged hypothesis as the plain running sum of the hypothesis after every
+step. Nothing is imported from ``perceptrons``.
+
+    K. Crammer, O. Dekel, J. Keshet, S. Shalev-Shwartz and Y. Singer.
+    Online passive-aggressive algorithms. JMLR 7:551-585, 2006.
+
+Figure 1 (binary, y in {-1, +1}, w_1 = 0): suffer the hinge loss of
+Eq. (1), ``l_t = max(0, 1 - y_t w_t.x_t)``; set ``tau_t = l_t / |x_t|^2``
+(PA), ``min(C, l_t / |x_t|^2)`` (PA-I) or ``l_t / (|x_t|^2 + 1/(2C))``
+(PA-II); update ``w_{t+1} = w_t + tau_t y_t x_t``. Kernel form (Sec. 3):
+``w_t = sum_i tau_i y_i phi(x_i)``.
+
+Project decisions (documented in ``perceptrons.PassiveAggressive``):
+
+* bias (``fit_intercept=True``): the rule on ``[x, 1]``: score
+  ``w.x + b``, norm ``|x|^2 + 1`` (``k(x, x) + 1``), ``b += tau y``;
+* a row of weight s has aggressiveness ``s C``; rows of weight 0 are not
+  presented;
+* a row with ``|x|^2 = 0`` and no bias is passive (no w moves);
+* one-vs-rest: problem k's labels are +1 for class k, -1 otherwise, each
+  problem run on its own (they share nothing); a multiclass step is a
+  mistake when the true class does not score strictly highest.
+
+The common entry is :func:`fit` (``fit(X, y, **params) -> PAState``, the
+estimator's parameter names, rows in their given order).
+"""
+
+import dataclasses
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from tests.reference.kernels import densify, gram
+
+
+def step_size(variant, loss, sq_norm, C, s=1.0):
+    """tau_t of Figure 1 (the row's weight s scaling C)."""
+    if variant == "PA":
+        return loss / sq_norm
+    if variant == "PA-I":
+        return min(s * C, loss / sq_norm)
+    if variant == "PA-II":
+        return loss / (sq_norm + 1.0 / (2.0 * s * C))
+    raise ValueError(variant)
+
+
+def figure1(K, signs, variant, C, n_epochs, bias, s=None):
+    """Figure 1 on one binary problem, in the kernel form.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        ``K[i, j] = <phi(x_i), phi(x_j)>`` (``X X^T`` for the primal form).
+    signs : ndarray of shape (n,), in {-1, +1}
+    variant : {"PA", "PA-I", "PA-II"}
+    C : float
+    n_epochs : int
+        Passes over the rows in their order.
+    bias : bool
+        Learn b on the constant feature.
+    s : ndarray of shape (n,), optional
+        Row weights (default: all 1).
+
+    Returns
+    -------
+    dict
+        ``alpha`` (coefficient by row, the last hypothesis), ``b``,
+        ``alpha_avg``, ``b_avg`` (the mean of the hypotheses after every
+        step), ``scores`` (every step's ``w_t.x_t + b_t`` before its update,
+        by epoch), ``losses`` (every step's l_t), ``updates`` (per epoch).
+    """
+    n = K.shape[0]
+    s = np.ones(n) if s is None else s
+    alpha = np.zeros(n)
+    b = 0.0
+    alpha_sum = np.zeros(n)
+    b_sum = 0.0
+    scores, losses, updates = [], [], []
+    for _ in range(n_epochs):
+        epoch_scores = []
+        n_updates = 0
+        for t in range(n):
+            score = float(sum(alpha[i] * K[i, t] for i in range(n))) + b
+            epoch_scores.append(score)
+            loss = max(0.0, 1.0 - signs[t] * score)
+            losses.append(loss)
+            sq_norm = K[t, t] + (1.0 if bias else 0.0)
+            if loss > 0.0 and sq_norm > 0.0:
+                tau = step_size(variant, loss, sq_norm, C, s[t])
+                alpha[t] += tau * signs[t]
+                if bias:
+                    b += tau * signs[t]
+                n_updates += 1
+            alpha_sum += alpha
+            b_sum += b
+        scores.append(epoch_scores)
+        updates.append(n_updates)
+    steps = n_epochs * n
+    return {"alpha": alpha, "b": b, "alpha_avg": alpha_sum / steps,
+            "b_avg": b_sum / steps, "scores": scores, "losses": losses,
+            "updates": updates}
+
+
+def figure1_primal(X, signs, variant, C, n_epochs, bias, s=None):
+    """Figure 1 on one binary problem, w a vector over the features.
+
+    As :func:`figure1`, with ``w`` and ``w_avg`` (by feature) in place of
+    ``alpha`` and ``alpha_avg``.
+    """
+    n, d = X.shape
+    s = np.ones(n) if s is None else s
+    w = np.zeros(d)
+    b = 0.0
+    w_sum = np.zeros(d)
+    b_sum = 0.0
+    scores, losses, updates = [], [], []
+    for _ in range(n_epochs):
+        epoch_scores = []
+        n_updates = 0
+        for t in range(n):
+            x = X[t]
+            score = float(w @ x) + b
+            epoch_scores.append(score)
+            loss = max(0.0, 1.0 - signs[t] * score)
+            losses.append(loss)
+            sq_norm = float(x @ x) + (1.0 if bias else 0.0)
+            if loss > 0.0 and sq_norm > 0.0:
+                tau = step_size(variant, loss, sq_norm, C, s[t])
+                w = w + tau * signs[t] * x
+                if bias:
+                    b += tau * signs[t]
+                n_updates += 1
+            w_sum += w
+            b_sum += b
+        scores.append(epoch_scores)
+        updates.append(n_updates)
+    steps = n_epochs * n
+    return {"w": w, "b": b, "w_avg": w_sum / steps, "b_avg": b_sum / steps,
+            "scores": scores, "losses": losses, "updates": updates}
+
+
+@dataclasses.dataclass
+class PAState:
+    """What a run ends with, under the estimator's names.
+
+    Attributes
+    ----------
+    classes : ndarray
+    coef : ndarray of shape (n_problems, n_features) or None
+        The returned hypothesis (averaged or last); None with a kernel
+        other than None.
+    intercept : ndarray of shape (n_problems,)
+    last_coef, last_intercept : ndarray or None
+        The last hypothesis.
+    dual_coef, last_dual_coef : ndarray of shape (n_problems, n_samples) or None
+        Kernel form: coefficients by row of X (0 for rows never updated).
+    mistakes_per_epoch, updates_per_epoch : list
+    n_mistakes, n_updates : int
+    losses : ndarray of shape (n_problems, n_steps)
+        ℓ_t of every step of every problem.
+    decision_function, predict : callable
+    """
+
+    classes: np.ndarray
+    coef: Optional[np.ndarray]
+    intercept: np.ndarray
+    last_coef: Optional[np.ndarray]
+    last_intercept: np.ndarray
+    dual_coef: Optional[np.ndarray]
+    last_dual_coef: Optional[np.ndarray]
+    mistakes_per_epoch: list
+    updates_per_epoch: list
+    n_mistakes: int
+    n_updates: int
+    losses: np.ndarray
+    decision_function: Callable[[Any], np.ndarray]
+    predict: Callable[[Any], np.ndarray]
+
+
+def fit(X, y, *, variant="PA-I", C=1.0, fit_intercept=True,
+        hypothesis="averaged", max_iter=10, kernel=None, degree=3,
+        gamma=None, coef0=1.0, classes=None, sample_weight=None):
+    """Figure 1 for ``max_iter`` passes, one-vs-rest with more than two
+    classes; ``perceptrons.PassiveAggressive``'s parameters (defaults
+    included) with ``shuffle=False``. ``kernel=None`` is the primal form
+    (:func:`figure1_primal`), a kernel the kernel form (:func:`figure1`).
+    ``classes`` (as ``partial_fit``'s) when y does not show them all;
+    ``sample_weight``: each row's weight (rows of weight 0 not presented).
+
+    Returns
+    -------
+    PAState
+    """
+    if hypothesis not in ("averaged", "last"):
+        raise ValueError(hypothesis)
+    X_all = densify(X)
+    y = np.asarray(y)
+    classes = np.unique(y if classes is None else classes)
+    present = np.ones(X_all.shape[0], dtype=bool)
+    s = None
+    if sample_weight is not None:
+        s = np.asarray(sample_weight, dtype=np.float64)
+        present = s > 0
+        s = s[present]
+    X_train, idx = X_all[present], np.searchsorted(classes, y[present])
+    params = dict(degree=degree, gamma=gamma, coef0=coef0)
+    binary = len(classes) == 2
+    problems = [1] if binary else list(range(len(classes)))
+    averaged = hypothesis == "averaged"
+    n_rows = len(problems)
+    if kernel is None:
+        runs = [figure1_primal(X_train, np.where(idx == k, 1.0, -1.0),
+                               variant, C, max_iter, fit_intercept, s)
+                for k in problems]
+        coef = np.array([r["w_avg" if averaged else "w"] for r in runs])
+        last_coef = np.array([r["w"] for r in runs])
+        dual = last_dual = None
+    else:
+        K = gram(X_train, X_train, kernel, **params)
+        runs = [figure1(K, np.where(idx == k, 1.0, -1.0), variant, C,
+                        max_iter, fit_intercept, s) for k in problems]
+        dual = np.zeros((n_rows, X_all.shape[0]))
+        last_dual = np.zeros_like(dual)
+        dual[:, present] = [r["alpha_avg" if averaged else "alpha"]
+                            for r in runs]
+        last_dual[:, present] = [r["alpha"] for r in runs]
+        coef = last_coef = None
+        if kernel == "linear":
+            coef, last_coef = dual @ X_all, last_dual @ X_all
+    last_intercept = np.array([r["b"] for r in runs])
+    intercept = (np.array([r["b_avg"] for r in runs]) if averaged
+                 else last_intercept)
+    mistakes = []
+    for e in range(max_iter):
+        scores = np.array([r["scores"][e] for r in runs]).T
+        if binary:
+            sign = np.where(idx == 1, 1.0, -1.0)
+            mistakes.append(int(np.sum(sign * scores[:, 0] <= 0.0)))
+        else:
+            m = 0
+            for t in range(scores.shape[0]):
+                others = np.delete(scores[t], idx[t])
+                m += int(np.any(others >= scores[t, idx[t]]))
+            mistakes.append(m)
+    updates = list(np.sum([r["updates"] for r in runs], axis=0))
+
+    def decision_function(Z):
+        if kernel is None:
+            out = densify(Z) @ coef.T + intercept
+        else:
+            out = gram(Z, X_all, kernel, **params) @ dual.T + intercept
+        return out[:, 0] if binary else out
+
+    def predict(Z):
+        scores = decision_function(Z)
+        if scores.ndim == 1:
+            return classes[(scores > 0).astype(int)]
+        return classes[np.argmax(scores, axis=1)]
+
+    return PAState(
+        classes=classes, coef=coef, intercept=intercept, last_coef=last_coef,
+        last_intercept=last_intercept, dual_coef=dual,
+        last_dual_coef=last_dual, mistakes_per_epoch=mistakes,
+        updates_per_epoch=updates, n_mistakes=int(sum(mistakes)),
+        n_updates=int(sum(updates)),
+        losses=np.array([r["losses"] for r in runs]),
+        decision_function=decision_function, predict=predict)
