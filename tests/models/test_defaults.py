@@ -19,9 +19,10 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 from sklearn.utils import shuffle
 
-from perceptrons import PDM, PFM, ROMMA, Ballseptron, KernelPerceptron, Perceptron
+from perceptrons import (PDM, PFM, ROMMA, Ballseptron, KernelPerceptron,
+                         PassiveAggressive, Perceptron)
 
-LINEAR = [Perceptron, PDM, PFM, ROMMA]
+LINEAR = [Perceptron, PDM, PFM, ROMMA, PassiveAggressive]
 ALL = LINEAR + [KernelPerceptron, Ballseptron]
 
 
