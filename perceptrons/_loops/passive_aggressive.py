@@ -37,7 +37,8 @@ Row weights (``weights``, sample_weight × class_weight). A row of weight
 (Eq. (4): :math:`\tfrac12\|w - w_t\|^2 + sC\xi`; Eq. (5):
 :math:`\tfrac12\|w - w_t\|^2 + sC\xi^2`): PA-I :math:`\tau =
 \min\{sC, \ell/\|x\|^2\}`, PA-II :math:`\tau = \ell/(\|x\|^2 +
-\tfrac{1}{2sC})`, PA unchanged (:math:`C = \infty`). For PA-I an integer
+\tfrac{1}{2sC})`; PA (:math:`C = \infty`) does not read it (the
+estimator refuses weights other than 0 and 1 for PA). For PA-I an integer
 weight k is then k consecutive presentations of the row. s = 1 is the
 unweighted arithmetic bit for bit.
 

@@ -124,8 +124,8 @@ class PassiveAggressive(KernelMixin, BaseOnlinePerceptron):
     class_weight : dict, "balanced" or None, default=None
         Weight of each class, multiplying ``sample_weight`` (``fit``,
         ``partial_fit``). A row of weight s has aggressiveness sC (Notes,
-        "Weighted rows"); PA (C = ∞) is unchanged by a positive weight. A
-        row of weight 0 is absent. "balanced": ``n_samples / (n_classes ·
+        "Weighted rows"); PA, which has no C, refuses weights other than 0
+        and 1. A row of weight 0 is absent. "balanced": ``n_samples / (n_classes ·
         count(y))``, as in scikit-learn (``fit`` only).
     warm_start : bool, default=False
         ``fit`` continues the fitted state (weights, intercepts, running
@@ -243,9 +243,12 @@ class PassiveAggressive(KernelMixin, BaseOnlinePerceptron):
         \text{(PA-I)},\qquad
         \tau_t = \frac{\ell_t}{\|x_t\|^2 + \frac{1}{2sC}}\ \text{(PA-II)},
 
-    and PA (C = ∞) is unchanged. For PA-I an integer weight k is k
-    consecutive presentations of the row. A row of weight 0 is absent, and
-    unit weights are the unweighted run bit for bit. (scikit-learn instead
+    For PA-I an integer weight k is k consecutive presentations of the row.
+    A row of weight 0 is absent, and unit weights are the unweighted run bit
+    for bit. PA's update meets the hard constraint of Eq. (2), which no
+    weight changes (C = ∞ scaled is ∞): rather than ignore them, PA refuses
+    weights other than 0 and 1 (and ``class_weight``), naming PA-I and
+    PA-II. (scikit-learn instead
     multiplies τ by s after the clipping, which for s ≠ 1 no longer
     attains the margin PA's step attains.)
 
@@ -310,7 +313,9 @@ class PassiveAggressive(KernelMixin, BaseOnlinePerceptron):
 
     @classmethod
     def _test_params(cls):
-        return [{}, {"variant": "PA"}, {"variant": "PA-II", "C": 0.1},
+        # variant="PA" refuses weights (check_class_weight_classifiers);
+        # it differs from PA-I only in τ (its own tests cover it).
+        return [{}, {"variant": "PA-II", "C": 0.1},
                 {"hypothesis": "last"},
                 {"variant": "PA-II", "hypothesis": "last", "max_iter": 5},
                 {"kernel": "rbf", "gamma": 0.5, "max_iter": 5,
@@ -371,8 +376,13 @@ class PassiveAggressive(KernelMixin, BaseOnlinePerceptron):
             s.intercept[:] = intercept
 
     def _weights_refusal(self):
-        # A row's weight scales its C (class notes).
-        return None
+        # A row's weight scales its C (class notes); PA has no C to scale.
+        if self.variant != "PA":
+            return None
+        return ("variant='PA' takes no sample weights other than 0 and 1 "
+                "(nor class_weight): its update meets the hard constraint "
+                "of Eq. (2), which a weight cannot change; use 'PA-I' or "
+                "'PA-II', where a row's weight scales its aggressiveness C")
 
     # ----------------------------------------------------------- training
     def _call_averaged(self):

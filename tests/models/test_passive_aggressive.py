@@ -18,7 +18,7 @@ rule shows where the two readings part.
 
 Equivalences: ``kernel="linear"`` is the primal form; ``partial_fit`` one
 pass per call is ``fit``; a PA-I row of integer weight k is k consecutive
-copies of it; PA ignores positive weights.
+copies of it; a weight s is C times s (PA, without C, refuses weights).
 """
 
 import warnings
@@ -268,7 +268,7 @@ def test_pa1_integer_weight_is_consecutive_copies(fit_intercept, n_classes):
 
 
 @pytest.mark.reference
-@pytest.mark.parametrize("variant", ["PA", "PA-I", "PA-II"])
+@pytest.mark.parametrize("variant", ["PA-I", "PA-II"])
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("kernel", [None, "rbf"])
 def test_weighted_rows_match_reference(variant, n_classes, kernel):
@@ -288,20 +288,28 @@ def test_weighted_rows_match_reference(variant, n_classes, kernel):
             _close(_by_row(est, X.shape[0], s > 0), ref.dual_coef)
 
 
-def test_pa_ignores_positive_weights_and_weights_scale_c():
+def test_weights_scale_c_and_pa_refuses_them():
     X, y = make_stream(3, _seed("scale"))
     s = np.full(X.shape[0], 2.5)
-    for variant in ("PA", "PA-I", "PA-II"):
+    for variant in ("PA-I", "PA-II"):
         params = dict(variant=variant, hypothesis="last", shuffle=False,
                       max_iter=3)
         weighted = PassiveAggressive(C=0.04, **params).fit(
             X, y, sample_weight=s)
         scaled = PassiveAggressive(C=0.1, **params).fit(X, y)
         _close(weighted.coef_, scaled.coef_)
-    pa = dict(variant="PA", shuffle=False, max_iter=3)
+    pa = PassiveAggressive(variant="PA", shuffle=False, max_iter=3)
+    with pytest.raises(ValueError, match="PA-I"):
+        pa.fit(X, y, sample_weight=s)
+    with pytest.raises(ValueError, match="class_weight"):
+        pa.set_params(class_weight="balanced").fit(X, y)
+    # Rows of weight 0 and 1 need nothing of the rule.
+    s01 = (np.arange(X.shape[0]) % 4 != 0).astype(float)
+    keep = s01 > 0
     assert_array_equal(
-        PassiveAggressive(**pa).fit(X, y, sample_weight=s).coef_,
-        PassiveAggressive(**pa).fit(X, y).coef_)
+        pa.set_params(class_weight=None).fit(X, y, sample_weight=s01).coef_,
+        PassiveAggressive(variant="PA", shuffle=False, max_iter=3).fit(
+            X[keep], y[keep]).coef_)
 
 
 def test_weights_differ_from_sklearns_scaled_step():
