@@ -390,3 +390,36 @@ def test_switching_to_averaged_after_last_is_refused():
     est.set_params(hypothesis="averaged")
     with pytest.raises(ValueError, match="averaged"):
         est.partial_fit(X, y)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_parameter_mixing_mixes_w_b_and_pools_the_average(n_classes):
+    """One epoch of uniform mixing over two shards from w = 0: the last
+    (w, b) is the mean of the shards' runs, and the averaged hypothesis is
+    the average of every hypothesis either shard visited,
+    ``(t_A avg_A + t_B avg_B) / (t_A + t_B)``."""
+    from perceptrons.distributed import ParameterMixing
+
+    X, y = make_stream(n_classes, _seed("mixing", n_classes), n=60)
+    cut = [np.arange(30), np.arange(30, 60)]
+    classes = np.unique(y)
+    for hypothesis in ("last", "averaged"):
+        est = PassiveAggressive(hypothesis=hypothesis, shuffle=False,
+                                max_iter=1)
+        ipm = ParameterMixing(est).fit([X[c] for c in cut],
+                                       [y[c] for c in cut], classes=classes)
+        runs = [PassiveAggressive(hypothesis=hypothesis, shuffle=False,
+                                  max_iter=1).partial_fit(X[c], y[c],
+                                                          classes=classes)
+                for c in cut]
+        if hypothesis == "last":
+            want = [np.mean([r.coef_ for r in runs], axis=0),
+                    np.mean([r.intercept_ for r in runs], axis=0)]
+        else:
+            t = np.array([r.t_ for r in runs], dtype=float)
+            want = [sum(ti * r.coef_ for ti, r in zip(t, runs)) / t.sum(),
+                    sum(ti * r.intercept_ for ti, r in zip(t, runs))
+                    / t.sum()]
+        _close(ipm.coef_, want[0])
+        _close(ipm.intercept_, want[1])
+
