@@ -20,7 +20,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MaxAbsScaler
 
 import perceptrons.streaming as streaming
-from perceptrons import PDM, ROMMA, Ballseptron, Perceptron
+from perceptrons import PDM, ROMMA, Ballseptron, PassiveAggressive, Perceptron
 from perceptrons.datasets import dump_svmlight, load_svmlight
 from perceptrons.streaming import (CacheWarning, fit_file, iter_svmlight,
                                    predict_file, scan_svmlight)
@@ -98,6 +98,7 @@ ESTIMATORS = {
     "ballseptron": lambda: Ballseptron(radius=0.3),
     "romma": lambda: ROMMA(),
     "pdm": lambda: PDM(),
+    "passive-aggressive": lambda: PassiveAggressive(),
 }
 
 
