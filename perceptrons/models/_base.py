@@ -181,6 +181,35 @@ def pooled_sum(start, sums):
     return total
 
 
+def pooled_accumulator(start, states, t, mixed, value, acc):
+    """The accumulator of a mixed state that keeps ``Σ_t w_t = t·w - A``.
+
+    Parameters
+    ----------
+    start : State or None
+        The state every shard started the epoch from.
+    states : list of State
+        Each shard's state after its epoch.
+    t : int
+        The mixed state's step count.
+    mixed : ndarray
+        The mixed w.
+    value, acc : callable
+        A state's w and A.
+
+    Returns
+    -------
+    ndarray
+        ``t·w - Σ`` with Σ the pooled sum of every hypothesis any shard
+        visited (:func:`pooled_sum`), so that the mixed state's average is
+        the average of all of them.
+    """
+    before = (start.t * value(start) - acc(start) if start is not None
+              else None)
+    return t * mixed - pooled_sum(before, [s.t * value(s) - acc(s)
+                                           for s in states])
+
+
 class TrainingCall(SimpleNamespace):
     """Scratch of one ``fit``/``partial_fit`` call, never kept on the model.
 

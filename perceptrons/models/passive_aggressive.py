@@ -12,14 +12,13 @@ import dataclasses
 from numbers import Real
 
 import numpy as np
-import scipy.sparse as sp
 
-from .._loops.mercer import KERNEL_LINEAR, KERNELS
+from .._loops.mercer import KERNELS
 from .._loops.passive_aggressive import RULES, pa_epoch
 from ..utils._param_validation import Interval, StrOptions
-from ..utils.validation import linear_scores, refuse_underflow
-from ._base import BaseOnlinePerceptron, mix, pooled_sum
-from ._kernel import KernelMixin, linear_coef
+from ._averaged import LastOrAveragedMixin
+from ._base import BaseOnlinePerceptron, mix, pooled_accumulator, pooled_sum
+from ._kernel import KernelMixin
 from ._state import FittedState, array, scalar, sub
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._weights import DualWeights, WeightRows
@@ -72,7 +71,8 @@ class PassiveAggressiveState(FittedState):
 
 
 @with_stopping_docs
-class PassiveAggressive(KernelMixin, BaseOnlinePerceptron):
+class PassiveAggressive(LastOrAveragedMixin, KernelMixin,
+                        BaseOnlinePerceptron):
     r"""Passive-Aggressive classifier: PA, PA-I and PA-II.
 
     The online algorithms of Crammer, Dekel, Keshet, Shalev-Shwartz &
@@ -343,37 +343,23 @@ class PassiveAggressive(KernelMixin, BaseOnlinePerceptron):
                          random_state=random_state,
                          class_weight=class_weight, warm_start=warm_start)
 
-    def _final_after_quiet_pass(self):
-        # No update: w and b did not move, nor will they.
-        return self.hypothesis == "last"
-
     # ----------------------------------------------------------- state
     def _new_state(self, call, fitted):
         X = call.X
         n_classes = fitted["classes"].shape[0]
         n_rows = 1 if n_classes == 2 else n_classes
-        averaged = self.hypothesis == "averaged"
-        if self.kernel is None:
-            weights = WeightRows.zeros(n_rows, X.shape[1], summed=averaged)
-        else:
-            weights = DualWeights.empty(self._kernel_spec(X.shape[1]), n_rows,
-                                        X.shape[1], sp.issparse(X))
         return PassiveAggressiveState(
-            **fitted, averaged=averaged, intercept=np.zeros(n_rows),
-            intercept_acc=np.zeros(n_rows),
+            **fitted, averaged=self.hypothesis == "averaged",
+            intercept=np.zeros(n_rows), intercept_acc=np.zeros(n_rows),
             n_updates_per_problem=np.zeros(n_rows, dtype=np.int64),
-            weights=weights)
+            weights=self._new_weights(X, n_rows))
 
     def _set_initial(self, coef, intercept):
-        s = self.state_
-        if not isinstance(s.weights, WeightRows):
-            raise ValueError("coef_init/intercept_init start a primal weight "
-                             "vector; with a kernel the weights are dual "
-                             "coefficients (set kernel=None)")
+        rows = self._initial_rows()
         if coef is not None:
-            s.weights.current[:] = coef
+            rows.current[:] = coef
         if intercept is not None:
-            s.intercept[:] = intercept
+            self.state_.intercept[:] = intercept
 
     def _weights_refusal(self):
         # A row's weight scales its C (class notes); PA has no C to scale.
@@ -385,33 +371,15 @@ class PassiveAggressive(KernelMixin, BaseOnlinePerceptron):
                 "'PA-II', where a row's weight scales its aggressiveness C")
 
     # ----------------------------------------------------------- training
-    def _call_averaged(self):
-        """Whether this call keeps the running sums, checked against
-        ``hypothesis`` (``set_params`` may have changed it between
-        ``partial_fit`` calls)."""
-        if self.hypothesis == "averaged" and not self.state_.averaged:
-            raise ValueError(
-                "hypothesis='averaged' needs the running sum of every step "
-                "since the first call, which was made with hypothesis="
-                "'last'; call fit (or start partial_fit afresh)")
-        return self.hypothesis == "averaged"
+    def _without_running_sums(self, state):
+        return super()._without_running_sums(state).replace(
+            intercept_acc=np.zeros_like(state.intercept))
 
     def _begin_call(self, call):
-        refuse_underflow(call.loop_arrays[0], call.mean_sq_norm)
-        s = self.state_
-        call.averaged = self._call_averaged()
-        if s.averaged and not call.averaged:
-            # A "last" call leaves the running sums behind: drop them, so a
-            # later switch back to "averaged" is refused, not silently wrong.
-            w = s.weights
-            s = self.state_ = s.replace(
-                averaged=False, intercept_acc=np.zeros_like(s.intercept),
-                weights=w.replace(summed=np.zeros((w.current.shape[0], 0))))
+        s = self._begin_rows_call(call)
         call.scores = np.zeros(s.intercept.shape[0])
         call.rule = RULES[self.variant](float(self.C),
                                         bool(self.fit_intercept))
-        call.keep_summed, call.keep_snapshot = call.averaged, False
-        s.weights.begin_call(self, call)
 
     def _run_epoch(self, call, targets, order):
         s = self.state_
@@ -426,30 +394,14 @@ class PassiveAggressive(KernelMixin, BaseOnlinePerceptron):
 
     def _state_is_finite(self, call):
         s = self.state_
-        w = s.weights
-        if isinstance(w, DualWeights):
-            kc = call.dual
-            m = kc.support_size
-            finite = bool(np.isfinite(kc.current[:, :m]).all()
-                          and np.isfinite(kc.summed[:, :m]).all())
-        else:
-            finite = bool(np.isfinite(w.current).all()
-                          and np.isfinite(w.summed).all())
-        return (finite and bool(np.isfinite(s.intercept).all())
+        return (self._rows_are_finite(call)
+                and bool(np.isfinite(s.intercept).all())
                 and bool(np.isfinite(s.intercept_acc).all()))
 
     def _end_call(self, call, targets):
-        s = self.state_
-        w = s.weights
-        if isinstance(w, WeightRows):
-            return s
-        kc = call.dual
-        m = kc.support_size
-        # Rows with a non-zero coefficient in w or in its accumulator.
-        keep = np.any(kc.current[:, :m] != 0.0, axis=0)
-        if call.averaged:
-            keep |= np.any(kc.summed[:, :m] != 0.0, axis=0)
-        return s.replace(weights=w.end_call(call, keep))
+        # Kernel form: the rows with a non-zero coefficient in w or in its
+        # accumulator stay support vectors.
+        return self._rows_after_call(self.state_, call)
 
     # ----------------------------------------------------------- results
     def _final_hypothesis(self):
@@ -466,27 +418,11 @@ class PassiveAggressive(KernelMixin, BaseOnlinePerceptron):
     def _public_model(self):
         s = self.state_
         weights, intercept = self._final_hypothesis()
-        public = {"intercept_": intercept,
-                  "n_updates_per_problem_": s.n_updates_per_problem}
-        w = s.weights
-        if isinstance(w, WeightRows):
-            public["coef_"] = weights
-            return public
-        public.update(support_=w.pool.index.copy(),
-                      support_vectors_=w.pool.X, dual_coef_=weights,
-                      gamma_=w.kernel.gamma)
-        if w.kernel.code == KERNEL_LINEAR:
-            public["coef_"] = linear_coef(weights, w.pool.X)
-        return public
+        return {"intercept_": intercept,
+                "n_updates_per_problem_": s.n_updates_per_problem,
+                **self._public_rows(weights)}
 
     # ----------------------------------------------------------- mixing
-    def _mixing_refusal(self):
-        if self.kernel is not None:
-            return (f"with kernel={self.kernel!r} the model is coefficients "
-                    "over each shard's own support vectors, not a weight "
-                    "vector the shards share")
-        return None
-
     def _mix_arrays(self, start, states, mu, counted):
         """w and b mixed by μ; the averaged hypothesis from the pooled sum
         of every hypothesis any shard visited (see ``ParameterMixing``)."""
@@ -496,16 +432,12 @@ class PassiveAggressive(KernelMixin, BaseOnlinePerceptron):
         intercept_acc = counted.intercept_acc
         if counted.averaged:
             # The state keeps A with  Σ_t w_t = t·w - A  (loop notes).
-            def pooled(value, acc):
-                before = (start.t * value(start) - acc(start)
-                          if start is not None else None)
-                return pooled_sum(before, [s.t * value(s) - acc(s)
-                                           for s in states])
-
-            summed = counted.t * current - pooled(
+            summed = pooled_accumulator(
+                start, states, counted.t, current,
                 lambda s: s.weights.current, lambda s: s.weights.summed)
-            intercept_acc = counted.t * intercept - pooled(
-                lambda s: s.intercept, lambda s: s.intercept_acc)
+            intercept_acc = pooled_accumulator(
+                start, states, counted.t, intercept, lambda s: s.intercept,
+                lambda s: s.intercept_acc)
         n_updates = pooled_sum(
             start.n_updates_per_problem if start is not None else None,
             [s.n_updates_per_problem for s in states])
@@ -516,11 +448,4 @@ class PassiveAggressive(KernelMixin, BaseOnlinePerceptron):
 
     # ----------------------------------------------------------- prediction
     def _decision(self, X):
-        w = self.state_.weights
-        if isinstance(w, WeightRows):
-            scores = linear_scores(X, self.coef_)
-        else:
-            scores = w.kernel.scores(X, w.pool.X, self.dual_coef_,
-                                     w.pool.sq_norms())
-        scores += self.intercept_
-        return scores
+        return self._rows_decision(X) + self.intercept_

@@ -23,7 +23,7 @@ from .._loops.perceptron import figure2_epoch
 from .._loops.voted import csr_gram_t
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import linear_scores, refuse_underflow
-from ._base import BaseOnlinePerceptron, mix, pooled_sum
+from ._base import BaseOnlinePerceptron, mix, pooled_accumulator, pooled_sum
 from ._kernel import BLOCK_ROWS, KernelMixin, linear_coef
 from ._ovr import problem_signs
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
@@ -768,16 +768,12 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
         theta_avg_acc = counted.theta_avg_acc
         if counted.hypothesis == "averaged":
             # The state keeps acc with  Σ_t w_t = t·w - acc  (_loops notes).
-            def pooled(value, acc):
-                before = (start.t * value(start) - acc(start)
-                          if start is not None else None)
-                return pooled_sum(before, [s.t * value(s) - acc(s)
-                                           for s in states])
-
-            summed = counted.t * current - pooled(
+            summed = pooled_accumulator(
+                start, states, counted.t, current,
                 lambda s: s.weights.current, lambda s: s.weights.summed)
-            theta_avg_acc = counted.t * theta - pooled(
-                lambda s: s.theta, lambda s: s.theta_avg_acc)
+            theta_avg_acc = pooled_accumulator(
+                start, states, counted.t, theta, lambda s: s.theta,
+                lambda s: s.theta_avg_acc)
         n_updates = pooled_sum(
             start.n_updates_per_problem if start is not None else None,
             [s.n_updates_per_problem for s in states])
