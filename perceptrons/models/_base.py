@@ -210,6 +210,48 @@ def pooled_accumulator(start, states, t, mixed, value, acc):
                                            for s in states])
 
 
+def mixed_rows_and_offset(start, states, mu, counted, averaged, offset,
+                          offset_acc):
+    """The arrays of a mix of states made of weight rows, an offset per row
+    (θ, b) and, averaged, their accumulators ``A`` with
+    ``Σ_t w_t = t·w - A`` (the Perceptron's and PA's states).
+
+    Parameters
+    ----------
+    start, states, mu, counted
+        As in :meth:`BaseOnlinePerceptron._mix_states`.
+    averaged : bool
+        Whether the states keep the accumulators.
+    offset, offset_acc : str
+        The state fields of the offset and its accumulator.
+
+    Returns
+    -------
+    dict
+        The replaced fields: ``weights`` (current rows mixed by μ,
+        accumulator pooled), the offset and its accumulator,
+        ``n_updates_per_problem`` (added up).
+    """
+    current = mix([s.weights.current for s in states], mu)
+    off = mix([getattr(s, offset) for s in states], mu)
+    summed = counted.weights.summed
+    off_acc = getattr(counted, offset_acc)
+    if averaged:
+        summed = pooled_accumulator(
+            start, states, counted.t, current, lambda s: s.weights.current,
+            lambda s: s.weights.summed)
+        off_acc = pooled_accumulator(
+            start, states, counted.t, off, lambda s: getattr(s, offset),
+            lambda s: getattr(s, offset_acc))
+    n_updates = pooled_sum(
+        start.n_updates_per_problem if start is not None else None,
+        [s.n_updates_per_problem for s in states])
+    return {"weights": counted.weights.replace(current=current,
+                                               summed=summed),
+            offset: off, offset_acc: off_acc,
+            "n_updates_per_problem": n_updates}
+
+
 class TrainingCall(SimpleNamespace):
     """Scratch of one ``fit``/``partial_fit`` call, never kept on the model.
 

@@ -17,7 +17,7 @@ from .._loops.mercer import KERNELS
 from .._loops.passive_aggressive import RULES, pa_epoch
 from ..utils._param_validation import Interval, StrOptions
 from ._averaged import LastOrAveragedMixin
-from ._base import BaseOnlinePerceptron, mix, pooled_accumulator, pooled_sum
+from ._base import BaseOnlinePerceptron, mixed_rows_and_offset
 from ._kernel import KernelMixin
 from ._state import FittedState, array, scalar, sub
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
@@ -426,25 +426,9 @@ class PassiveAggressive(LastOrAveragedMixin, KernelMixin,
     def _mix_arrays(self, start, states, mu, counted):
         """w and b mixed by μ; the averaged hypothesis from the pooled sum
         of every hypothesis any shard visited (see ``ParameterMixing``)."""
-        current = mix([s.weights.current for s in states], mu)
-        intercept = mix([s.intercept for s in states], mu)
-        summed = counted.weights.summed
-        intercept_acc = counted.intercept_acc
-        if counted.averaged:
-            # The state keeps A with  Σ_t w_t = t·w - A  (loop notes).
-            summed = pooled_accumulator(
-                start, states, counted.t, current,
-                lambda s: s.weights.current, lambda s: s.weights.summed)
-            intercept_acc = pooled_accumulator(
-                start, states, counted.t, intercept, lambda s: s.intercept,
-                lambda s: s.intercept_acc)
-        n_updates = pooled_sum(
-            start.n_updates_per_problem if start is not None else None,
-            [s.n_updates_per_problem for s in states])
-        return counted.replace(
-            weights=counted.weights.replace(current=current, summed=summed),
-            intercept=intercept, intercept_acc=intercept_acc,
-            n_updates_per_problem=n_updates)
+        return counted.replace(**mixed_rows_and_offset(
+            start, states, mu, counted, counted.averaged, "intercept",
+            "intercept_acc"))
 
     # ----------------------------------------------------------- prediction
     def _decision(self, X):

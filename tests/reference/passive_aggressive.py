@@ -48,13 +48,13 @@ def step_size(variant, loss, sq_norm, C, s=1.0):
     raise ValueError(variant)
 
 
-def figure1(K, signs, variant, C, n_epochs, bias, s=None):
-    """Figure 1 on one binary problem, in the kernel form.
+def figure1(X, signs, variant, C, n_epochs, bias, s=None, K=None):
+    """Figure 1 on one binary problem.
 
     Parameters
     ----------
-    K : ndarray of shape (n, n)
-        ``K[i, j] = <phi(x_i), phi(x_j)>`` (``X X^T`` for the primal form).
+    X : ndarray of shape (n, d)
+        The rows, presented in order.
     signs : ndarray of shape (n,), in {-1, +1}
     variant : {"PA", "PA-I", "PA-II"}
     C : float
@@ -64,73 +64,47 @@ def figure1(K, signs, variant, C, n_epochs, bias, s=None):
         Learn b on the constant feature.
     s : ndarray of shape (n,), optional
         Row weights (default: all 1).
+    K : ndarray of shape (n, n), optional
+        ``K[i, j] = k(x_i, x_j)``: the kernel form (Sec. 3), w kept as
+        ``alpha`` by row, ``w_t.x_t = sum_i alpha_i K[i, t]``,
+        ``|x_t|^2 = K[t, t]``. Without it, w is a vector over the features.
 
     Returns
     -------
     dict
-        ``alpha`` (coefficient by row, the last hypothesis), ``b``,
-        ``alpha_avg``, ``b_avg`` (the mean of the hypotheses after every
-        step), ``scores`` (every step's ``w_t.x_t + b_t`` before its update,
-        by epoch), ``losses`` (every step's l_t), ``updates`` (per epoch).
+        ``w`` (w by feature, or alpha by row in the kernel form; the last
+        hypothesis), ``b``, ``w_avg``, ``b_avg`` (the mean of the hypotheses
+        after every step), ``scores`` (every step's ``w_t.x_t + b_t`` before
+        its update, by epoch), ``losses`` (every step's l_t), ``updates``
+        (per epoch).
     """
-    n = K.shape[0]
+    n = X.shape[0]
     s = np.ones(n) if s is None else s
-    alpha = np.zeros(n)
+    w = np.zeros(n if K is not None else X.shape[1])
     b = 0.0
-    alpha_sum = np.zeros(n)
+    w_sum = np.zeros_like(w)
     b_sum = 0.0
     scores, losses, updates = [], [], []
     for _ in range(n_epochs):
         epoch_scores = []
         n_updates = 0
         for t in range(n):
-            score = float(sum(alpha[i] * K[i, t] for i in range(n))) + b
+            if K is None:
+                score = float(w @ X[t]) + b
+                sq_norm = float(X[t] @ X[t])
+            else:
+                score = float(w @ K[:, t]) + b
+                sq_norm = K[t, t]
+            sq_norm += 1.0 if bias else 0.0
             epoch_scores.append(score)
             loss = max(0.0, 1.0 - signs[t] * score)
             losses.append(loss)
-            sq_norm = K[t, t] + (1.0 if bias else 0.0)
             if loss > 0.0 and sq_norm > 0.0:
                 tau = step_size(variant, loss, sq_norm, C, s[t])
-                alpha[t] += tau * signs[t]
-                if bias:
-                    b += tau * signs[t]
-                n_updates += 1
-            alpha_sum += alpha
-            b_sum += b
-        scores.append(epoch_scores)
-        updates.append(n_updates)
-    steps = n_epochs * n
-    return {"alpha": alpha, "b": b, "alpha_avg": alpha_sum / steps,
-            "b_avg": b_sum / steps, "scores": scores, "losses": losses,
-            "updates": updates}
-
-
-def figure1_primal(X, signs, variant, C, n_epochs, bias, s=None):
-    """Figure 1 on one binary problem, w a vector over the features.
-
-    As :func:`figure1`, with ``w`` and ``w_avg`` (by feature) in place of
-    ``alpha`` and ``alpha_avg``.
-    """
-    n, d = X.shape
-    s = np.ones(n) if s is None else s
-    w = np.zeros(d)
-    b = 0.0
-    w_sum = np.zeros(d)
-    b_sum = 0.0
-    scores, losses, updates = [], [], []
-    for _ in range(n_epochs):
-        epoch_scores = []
-        n_updates = 0
-        for t in range(n):
-            x = X[t]
-            score = float(w @ x) + b
-            epoch_scores.append(score)
-            loss = max(0.0, 1.0 - signs[t] * score)
-            losses.append(loss)
-            sq_norm = float(x @ x) + (1.0 if bias else 0.0)
-            if loss > 0.0 and sq_norm > 0.0:
-                tau = step_size(variant, loss, sq_norm, C, s[t])
-                w = w + tau * signs[t] * x
+                if K is None:
+                    w = w + tau * signs[t] * X[t]
+                else:
+                    w[t] += tau * signs[t]
                 if bias:
                     b += tau * signs[t]
                 n_updates += 1
@@ -187,7 +161,8 @@ def fit(X, y, *, variant="PA-I", C=1.0, fit_intercept=True,
     """Figure 1 for ``max_iter`` passes, one-vs-rest with more than two
     classes; ``perceptrons.PassiveAggressive``'s parameters (defaults
     included) with ``shuffle=False``. ``kernel=None`` is the primal form
-    (:func:`figure1_primal`), a kernel the kernel form (:func:`figure1`).
+    (:func:`figure1` with w by feature), a kernel the kernel form
+    (:func:`figure1` with the Gram matrix).
     ``classes`` (as ``partial_fit``'s) when y does not show them all;
     ``sample_weight``: each row's weight (rows of weight 0 not presented).
 
@@ -212,22 +187,18 @@ def fit(X, y, *, variant="PA-I", C=1.0, fit_intercept=True,
     problems = [1] if binary else list(range(len(classes)))
     averaged = hypothesis == "averaged"
     n_rows = len(problems)
+    K = None if kernel is None else gram(X_train, X_train, kernel, **params)
+    runs = [figure1(X_train, np.where(idx == k, 1.0, -1.0), variant, C,
+                    max_iter, fit_intercept, s, K) for k in problems]
+    returned = np.array([r["w_avg" if averaged else "w"] for r in runs])
+    last = np.array([r["w"] for r in runs])
     if kernel is None:
-        runs = [figure1_primal(X_train, np.where(idx == k, 1.0, -1.0),
-                               variant, C, max_iter, fit_intercept, s)
-                for k in problems]
-        coef = np.array([r["w_avg" if averaged else "w"] for r in runs])
-        last_coef = np.array([r["w"] for r in runs])
-        dual = last_dual = None
+        coef, last_coef, dual, last_dual = returned, last, None, None
     else:
-        K = gram(X_train, X_train, kernel, **params)
-        runs = [figure1(K, np.where(idx == k, 1.0, -1.0), variant, C,
-                        max_iter, fit_intercept, s) for k in problems]
+        # By row of X: the rows not presented have coefficient 0.
         dual = np.zeros((n_rows, X_all.shape[0]))
         last_dual = np.zeros_like(dual)
-        dual[:, present] = [r["alpha_avg" if averaged else "alpha"]
-                            for r in runs]
-        last_dual[:, present] = [r["alpha"] for r in runs]
+        dual[:, present], last_dual[:, present] = returned, last
         coef = last_coef = None
         if kernel == "linear":
             coef, last_coef = dual @ X_all, last_dual @ X_all

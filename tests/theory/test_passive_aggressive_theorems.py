@@ -85,28 +85,33 @@ def test_theorem_3_pa_unit_rows(problem, n_passes, u_scale):
     assert _leq(float(np.sum(losses ** 2)), bound)
 
 
-@settings(max_examples=25, deadline=None)
-@given(noisy_problems(max_samples=60), st.integers(1, 2),
-       st.floats(0.01, 10.0), st.floats(0.1, 10.0))
-def test_theorem_4_pa1_mistakes(problem, n_passes, C, u_scale):
+def _any_comparator(problem, u_scale, n_passes):
+    """R, a comparator u (the true direction at scale ``u_scale / R``) and
+    its losses ℓ*_t over the repeated sequence."""
     X, y, u_true, _, _ = problem
-    _, est = _run(X, y, "PA-I", C, n_passes)
     R = float(np.max(np.linalg.norm(X, axis=1)))
     u = u_scale * u_true / max(R, 1e-300)
-    star = np.tile(_comparator_losses(X, y, u), n_passes)
+    return R, u, np.tile(_comparator_losses(X, y, u), n_passes)
+
+
+NOISY_RUNS = (noisy_problems(max_samples=60), st.integers(1, 2),
+              st.floats(0.01, 10.0), st.floats(0.1, 10.0))
+
+
+@settings(max_examples=25, deadline=None)
+@given(*NOISY_RUNS)
+def test_theorem_4_pa1_mistakes(problem, n_passes, C, u_scale):
+    _, est = _run(problem[0], problem[1], "PA-I", C, n_passes)
+    R, u, star = _any_comparator(problem, u_scale, n_passes)
     bound = max(R * R, 1.0 / C) * (float(u @ u) + 2.0 * C * np.sum(star))
     assert _leq(est.n_mistakes_, bound)
 
 
 @settings(max_examples=25, deadline=None)
-@given(noisy_problems(max_samples=60), st.integers(1, 2),
-       st.floats(0.01, 10.0), st.floats(0.1, 10.0))
+@given(*NOISY_RUNS)
 def test_theorem_5_pa2_squared_loss(problem, n_passes, C, u_scale):
-    X, y, u_true, _, _ = problem
-    losses, _ = _run(X, y, "PA-II", C, n_passes)
-    R = float(np.max(np.linalg.norm(X, axis=1)))
-    u = u_scale * u_true / max(R, 1e-300)
-    star = np.tile(_comparator_losses(X, y, u), n_passes)
+    losses, _ = _run(problem[0], problem[1], "PA-II", C, n_passes)
+    R, u, star = _any_comparator(problem, u_scale, n_passes)
     bound = (R * R + 0.5 / C) * (float(u @ u)
                                  + 2.0 * C * np.sum(star ** 2))
     assert _leq(float(np.sum(losses ** 2)), bound)
