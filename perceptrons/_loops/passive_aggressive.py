@@ -142,7 +142,8 @@ def pa_epoch(store, targets, order, weights, rule, intercept, intercept_acc,
     rule : PARule, PA1Rule or PA2Rule
         The variant, its C and whether the bias is learnt.
     intercept, intercept_acc : ndarray of shape (n_rows,), float64
-        b of each problem and its accumulator A_b, updated in place.
+        The bias b of each problem and its accumulator A_b, updated in
+        place.
     t_start : int
         Steps presented before this pass (the global step of
         ``order[0]`` is ``t_start + 1``).

@@ -26,9 +26,11 @@ __all__ = ["LastOrAveragedMixin"]
 
 
 class LastOrAveragedMixin:
-    """Weight rows returned as the last or the averaged hypothesis (module
-    notes); for a :class:`~perceptrons.models._kernel.KernelMixin`
-    estimator with a ``hypothesis`` parameter."""
+    """Weight rows returned as the last or the averaged hypothesis.
+
+    See the module notes; for a :class:`~perceptrons.models._kernel.KernelMixin`
+    estimator with a ``hypothesis`` parameter.
+    """
 
     def _final_after_quiet_pass(self):
         # A pass without an update leaves the last rows as they are, for

@@ -212,14 +212,23 @@ def pooled_accumulator(start, states, t, mixed, value, acc):
 
 def mixed_rows_and_offset(start, states, mu, counted, averaged, offset,
                           offset_acc):
-    """The arrays of a mix of states made of weight rows, an offset per row
-    (θ, b) and, averaged, their accumulators ``A`` with
-    ``Σ_t w_t = t·w - A`` (the Perceptron's and PA's states).
+    """The mixed arrays of states of weight rows and per-row offsets.
+
+    The states hold weight rows, an offset per row (θ, b) and, averaged,
+    their accumulators ``A`` with ``Σ_t w_t = t·w - A`` (the Perceptron's
+    and PA's states).
 
     Parameters
     ----------
-    start, states, mu, counted
-        As in :meth:`BaseOnlinePerceptron._mix_states`.
+    start : State or None
+        The state every shard started the epoch from.
+    states : list of State
+        Each shard's state after its epoch.
+    mu : ndarray of shape (n_shards,)
+        The mixing weights.
+    counted : State
+        The first shard's state with the counters added up
+        (:meth:`BaseOnlinePerceptron._mix_states`).
     averaged : bool
         Whether the states keep the accumulators.
     offset, offset_acc : str
