@@ -425,3 +425,45 @@ def test_parameter_mixing_mixes_w_b_and_pools_the_average(n_classes):
         _close(ipm.coef_, want[0])
         _close(ipm.intercept_, want[1])
 
+
+
+def test_coef_init_and_warm_start():
+    """``coef_init``/``intercept_init`` start w and b (scikit-learn's
+    ``fit(coef_init=...)`` without intercept is the same run); warm_start
+    continues the state: 2 + 3 passes are 5."""
+    X, y = make_stream(3, _seed("init"))
+    rng = np.random.default_rng(3)
+    W0 = rng.standard_normal((3, X.shape[1]))
+    b0 = rng.standard_normal(3)
+    params = dict(variant="PA-II", C=0.2, hypothesis="last", shuffle=False)
+    est = PassiveAggressive(fit_intercept=False, max_iter=3, **params).fit(
+        X, y, coef_init=W0, intercept_init=b0)
+    sk = _fit_sklearn(_sklearn_pa(C=0.2, loss="squared_hinge",
+                                  fit_intercept=False, max_iter=3), X, y,
+                      coef_init=W0, intercept_init=b0)
+    _close(est.coef_, sk.coef_)
+    assert_array_equal(est.intercept_, b0)  # b fixed without the bias
+    five = PassiveAggressive(max_iter=5, **params).fit(X, y)
+    warm = PassiveAggressive(max_iter=2, warm_start=True, **params).fit(X, y)
+    warm.set_params(max_iter=3).fit(X, y)
+    assert_array_equal(warm.mistakes_per_epoch_, five.mistakes_per_epoch_)
+    _close(warm.coef_, five.coef_)
+    _close(warm.intercept_, five.intercept_)
+    with pytest.raises(ValueError, match="kernel=None"):
+        PassiveAggressive(kernel="rbf").fit(X, y, coef_init=W0)
+
+
+def test_tol_stops_when_the_mistakes_stop_falling():
+    """On separable data PA's online mistakes fall to 0; scikit-learn's rule
+    (``tol``, ``n_iter_no_change``) then stops the run long before
+    ``max_iter``, without a ConvergenceWarning."""
+    from tests.theory._theory_helpers import separable_sample
+
+    X, y, _ = separable_sample(np.random.default_rng(2), 80, 3, 0.3, 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est = PassiveAggressive(variant="PA", hypothesis="last", tol=1e-3,
+                                max_iter=1000, random_state=0).fit(X, y)
+    assert est.n_iter_ < 50
+    assert_array_equal(est.mistakes_per_epoch_[-5:], 0)
+    assert est.score(X, y) == 1.0
