@@ -252,6 +252,18 @@ class PassiveAggressive(LastOrAveragedMixin, KernelMixin,
     multiplies τ by s after the clipping, which for s ≠ 1 no longer
     attains the margin PA's step attains.)
 
+    .. warning::
+       A step is an update when :math:`\ell_t > 2^{-40}`, not
+       :math:`\ell_t > 0`: an unclipped step leaves the margin at exactly 1
+       in exact arithmetic, and in float64 an example met again at the
+       margin shows a loss of ~1e-16, the rounding of its score. Counted as
+       losses, these make steps of that size for ever on separable data
+       (2 of 300 rows every pass, for 400 passes, measured), so that the
+       last hypothesis never has a pass without an update and ``tol``
+       cannot end it; below :math:`2^{-40}` the margin is taken as
+       attained (``perceptrons._loops.passive_aggressive.LOSS_ROUNDING``).
+       This changes w by less than :math:`2^{-40}/\|x\|` per such step.
+
     A row with :math:`x = 0` and no bias cannot move w (PA's τ is
     undefined there); it is passive. Ties: ``y (w·x + b) = 0`` counts as a
     mistake, a score of exactly 0 predicts ``classes_[0]``, and among equal

@@ -57,18 +57,17 @@ def _fit_sklearn(est, X, y, **kwargs):
 
 
 def make_stream(n_classes, seed, **kwargs):
-    """A noisy linear stream with exact zeros and a zero row; labels not
-    0..K-1.
+    """A noisy linear stream with exact zeros, two zero rows and a
+    duplicate; labels not 0..K-1.
 
-    No duplicated row (nor a second zero row, which duplicates the first in
-    the augmented space and in a kernel's): right after its twin's
-    unclipped update a duplicate sits at margin 1 up to rounding (Eq. (2)),
-    and whether it then counts as an update (ℓ of 1e-16 or 0) is a
-    rounding tie.
+    Right after its twin's unclipped update a duplicate sits at margin 1 up
+    to rounding (Eq. (2)): its loss of ~1e-16 is below ``LOSS_ROUNDING``,
+    passive for the estimator and the reference alike (two zero rows are
+    such twins in the augmented space and in a kernel's).
     """
     labels = [-1, 1] if n_classes == 2 else [0, 2, 5, 7, 9][:n_classes]
     params = dict(n_classes=n_classes, n=(40, 79), d=(2, 11), sparsity=0.25,
-                  nonzero_rows=True, zero_rows=1, noise=0.15, bias=1.0,
+                  zero_rows=2, duplicate=True, noise=0.15, bias=1.0,
                   labels=labels)
     params.update(kwargs)
     s = _make_stream(seed, **params)

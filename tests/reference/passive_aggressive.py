@@ -21,6 +21,8 @@ Project decisions (documented in ``perceptrons.PassiveAggressive``):
 * a row of weight s has aggressiveness ``s C``; rows of weight 0 are not
   presented;
 * a row with ``|x|^2 = 0`` and no bias is passive (no w moves);
+* a loss of at most ``LOSS_ROUNDING`` (2^-40) is the rounding of a margin
+  already attained: passive;
 * one-vs-rest: problem k's labels are +1 for class k, -1 otherwise, each
   problem run on its own (they share nothing); a multiclass step is a
   mistake when the true class does not score strictly highest.
@@ -35,6 +37,10 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from tests.reference.kernels import densify, gram
+
+
+#: Losses at most this are passive (the rounding of an attained margin).
+LOSS_ROUNDING = 2.0 ** -40
 
 
 def step_size(variant, loss, sq_norm, C, s=1.0):
@@ -99,7 +105,7 @@ def figure1(X, signs, variant, C, n_epochs, bias, s=None, K=None):
             epoch_scores.append(score)
             loss = max(0.0, 1.0 - signs[t] * score)
             losses.append(loss)
-            if loss > 0.0 and sq_norm > 0.0:
+            if loss > LOSS_ROUNDING and sq_norm > 0.0:
                 tau = step_size(variant, loss, sq_norm, C, s[t])
                 if K is None:
                     w = w + tau * signs[t] * X[t]
