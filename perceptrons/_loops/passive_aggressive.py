@@ -1,12 +1,14 @@
 r"""The Passive-Aggressive algorithms of Crammer et al. (JMLR 2006), one
 pass per call.
 
-One loop, :func:`pa_epoch`, for every variant, form and number of
-problems: the binary algorithm of Figure 1 of the paper run on one weight
-vector (two classes) or on one per class (one-vs-rest, every problem in
-the same read of X), w kept as a vector (primal) or as coefficients over
-support vectors with a Mercer kernel (the kernel form of Sec. 3), chosen by
-the type of its store (:mod:`perceptrons._loops.storage`).
+Two loops, one per update rule (STYLE habit 1), each for every variant and
+form: :func:`pa_epoch`, the binary algorithm of Figure 1 of the paper run
+on one weight vector (two classes) or on one per class (one-vs-rest, every
+problem in the same read of X); :func:`pa_prototype_epoch`, the
+multi-prototype multiclass update of the paper's multiclass section. w is
+kept as a vector (primal) or as coefficients over support vectors with a
+Mercer kernel (the kernel form of Sec. 3), chosen by the type of its store
+(:mod:`perceptrons._loops.storage`).
 
 On example :math:`(x_t, y_t)`, :math:`y_t \in \{-1, +1\}`, with the hinge
 loss of Eq. (1), :math:`\ell_t = \max\{0,\ 1 - y_t (w_t\cdot x_t)\}`, the
@@ -18,6 +20,17 @@ update of Eq. (3) and (6) is
     \tau_t = \frac{\ell_t}{\|x_t\|^2}\ \text{(PA)},\quad
     \min\Bigl\{C, \frac{\ell_t}{\|x_t\|^2}\Bigr\}\ \text{(PA-I)},\quad
     \frac{\ell_t}{\|x_t\|^2 + \frac{1}{2C}}\ \text{(PA-II)}.
+
+Multi-prototype (one prototype :math:`w^r` per class, the score of class r
+:math:`w^r\cdot x`): with :math:`s_t` the highest-scoring class other than
+:math:`y_t` (lowest index among equals),
+:math:`\ell_t = \max\{0,\ 1 - (w^{y_t}\cdot x_t - w^{s_t}\cdot x_t)\}`,
+and the step is Figure 1's on :math:`\Phi(x_t, y_t) - \Phi(x_t, s_t)`,
+whose squared norm is :math:`2\|x_t\|^2` (:math:`\Phi(x, r)` puts x in
+block r): :math:`w^{y_t} \mathrel{+}= \tau_t x_t`,
+:math:`w^{s_t} \mathrel{-}= \tau_t x_t`, τ_t as above with
+:math:`2\|x_t\|^2` in place of :math:`\|x_t\|^2` (with a bias, each
+prototype has its own b, and the norm is :math:`2(\|x_t\|^2 + 1)`).
 
 The variant is the type of the ``rule`` argument (:data:`PARule`,
 :data:`PA1Rule`, :data:`PA2Rule`), and :func:`step_size` is specialised on
@@ -72,10 +85,12 @@ passive-aggressive algorithms. JMLR 7:551-585, 2006.
 
 from collections import namedtuple
 
-from ._common import specialised
+from ._common import best_other, specialised
 from .storage import (
     add_example,
     add_example_sum,
+    add_pair,
+    add_pair_sum,
     begin_pass,
     raw_scores,
     self_sq_norm,
@@ -83,7 +98,7 @@ from .storage import (
 )
 
 __all__ = ["LOSS_ROUNDING", "PA1Rule", "PA2Rule", "PARule", "RULES",
-           "pa_epoch", "step_size"]
+           "pa_epoch", "pa_prototype_epoch", "step_size"]
 
 #: The hinge loss below which a step is passive (module notes: rounding).
 LOSS_ROUNDING = 2.0 ** -40
@@ -221,4 +236,61 @@ def pa_epoch(store, targets, order, weights, rule, intercept, intercept_acc,
                     if rule.bias:
                         intercept_acc[r] += c
                 n_updates[r] += 1
+    return n_mistakes
+
+
+@storage_loop
+def pa_prototype_epoch(store, targets, order, weights, rule, intercept,
+                       intercept_acc, t_start, averaged, scores, n_updates):
+    """One pass of the multi-prototype multiclass update over ``order``.
+
+    Parameters
+    ----------
+    store : PrimalStore or DualStore
+        One prototype per class, updated in place (see :func:`pa_epoch`).
+    targets : ndarray of shape (n_samples,), int64
+        Class index of each row.
+    order, weights, rule, intercept, intercept_acc, t_start, averaged, scores
+        As in :func:`pa_epoch`, by class.
+    n_updates : ndarray of shape (n_classes,), int64
+        Updates, counted at the true class, incremented in place.
+
+    Returns
+    -------
+    n_mistakes : int
+        Steps where the true class does not score strictly above every
+        other class (before the update).
+    """
+    n_rows = intercept.shape[0]
+    bias = 1.0 if rule.bias else 0.0
+    n_mistakes = 0
+    ctx = begin_pass(store)
+    for step in range(order.shape[0]):
+        i = order[step]
+        target = targets[i]
+        ctx = raw_scores(store, ctx, order, step, scores)
+        for r in range(n_rows):
+            scores[r] = scores[r] + intercept[r]
+        other = best_other(scores, target)
+        if scores[other] >= scores[target]:
+            n_mistakes += 1
+        # ‖Φ(x, y) - Φ(x, s)‖² = 2 ‖x'‖², x' = [x, 1] with a bias.
+        sq_norm = 2.0 * (self_sq_norm(store, i) + bias)
+        if not sq_norm > 0.0:
+            continue
+        loss = 1.0 - (scores[target] - scores[other])
+        if loss > LOSS_ROUNDING:
+            weight = 1.0 if weights.shape[0] == 0 else weights[i]
+            a = step_size(rule, loss, sq_norm, weight)
+            add_pair(store, target, other, a, i)
+            if rule.bias:
+                intercept[target] += a
+                intercept[other] -= a
+            if averaged:
+                c = (t_start + step) * a
+                add_pair_sum(store, target, other, c, i)
+                if rule.bias:
+                    intercept_acc[target] += c
+                    intercept_acc[other] -= c
+            n_updates[target] += 1
     return n_mistakes

@@ -14,7 +14,7 @@ from numbers import Real
 import numpy as np
 
 from .._loops.mercer import KERNELS
-from .._loops.passive_aggressive import RULES, pa_epoch
+from .._loops.passive_aggressive import RULES, pa_epoch, pa_prototype_epoch
 from ..utils._param_validation import Interval, StrOptions
 from ._averaged import LastOrAveragedMixin
 from ._base import BaseOnlinePerceptron, mixed_rows_and_offset
@@ -35,6 +35,9 @@ class PassiveAggressiveState(FittedState):
 
     Attributes
     ----------
+    prototype : bool
+        More than two classes run the multi-prototype update (else
+        one-vs-rest, or the binary algorithm for two classes).
     averaged : bool
         Whether ``weights.summed`` and ``intercept_acc`` hold the averaged
         hypothesis's accumulators since the first call.
@@ -50,6 +53,7 @@ class PassiveAggressiveState(FittedState):
 
     VERSION = 1
 
+    prototype: bool = scalar("bool")
     averaged: bool = scalar("bool")
     intercept: np.ndarray = array("float", ("n_rows",))
     intercept_acc: np.ndarray = array("float", ("n_rows",))
@@ -68,6 +72,9 @@ class PassiveAggressiveState(FittedState):
                              f"averaged={self.averaged}")
         if w.snapshot.shape[1]:
             raise ValueError(f"{where}.weights.snapshot is not kept")
+        if self.prototype and n_classes == 2:
+            raise ValueError(f"{where}: two classes run the binary "
+                             "algorithm, not prototypes")
 
 
 @with_stopping_docs
@@ -81,7 +88,8 @@ class PassiveAggressive(LastOrAveragedMixin, KernelMixin,
     on it (PA, Eq. (2)), or trades the distance against the loss with an
     aggressiveness C (PA-I, Eq. (4); PA-II, Eq. (5)); an example with zero
     loss leaves it as it is (passive). Two classes run one binary problem;
-    more classes one per class, one-vs-rest, all in the same pass. With a
+    more classes one per class, one-vs-rest, all in the same pass, or the
+    paper's multi-prototype multiclass update. With a
     ``kernel`` it runs in the kernel form of Sec. 3 of [1]_,
     :math:`w = \sum_i \tau_i y_i \phi(x_i)`.
 
@@ -105,6 +113,16 @@ class PassiveAggressive(LastOrAveragedMixin, KernelMixin,
         Learn a bias b, the weight of a constant feature 1: the rule runs on
         :math:`[x, 1]` (Notes). False: the paper's rule through the origin,
         b fixed (at 0, or at ``intercept_init``).
+    multiclass : {"ovr", "prototype"}, default="ovr"
+        More than two classes: one-vs-rest (one binary problem of Figure 1
+        per class, as the issue asks and scikit-learn does), or one
+        prototype per class with the multiclass update of [1]_'s multiclass
+        section: with s the best class other than y, the loss
+        :math:`\max\{0, 1 - (w^y\cdot x - w^s\cdot x)\}`,
+        :math:`w^y \mathrel{+}= \tau x`, :math:`w^s \mathrel{-}= \tau x`,
+        τ as in the variant with :math:`2\|x\|^2` for :math:`\|x\|^2`
+        (Notes). Two classes always run the binary algorithm (two
+        prototypes would be the binary update with C doubled).
     hypothesis : {"averaged", "last"}, default="averaged"
         The model returned. "averaged": the average of (w, b) after each of
         the ``t_`` training steps, a stable classifier on noisy data (Notes).
@@ -175,6 +193,7 @@ class PassiveAggressive(LastOrAveragedMixin, KernelMixin,
     n_updates_ : int
         Updates (steps with ℓ_t > 0), summed over the one-vs-rest problems.
     n_updates_per_problem_ : ndarray of shape (n_problems,), int64
+        Updates of each problem (prototypes: counted at the true class).
     mistakes_per_epoch_, updates_per_epoch_ : ndarray of shape (``n_iter_``,)
     n_iter_ : int
         Passes made (``partial_fit`` adds one per call).
@@ -205,6 +224,26 @@ class PassiveAggressive(LastOrAveragedMixin, KernelMixin,
         \tau_t = \frac{\ell_t}{\|x_t\|^2}\ \text{(PA, Eq. (3))},\quad
         \min\Bigl\{C, \frac{\ell_t}{\|x_t\|^2}\Bigr\}\ \text{(PA-I)},\quad
         \frac{\ell_t}{\|x_t\|^2 + \frac{1}{2C}}\ \text{(PA-II, Eq. (6))}.
+
+    Multi-prototype multiclass (``multiclass="prototype"``, the paper's
+    multiclass section with :math:`\Phi(x, r)` putting x in block r of
+    :math:`[w^1, \dots, w^k]`): with :math:`s_t = \operatorname{argmax}_{r
+    \ne y_t} w^r\cdot x_t` (lowest index among equals) and
+    :math:`\ell_t = \max\{0, 1 - w^{y_t}\cdot x_t + w^{s_t}\cdot x_t\}`,
+    the step is Figure 1's on :math:`\Phi(x_t, y_t) - \Phi(x_t, s_t)`,
+    of squared norm :math:`2\|x_t\|^2`:
+
+    .. math::
+
+        w^{y_t} \leftarrow w^{y_t} + \tau_t x_t,\quad
+        w^{s_t} \leftarrow w^{s_t} - \tau_t x_t,\qquad
+        \tau_t = \frac{\ell_t}{2\|x_t\|^2},\
+        \min\Bigl\{C, \frac{\ell_t}{2\|x_t\|^2}\Bigr\},\
+        \frac{\ell_t}{2\|x_t\|^2 + \frac{1}{2C}};
+
+    with the bias every prototype has its own :math:`b^r` and the norm is
+    :math:`2(\|x_t\|^2 + 1)`; a weight scales C as below. A step is a
+    mistake when the true class does not score strictly highest.
 
     Kernel form (Sec. 3): :math:`w_t = \sum_{i<t} \tau_i y_i \phi(x_i)`,
     so :math:`w_t\cdot\phi(x_t) = \sum_{i<t} \tau_i y_i k(x_i, x_t)` and
@@ -317,6 +356,7 @@ class PassiveAggressive(LastOrAveragedMixin, KernelMixin,
         "C": [Interval(Real, 0, None, closed="neither")],
         "fit_intercept": ["boolean"],
         "hypothesis": [StrOptions({"last", "averaged"})],
+        "multiclass": [StrOptions({"ovr", "prototype"})],
         "kernel": [StrOptions(set(KERNELS)), None],
         **KernelMixin.KERNEL_CONSTRAINTS,
     }
@@ -333,10 +373,15 @@ class PassiveAggressive(LastOrAveragedMixin, KernelMixin,
                 {"kernel": "rbf", "gamma": 0.5, "max_iter": 5,
                  "cache_size": 0.01},
                 {"kernel": "rbf", "gamma": 0.5, "max_iter": 5,
-                 "variant": "PA-II", "hypothesis": "last"}]
+                 "variant": "PA-II", "hypothesis": "last"},
+                {"multiclass": "prototype"},
+                {"multiclass": "prototype", "variant": "PA-II",
+                 "hypothesis": "last", "kernel": "rbf", "gamma": 0.5,
+                 "max_iter": 5}]
 
     def __init__(self, *, variant="PA-I", C=1.0, fit_intercept=True,
-                 hypothesis="averaged", max_iter=10, tol=None,
+                 multiclass="ovr", hypothesis="averaged", max_iter=10,
+                 tol=None,
                  n_iter_no_change=5, early_stopping=False,
                  validation_fraction=0.1, shuffle=True, random_state=None,
                  class_weight=None, warm_start=False, kernel=None, degree=3,
@@ -344,6 +389,7 @@ class PassiveAggressive(LastOrAveragedMixin, KernelMixin,
         self.variant = variant
         self.C = C
         self.fit_intercept = fit_intercept
+        self.multiclass = multiclass
         self.hypothesis = hypothesis
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
@@ -361,7 +407,8 @@ class PassiveAggressive(LastOrAveragedMixin, KernelMixin,
         n_classes = fitted["classes"].shape[0]
         n_rows = 1 if n_classes == 2 else n_classes
         return PassiveAggressiveState(
-            **fitted, averaged=self.hypothesis == "averaged",
+            **fitted, prototype=self.multiclass == "prototype" and n_rows > 1,
+            averaged=self.hypothesis == "averaged",
             intercept=np.zeros(n_rows), intercept_acc=np.zeros(n_rows),
             n_updates_per_problem=np.zeros(n_rows, dtype=np.int64),
             weights=self._new_weights(X, n_rows))
@@ -392,12 +439,20 @@ class PassiveAggressive(LastOrAveragedMixin, KernelMixin,
         call.scores = np.zeros(s.intercept.shape[0])
         call.rule = RULES[self.variant](float(self.C),
                                         bool(self.fit_intercept))
+        if s.prototype != (self.multiclass == "prototype"
+                           and s.intercept.shape[0] > 1):
+            raise ValueError(
+                f"multiclass={self.multiclass!r}, but the model was trained "
+                f"with multiclass={'prototype' if s.prototype else 'ovr'!r}: "
+                "its rows are of the other rule; call fit (or start "
+                "partial_fit afresh)")
 
     def _run_epoch(self, call, targets, order):
         s = self.state_
         before = int(s.n_updates_per_problem.sum())
         loop_targets, loop_order = s.weights.padded(call, targets, order)
-        n_mistakes = pa_epoch(
+        loop = pa_prototype_epoch if s.prototype else pa_epoch
+        n_mistakes = loop(
             s.weights.store(call, order), loop_targets, loop_order,
             s.weights.padded_weights(call), call.rule, s.intercept,
             s.intercept_acc, call.t, call.averaged, call.scores,

@@ -151,6 +151,52 @@ def test_kernel_form_matches_reference(n_classes, variant, kernel,
         _close(est.decision_function(X_test), ref.decision_function(X_test))
 
 
+PROTOTYPE_GRID = all_pairs({"n_classes": [3, 4],
+                            "variant": ["PA", "PA-I", "PA-II"],
+                            "kernel": [None, "rbf"],
+                            "fit_intercept": [True, False],
+                            "hypothesis": ["last", "averaged"],
+                            "weighted": [False, True]})
+
+
+@pytest.mark.reference
+@parametrize(PROTOTYPE_GRID)
+def test_prototypes_match_reference(n_classes, variant, kernel,
+                                    fit_intercept, hypothesis, weighted):
+    X, y = make_stream(n_classes, _seed("proto", n_classes, variant, kernel),
+                       n=(25, 45), d=(2, 7))
+    s = None
+    if weighted and variant != "PA":
+        s = np.random.default_rng(4).choice([0.0, 0.5, 1.0, 2.5],
+                                            X.shape[0])
+    params = dict(variant=variant, C=0.2, fit_intercept=fit_intercept,
+                  multiclass="prototype", hypothesis=hypothesis, max_iter=3,
+                  kernel=kernel, gamma=0.4)
+    ref = reference.fit(X, y, sample_weight=s, **params)
+    assert ref.n_updates > 0
+    for Xs in (X, sp.csr_matrix(X)):
+        est = PassiveAggressive(shuffle=False, **params).fit(
+            Xs, y, sample_weight=s)
+        assert_matches_reference(est, ref)
+        if kernel is not None:
+            kept = None if s is None else s > 0
+            _close(_by_row(est, X.shape[0], kept), ref.dual_coef)
+        assert_array_equal(est.predict(Xs), ref.predict(X))
+
+
+def test_prototypes_with_two_classes_are_the_binary_algorithm():
+    X, y = make_stream(2, _seed("proto2"))
+    a = PassiveAggressive(multiclass="prototype", shuffle=False).fit(X, y)
+    b = PassiveAggressive(shuffle=False).fit(X, y)
+    assert_array_equal(a.coef_, b.coef_)
+    X3, y3 = make_stream(3, _seed("proto3"))
+    est = PassiveAggressive(multiclass="prototype").partial_fit(
+        X3, y3, classes=np.unique(y3))
+    est.set_params(multiclass="ovr")
+    with pytest.raises(ValueError, match="multiclass='ovr'"):
+        est.partial_fit(X3, y3)
+
+
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("variant", ["PA", "PA-I", "PA-II"])
 @pytest.mark.parametrize("hypothesis", ["last", "averaged"])
@@ -363,6 +409,7 @@ def test_partial_fit_passes_are_fit(hypothesis, kernel):
     ({"C": "1"}, "C"),
     ({"fit_intercept": "yes"}, "fit_intercept"),
     ({"hypothesis": "voted"}, "hypothesis"),
+    ({"multiclass": "ova"}, "multiclass"),
     ({"kernel": "sigmoid"}, "kernel"),
 ])
 def test_bad_parameters_are_refused(params, match):

@@ -25,7 +25,7 @@ STATE_SCHEMAS = {
     'HigherOrderState': (1, 'edcf9fcc95c59540'),
     'KernelSpec': (1, '14faf22f2f7236a1'),
     'MarginState': (1, 'ef24087eb9b51ac8'),
-    'PassiveAggressiveState': (1, '08a768ed6bd436b9'),
+    'PassiveAggressiveState': (1, '57671883831a88ff'),
     'PerceptronState': (1, '7c6560bc2a69035b'),
     'SODualModel': (1, 'c070bcccb0cdc0e9'),
     'SOPrimalModel': (1, '7eb6adc8e567c99b'),

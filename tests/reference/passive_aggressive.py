@@ -123,6 +123,68 @@ def figure1(X, signs, variant, C, n_epochs, bias, s=None, K=None):
             "scores": scores, "losses": losses, "updates": updates}
 
 
+def multiprototype(X, idx, n_classes, variant, C, n_epochs, bias, s=None,
+                   K=None):
+    """The multi-prototype multiclass update (the paper's multiclass
+    section), one prototype per class.
+
+    ``Phi(x, r)`` puts x in block r, so ``|Phi(x, y) - Phi(x, s)|^2 =
+    2 |x|^2``: with s the best class other than y (lowest index among
+    equals), ``l = max(0, 1 - (w^y.x - w^s.x))``, ``tau`` as in Figure 1
+    with ``2 |x|^2`` (``2 (|x|^2 + 1)`` with a bias, each prototype with its
+    own b), ``w^y += tau x``, ``w^s -= tau x``.
+
+    Parameters
+    ----------
+    X, s, K, variant, C, n_epochs, bias
+        As in :func:`figure1`.
+    idx : ndarray of shape (n,)
+        Class index of each row.
+    n_classes : int
+
+    Returns
+    -------
+    dict
+        ``w``, ``w_avg`` of shape (n_classes, ...), ``b``, ``b_avg`` of
+        shape (n_classes,), ``mistakes`` and ``updates`` per epoch.
+    """
+    n = X.shape[0]
+    s = np.ones(n) if s is None else s
+    W = np.zeros((n_classes, n if K is not None else X.shape[1]))
+    b = np.zeros(n_classes)
+    W_sum, b_sum = np.zeros_like(W), np.zeros_like(b)
+    mistakes, updates = [], []
+    for _ in range(n_epochs):
+        n_mistakes = n_updates = 0
+        for t in range(n):
+            feature = X[t] if K is None else K[:, t]
+            scores = W @ feature + b
+            y = idx[t]
+            other = max((r for r in range(n_classes) if r != y),
+                        key=lambda r: (scores[r], -r))
+            if scores[other] >= scores[y]:
+                n_mistakes += 1
+            sq_norm = float(X[t] @ X[t]) if K is None else K[t, t]
+            sq_norm = 2.0 * (sq_norm + (1.0 if bias else 0.0))
+            loss = max(0.0, 1.0 - (scores[y] - scores[other]))
+            if loss > LOSS_ROUNDING and sq_norm > 0.0:
+                tau = step_size(variant, loss, sq_norm, C, s[t])
+                step = tau * X[t] if K is None else tau * np.eye(n)[t]
+                W[y] += step
+                W[other] -= step
+                if bias:
+                    b[y] += tau
+                    b[other] -= tau
+                n_updates += 1
+            W_sum += W
+            b_sum += b
+        mistakes.append(n_mistakes)
+        updates.append(n_updates)
+    steps = n_epochs * n
+    return {"w": W, "b": b, "w_avg": W_sum / steps, "b_avg": b_sum / steps,
+            "mistakes": mistakes, "updates": updates}
+
+
 @dataclasses.dataclass
 class PAState:
     """What a run ends with, under the estimator's names.
@@ -140,8 +202,8 @@ class PAState:
         Kernel form: coefficients by row of X (0 for rows never updated).
     mistakes_per_epoch, updates_per_epoch : list
     n_mistakes, n_updates : int
-    losses : ndarray of shape (n_problems, n_steps)
-        ℓ_t of every step of every problem.
+    losses : ndarray of shape (n_problems, n_steps) or None
+        ℓ_t of every step of every problem (one-vs-rest and binary).
     decision_function, predict : callable
     """
 
@@ -156,17 +218,19 @@ class PAState:
     updates_per_epoch: list
     n_mistakes: int
     n_updates: int
-    losses: np.ndarray
+    losses: Optional[np.ndarray]
     decision_function: Callable[[Any], np.ndarray]
     predict: Callable[[Any], np.ndarray]
 
 
 def fit(X, y, *, variant="PA-I", C=1.0, fit_intercept=True,
-        hypothesis="averaged", max_iter=10, kernel=None, degree=3,
+        multiclass="ovr", hypothesis="averaged", max_iter=10, kernel=None,
+        degree=3,
         gamma=None, coef0=1.0, classes=None, sample_weight=None):
     """Figure 1 for ``max_iter`` passes, one-vs-rest with more than two
-    classes; ``perceptrons.PassiveAggressive``'s parameters (defaults
-    included) with ``shuffle=False``. ``kernel=None`` is the primal form
+    classes (``multiclass="prototype"``: :func:`multiprototype`);
+    ``perceptrons.PassiveAggressive``'s parameters (defaults included) with
+    ``shuffle=False``. ``kernel=None`` is the primal form
     (:func:`figure1` with w by feature), a kernel the kernel form
     (:func:`figure1` with the Gram matrix).
     ``classes`` (as ``partial_fit``'s) when y does not show them all;
@@ -194,8 +258,16 @@ def fit(X, y, *, variant="PA-I", C=1.0, fit_intercept=True,
     averaged = hypothesis == "averaged"
     n_rows = len(problems)
     K = None if kernel is None else gram(X_train, X_train, kernel, **params)
-    runs = [figure1(X_train, np.where(idx == k, 1.0, -1.0), variant, C,
-                    max_iter, fit_intercept, s, K) for k in problems]
+    prototype = multiclass == "prototype" and not binary
+    if prototype:
+        run = multiprototype(X_train, idx, len(classes), variant, C,
+                             max_iter, fit_intercept, s, K)
+        runs = [{"w": run["w"][k], "w_avg": run["w_avg"][k],
+                 "b": run["b"][k], "b_avg": run["b_avg"][k]}
+                for k in problems]
+    else:
+        runs = [figure1(X_train, np.where(idx == k, 1.0, -1.0), variant, C,
+                        max_iter, fit_intercept, s, K) for k in problems]
     returned = np.array([r["w_avg" if averaged else "w"] for r in runs])
     last = np.array([r["w"] for r in runs])
     if kernel is None:
@@ -211,19 +283,23 @@ def fit(X, y, *, variant="PA-I", C=1.0, fit_intercept=True,
     last_intercept = np.array([r["b"] for r in runs])
     intercept = (np.array([r["b_avg"] for r in runs]) if averaged
                  else last_intercept)
-    mistakes = []
-    for e in range(max_iter):
-        scores = np.array([r["scores"][e] for r in runs]).T
-        if binary:
-            sign = np.where(idx == 1, 1.0, -1.0)
-            mistakes.append(int(np.sum(sign * scores[:, 0] <= 0.0)))
-        else:
-            m = 0
-            for t in range(scores.shape[0]):
-                others = np.delete(scores[t], idx[t])
-                m += int(np.any(others >= scores[t, idx[t]]))
-            mistakes.append(m)
-    updates = list(np.sum([r["updates"] for r in runs], axis=0))
+    if prototype:
+        mistakes = list(run["mistakes"])
+        updates = list(run["updates"])
+    else:
+        mistakes = []
+        for e in range(max_iter):
+            scores = np.array([r["scores"][e] for r in runs]).T
+            if binary:
+                sign = np.where(idx == 1, 1.0, -1.0)
+                mistakes.append(int(np.sum(sign * scores[:, 0] <= 0.0)))
+            else:
+                m = 0
+                for t in range(scores.shape[0]):
+                    others = np.delete(scores[t], idx[t])
+                    m += int(np.any(others >= scores[t, idx[t]]))
+                mistakes.append(m)
+        updates = list(np.sum([r["updates"] for r in runs], axis=0))
 
     def decision_function(Z):
         if kernel is None:
@@ -244,5 +320,6 @@ def fit(X, y, *, variant="PA-I", C=1.0, fit_intercept=True,
         last_dual_coef=last_dual, mistakes_per_epoch=mistakes,
         updates_per_epoch=updates, n_mistakes=int(sum(mistakes)),
         n_updates=int(sum(updates)),
-        losses=np.array([r["losses"] for r in runs]),
+        losses=(None if prototype
+                else np.array([r["losses"] for r in runs])),
         decision_function=decision_function, predict=predict)
