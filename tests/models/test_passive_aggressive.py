@@ -440,8 +440,10 @@ def test_switching_to_averaged_after_last_is_refused():
         est.partial_fit(X, y)
 
 
-@pytest.mark.parametrize("n_classes", [2, 3])
-def test_parameter_mixing_mixes_w_b_and_pools_the_average(n_classes):
+@pytest.mark.parametrize("n_classes, multiclass",
+                         [(2, "ovr"), (3, "ovr"), (3, "prototype")])
+def test_parameter_mixing_mixes_w_b_and_pools_the_average(n_classes,
+                                                          multiclass):
     """One epoch of uniform mixing over two shards from w = 0: the last
     (w, b) is the mean of the shards' runs, and the averaged hypothesis is
     the average of every hypothesis either shard visited,
@@ -453,11 +455,12 @@ def test_parameter_mixing_mixes_w_b_and_pools_the_average(n_classes):
     classes = np.unique(y)
     for hypothesis in ("last", "averaged"):
         est = PassiveAggressive(hypothesis=hypothesis, shuffle=False,
-                                max_iter=1)
+                                max_iter=1, multiclass=multiclass)
         ipm = ParameterMixing(est).fit([X[c] for c in cut],
                                        [y[c] for c in cut], classes=classes)
         runs = [PassiveAggressive(hypothesis=hypothesis, shuffle=False,
-                                  max_iter=1).partial_fit(X[c], y[c],
+                                  max_iter=1, multiclass=multiclass
+                                  ).partial_fit(X[c], y[c],
                                                           classes=classes)
                 for c in cut]
         if hypothesis == "last":
