@@ -85,7 +85,7 @@ passive-aggressive algorithms. JMLR 7:551-585, 2006.
 
 from collections import namedtuple
 
-from ._common import best_other, specialised
+from ._common import best_other, loop_helper, specialised
 from .storage import (
     add_example,
     add_example_sum,
@@ -98,7 +98,7 @@ from .storage import (
 )
 
 __all__ = ["LOSS_ROUNDING", "PA1Rule", "PA2Rule", "PARule", "RULES",
-           "pa_epoch", "pa_prototype_epoch", "step_size"]
+           "biased_scores", "pa_epoch", "pa_prototype_epoch", "step_size"]
 
 #: The hinge loss below which a step is passive (module notes: rounding).
 LOSS_ROUNDING = 2.0 ** -40
@@ -152,6 +152,17 @@ def step_size(rule, loss, sq_norm, weight):
     """
 
 
+@loop_helper
+def biased_scores(store, ctx, order, step, scores, intercept):
+    """``scores[r] = w_r·x_i + b_r`` for every row, ``i = order[step]``
+    (:func:`~perceptrons._loops.storage.raw_scores` plus the bias); returns
+    the pass context."""
+    ctx = raw_scores(store, ctx, order, step, scores)
+    for r in range(intercept.shape[0]):
+        scores[r] = scores[r] + intercept[r]
+    return ctx
+
+
 @storage_loop
 def pa_epoch(store, targets, order, weights, rule, intercept, intercept_acc,
              t_start, averaged, scores, n_updates):
@@ -201,9 +212,7 @@ def pa_epoch(store, targets, order, weights, rule, intercept, intercept_acc,
     for step in range(order.shape[0]):
         i = order[step]
         target = targets[i]
-        ctx = raw_scores(store, ctx, order, step, scores)
-        for r in range(n_rows):
-            scores[r] = scores[r] + intercept[r]
+        ctx = biased_scores(store, ctx, order, step, scores, intercept)
         if n_rows == 1:
             if (scores[0] if target == 1 else -scores[0]) <= 0.0:
                 n_mistakes += 1
@@ -261,16 +270,13 @@ def pa_prototype_epoch(store, targets, order, weights, rule, intercept,
         Steps where the true class does not score strictly above every
         other class (before the update).
     """
-    n_rows = intercept.shape[0]
     bias = 1.0 if rule.bias else 0.0
     n_mistakes = 0
     ctx = begin_pass(store)
     for step in range(order.shape[0]):
         i = order[step]
         target = targets[i]
-        ctx = raw_scores(store, ctx, order, step, scores)
-        for r in range(n_rows):
-            scores[r] = scores[r] + intercept[r]
+        ctx = biased_scores(store, ctx, order, step, scores, intercept)
         other = best_other(scores, target)
         if scores[other] >= scores[target]:
             n_mistakes += 1
