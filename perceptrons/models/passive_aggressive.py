@@ -1,8 +1,11 @@
 """The Passive-Aggressive algorithms of Crammer et al. (JMLR 2006): PA,
-PA-I and PA-II, primal or with a Mercer kernel, one estimator, one loop,
-one state.
+PA-I and PA-II, primal or with a Mercer kernel, one estimator, one state.
 
-The rule is :func:`perceptrons._loops.passive_aggressive.pa_epoch`; how w is
+The rules are :func:`perceptrons._loops.passive_aggressive.pa_epoch`
+(binary, one-vs-rest) and
+:func:`~perceptrons._loops.passive_aggressive.pa_prototype_epoch`
+(multi-prototype multiclass), the variant a type their step size is
+specialised on; how w is
 stored (weight vectors, or coefficients over support vectors) is the
 state's ``weights``, chosen once when the state is made
 (:mod:`perceptrons.models._weights`).
