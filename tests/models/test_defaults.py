@@ -29,12 +29,13 @@ from perceptrons import (
     Ballseptron,
     HigherOrderPerceptron,
     KernelPerceptron,
+    PassiveAggressive,
     Perceptron,
     SecondOrderPerceptron,
 )
 
-LINEAR = [Perceptron, PDM, PFM, ROMMA, MPU, ALMA, HigherOrderPerceptron,
-          SecondOrderPerceptron]
+LINEAR = [Perceptron, PDM, PFM, ROMMA, MPU, ALMA, PassiveAggressive,
+          HigherOrderPerceptron, SecondOrderPerceptron]
 ALL = LINEAR + [KernelPerceptron, Ballseptron]
 
 
