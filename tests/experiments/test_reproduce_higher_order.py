@@ -389,3 +389,24 @@ def test_alma_section_renders_only_with_its_runs(alma_run):
     text = rh.render_markdown(dataclasses.replace(ALMA_QUICK, alma_ps=()),
                               empty)
     assert "Not run in this configuration." in text[text.index(heading):]
+
+
+def test_committed_full_report_has_the_alma_section():
+    """The committed full run holds ALMA_p's cells: every p of Figure 2,
+    both sets, 3 seeds, 20 epochs (rendered again byte for byte by
+    tests/experiments/test_runner.py)."""
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[2] / "reports" / "higher_order"
+    summary = json.loads((src / "higher_order_results.json").read_text(
+        encoding="utf-8"))
+    curves = summary["alma"]["curves"]
+    assert sorted((c["noise"], c["p"]) for c in curves) == [
+        (n, float(p)) for n in (0.0, 0.1) for p in rh_paper.PAPER_P]
+    assert all(c["n_seeds"] == 3 and len(c["test_error"]) == 20
+               for c in curves)
+    sep = {c["p"]: c for c in curves if c["noise"] == 0.0}
+    assert all(sep[p]["test_error"][-1] < sep[2.0]["test_error"][-1]
+               for p in (4.0, 7.0, 10.0))
+    md = (src / "higher_order.md").read_text(encoding="utf-8")
+    assert "## Beyond the paper: ALMA_p on Figure 2's sparse targets" in md
