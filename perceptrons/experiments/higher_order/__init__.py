@@ -17,6 +17,14 @@ Figure 2
     (the examples in generated order every epoch); the cumulative training
     updates and the test error after each epoch, averaged over the data
     seeds.
+Beyond the paper: ALMA_p on Figure 2's sets
+    Not run by the paper (issue #25): ALMA_p(α; B, C) of Gentile (2001) at
+    Figure 2's p (``Config.alma_ps``) with the estimator's defaults α =
+    0.9, B = 1/α, C = √2, the last hypothesis and no bias, as Figure 2's
+    HO_p(c) (:data:`~.paper.ALMA_SETTINGS`), on the same sets in the same
+    order epoch by epoch: cumulative corrections and mistakes and the test
+    error after each epoch, beside HO_p(0) and the best HO_p(c > 0). The
+    section renders only from a summary that has these runs.
 Table 3
     USPS and MNIST, Gaussian and polynomial kernels, one epoch in file order,
     one-vs-rest: FO, HO₂(c), sparse HO₂(c) and SO(a). Every setting of a
@@ -46,14 +54,16 @@ configurations), :mod:`.estimators`, :mod:`.tasks` (tasks and workers),
 :mod:`.summary`, :mod:`.report` and :mod:`.plots`.
 
 Tasks and files (``<stem>`` is ``higher_order`` or ``higher_order_quick``):
-loading a data set, one (artificial set, seed, p, c) run, one (data set,
+loading a data set, one (artificial set, seed, p, c) run, one ALMA_p
+(artificial set, seed, p) run, one (data set,
 kernel setting, algorithm setting, fold or test) fit, and one block of
 Lymphoma splits are the tasks of :mod:`..store`; their records go to
 ``<stem>_records.jsonl`` as they finish (``resume`` keeps them; ``jobs``
 and ``scheduler`` run them on joblib or Dask). Rendered from the records:
 ``<stem>.md`` (the report), ``<stem>_results.json`` (every number of the
 report and the grids), ``<stem>_table3_grid.csv`` and the PNG plots
-``<stem>_fig2_eta0.0.png``, ``<stem>_fig2_eta0.1.png``.
+``<stem>_fig2_eta0.0.png``, ``<stem>_fig2_eta0.1.png`` and, for the
+section beyond the paper, ``<stem>_alma_eta0.png``, ``<stem>_alma_eta0.1.png``.
 """
 
 import os
@@ -63,16 +73,16 @@ from ..runner import ConfigReproduction, run_configured
 from ..store import Store
 from .estimators import (corrections, make_estimator, unit_margin_error,
                          weight_norms)
-from .paper import (FULL, HO_C, MNIST, PAPER_TABLE1, PAPER_TABLE2,
+from .paper import (ALMA_SETTINGS, FULL, HO_C, MNIST, PAPER_TABLE1, PAPER_TABLE2,
                     PAPER_TABLE3, QUICK, READINGS, USPS, Config, OcrSpec)
 from .report import render_markdown, write_outputs
 from .summary import summarize
-from .tasks import (artificial_worker, count, lymphoma_worker, ocr_worker,
+from .tasks import (alma_worker, artificial_worker, count, lymphoma_worker, ocr_worker,
                     submit)
 
-__all__ = ["Config", "FULL", "HO_C", "MNIST", "OcrSpec",
+__all__ = ["ALMA_SETTINGS", "Config", "FULL", "HO_C", "MNIST", "OcrSpec",
            "PAPER_TABLE1", "PAPER_TABLE2", "PAPER_TABLE3", "QUICK", "USPS",
-           "READINGS", "artificial_worker", "corrections", "load_records",
+           "READINGS", "alma_worker", "artificial_worker", "corrections", "load_records",
            "lymphoma_worker", "make_estimator", "ocr_worker",
            "render_markdown", "reproduction", "run", "summarize", "unit_margin_error",
            "weight_norms", "write_outputs"]

@@ -23,8 +23,11 @@ def make_estimator(spec, kernel=None, max_iter=1, shuffle_seed=None,
     Parameters
     ----------
     spec : dict
-        ``algorithm`` (``"FO"``, ``"HO"``, ``"sparse HO"`` or ``"SO"``) and
-        its parameters: ``p``, ``c`` and ``form`` for HO, ``a`` for SO.
+        ``algorithm`` (``"FO"``, ``"HO"``, ``"sparse HO"``, ``"SO"`` or
+        ``"ALMA"``) and its parameters: ``p``, ``c`` and ``form`` for HO,
+        ``a`` for SO; ``p``, ``alpha``, ``B``, ``C``, ``hypothesis`` and
+        ``fit_intercept`` for ALMA (primal only; it always normalises its
+        instances, to unit p-norm, as its Figure 1 requires).
     kernel : dict or None
         ``kernel``, ``gamma``, ``degree``, ``coef0``; None: primal.
     max_iter : int
@@ -37,10 +40,21 @@ def make_estimator(spec, kernel=None, max_iter=1, shuffle_seed=None,
     Returns
     -------
     estimator
-        ``HigherOrderPerceptron`` (FO is c = 0) or ``SecondOrderPerceptron``.
+        ``HigherOrderPerceptron`` (FO is c = 0), ``SecondOrderPerceptron``
+        or ``ALMA``.
     """
     import perceptrons
 
+    if spec["algorithm"] == "ALMA":
+        if kernel:
+            raise ValueError("ALMA runs here in the primal form only")
+        return perceptrons.ALMA(
+            p=float(spec["p"]), alpha=float(spec["alpha"]),
+            B=None if spec["B"] is None else float(spec["B"]),
+            C=float(spec["C"]), hypothesis=spec["hypothesis"],
+            fit_intercept=bool(spec["fit_intercept"]),
+            max_iter=int(max_iter), shuffle=shuffle_seed is not None,
+            random_state=shuffle_seed)
     kernel = dict(kernel or {})
     common = {"max_iter": int(max_iter), "shuffle": shuffle_seed is not None,
               "random_state": shuffle_seed, "normalize": bool(normalize),

@@ -71,6 +71,49 @@ def _figure2_verdicts(curves):
     return out
 
 
+def _alma(records, curves):
+    """ALMA_p beside HO_p(c) on Figure 2's sets (not in the paper).
+
+    Per (η, p): ALMA's curves averaged over the seeds (corrections,
+    mistakes, test error after each epoch), with HO_p(0) and the HO_p(c)
+    of lowest final test error (c > 0; ties to fewer updates) from
+    Figure 2's curves of the same sets, when Figure 2 ran that p."""
+    groups = {}
+    for r in _records(records, "alma"):
+        if r["status"] != "ok":
+            continue
+        p = r["task"]["params"]
+        groups.setdefault((p["noise"], float(p["p"])), []).append(r)
+    out = []
+    for (noise, p), rs in sorted(groups.items()):
+        ho = {c["c"]: c for c in curves
+              if c["noise"] == noise and float(c["p"]) == p}
+        pos = [c for k, c in ho.items() if k > 0]
+        best = (min(pos, key=lambda c: (c["test_error"][-1],
+                                        c["updates"][-1], c["c"]))
+                if pos else None)
+
+        def brief(c):
+            return None if c is None else {
+                "c": c["c"], "updates": c["updates"],
+                "test_error": c["test_error"], "seeds": c["seeds"]}
+
+        out.append({
+            "noise": noise, "p": p, "n_seeds": len(rs),
+            "seeds": [r["task"]["params"]["seed"] for r in rs],
+            "settings": {k: rs[0]["task"]["params"][k] for k in (
+                "alpha", "B", "C", "hypothesis", "fit_intercept")},
+            "updates": np.mean([r["result"]["updates"] for r in rs],
+                               axis=0).tolist(),
+            "mistakes": np.mean([r["result"]["mistakes"] for r in rs],
+                                axis=0).tolist(),
+            "test_error": np.mean([r["result"]["test_error"] for r in rs],
+                                  axis=0).tolist(),
+            "train_error": _mean([r["result"]["train_error"] for r in rs]),
+            "ho_c0": brief(ho.get(0.0)), "ho_best": brief(best)})
+    return {"curves": out}
+
+
 def _ocr_grid(records):
     """Per (data set, kernel setting, algorithm setting): CV and test."""
     groups = {}
@@ -257,6 +300,7 @@ def summarize(config, records):
         "readings": list(READINGS),
         "config": json_config(config), "data": _data_notes(records),
         "figure2": {"curves": curves, "verdicts": _figure2_verdicts(curves)},
+        "alma": _alma(records, curves),
         "table3": {"rows": _table3(grid), "grid": grid,
                    "readings": _readings_table(records, grid)},
         "table1": {"lymphoma": _table1(records),

@@ -1,6 +1,7 @@
 """Brotto, Gentile & Vitale (NIPS 2007): the tasks and their workers.
 
-Figure 2's runs need no data (:func:`artificial_worker` generates its set);
+Figure 2's runs need no data (:func:`artificial_worker` generates its set,
+and so does :func:`alma_worker`, ALMA_p on the same sets, not in the paper);
 Table 3's fits (:func:`ocr_worker`) and Table 1's blocks of splits
 (:func:`lymphoma_worker`) get their data set, loaded once in the runner's
 process, as their second argument. :func:`submit` hands them to the
@@ -16,11 +17,11 @@ from ..store import Task, make_record
 from .estimators import (_error, _labels, _matrix_updates, _smoothed,
                          _spec_label, corrections, make_estimator,
                          unit_margin_error)
-from .paper import (LYMPHOMA_FILE, LYMPHOMA_POSITIVE, LYMPHOMA_TRAIN,
-                    OTHER_READINGS)
+from .paper import (ALMA_SETTINGS, LYMPHOMA_FILE, LYMPHOMA_POSITIVE,
+                    LYMPHOMA_TRAIN, OTHER_READINGS)
 
-__all__ = ["artificial_worker", "count", "lymphoma_worker", "ocr_worker",
-           "submit"]
+__all__ = ["alma_worker", "artificial_worker", "count", "lymphoma_worker",
+           "ocr_worker", "submit"]
 
 
 def _failed(task, exc, **info):
@@ -43,6 +44,29 @@ def _artificial_data(p):
         y[p["n_train"]:]
 
 
+def _epochs(task, spec, measures):
+    """``spec`` on the task's artificial set, one ``partial_fit`` per
+    epoch (the examples in generated order): after each epoch every
+    ``measures[name](est)`` and the test error; the training error at the
+    end."""
+    p = task.params
+    start = time.perf_counter()
+    Xtr, ytr, Xte, yte = _artificial_data(p)
+    out = {name: [] for name in [*measures, "test_error"]}
+    try:
+        est = make_estimator(spec)
+        for _ in range(p["epochs"]):
+            est.partial_fit(Xtr, ytr, classes=np.array([-1, 1]))
+            for name, measure in measures.items():
+                out[name].append(measure(est))
+            out["test_error"].append(_error(est, Xte, yte))
+    except Exception as exc:  # noqa: BLE001 - recorded
+        return _failed(task, exc, updates=out["updates"],
+                       test_error=out["test_error"])
+    return make_record(task, {**out, "train_error": _error(est, Xtr, ytr)},
+                       seconds=time.perf_counter() - start)
+
+
 def artificial_worker(task):
     """HO_p(c) on one artificial set, epoch by epoch (``partial_fit``).
 
@@ -50,23 +74,10 @@ def artificial_worker(task):
     (mistakes), matrix updates and the test error.
     """
     p = task.params
-    start = time.perf_counter()
-    Xtr, ytr, Xte, yte = _artificial_data(p)
     spec = {"algorithm": "HO", "p": p["p"], "c": p["c"], "form": "implicit"}
-    updates, matrix, test = [], [], []
-    try:
-        est = make_estimator(spec)
-        for _ in range(p["epochs"]):
-            est.partial_fit(Xtr, ytr, classes=np.array([-1, 1]))
-            updates.append(corrections(est))
-            matrix.append(_matrix_updates(est, spec))
-            test.append(_error(est, Xte, yte))
-    except Exception as exc:  # noqa: BLE001 - recorded
-        return _failed(task, exc, updates=updates, test_error=test)
-    return make_record(task, {"updates": updates, "matrix_updates": matrix,
-                              "test_error": test,
-                              "train_error": _error(est, Xtr, ytr)},
-                       seconds=time.perf_counter() - start)
+    return _epochs(task, spec, {
+        "updates": corrections,
+        "matrix_updates": lambda est: _matrix_updates(est, spec)})
 
 
 def _artificial_tasks(config):
@@ -76,6 +87,36 @@ def _artificial_tasks(config):
         "n_train": int(config.art_n_train), "n_test": int(config.art_n_test)})
         for noise in config.art_noise for seed in config.art_seeds
         for p in config.ps for c in config.cs]
+
+
+# ------------------------------------------- beyond the paper: ALMA_p
+def alma_worker(task):
+    """ALMA_p on one of Figure 2's artificial sets, epoch by epoch.
+
+    The same set, order and protocol as :func:`artificial_worker` (one
+    ``partial_fit`` per epoch, the examples in generated order). The record
+    holds, after each epoch, the cumulative corrections (ALMA's updates:
+    margin violations, mistakes included), the cumulative mistakes
+    (y w·x ≤ 0) and the test error.
+    """
+    spec = {"algorithm": "ALMA", **{k: task.params[k] for k in (
+        "p", "alpha", "B", "C", "hypothesis", "fit_intercept")}}
+    return _epochs(task, spec, {
+        "updates": lambda est: int(est.n_updates_),
+        "mistakes": lambda est: int(est.n_mistakes_)})
+
+
+def _alma_tasks(config):
+    """ALMA_p on every set of Figure 2 (new tasks: Figure 2's keep their
+    keys)."""
+    if not config.art_noise:
+        return []
+    return [Task(config.stem, f"Artificial η={noise:g}", None, {
+        "kind": "alma", "noise": float(noise), "seed": int(seed),
+        "p": float(p), **ALMA_SETTINGS, "epochs": int(config.art_epochs),
+        "n_train": int(config.art_n_train), "n_test": int(config.art_n_test)})
+        for noise in config.art_noise for seed in config.art_seeds
+        for p in config.alma_ps]
 
 
 # ------------------------------------------------------------ Table 3
@@ -317,13 +358,16 @@ def _submit_lymphoma(config, session):
 def count(config):
     """The tasks of :func:`submit`, for the progress bar."""
     n_blocks = -(-config.lymphoma_splits // config.lymphoma_block)
-    return (len(_artificial_tasks(config)) + n_blocks
+    return (len(_artificial_tasks(config)) + len(_alma_tasks(config))
+            + n_blocks
             + sum(len(_ocr_tasks(config, s)) for s in config.ocr))
 
 
 def submit(config, session):
-    """Figure 2's runs, then Table 1's Lymphoma, then Table 3 per OCR set."""
+    """Figure 2's runs, ALMA_p on its sets, then Table 1's Lymphoma, then
+    Table 3 per OCR set."""
     session.run(artificial_worker, _artificial_tasks(config))
+    session.run(alma_worker, _alma_tasks(config))
     if config.lymphoma_splits:
         _submit_lymphoma(config, session)
     for spec in config.ocr:
