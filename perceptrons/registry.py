@@ -88,6 +88,8 @@ ESTIMATORS = (
     EstimatorEntry("second-order", "SecondOrderPerceptron",
                    "perceptrons.models.second_order"),
     EstimatorEntry("alma", "ALMA", "perceptrons.models.alma"),
+    EstimatorEntry("passive-aggressive", "PassiveAggressive",
+                   "perceptrons.models.passive_aggressive"),
 )
 
 REPRODUCTIONS = (

@@ -24,8 +24,8 @@ from hypothesis import given, settings
 from numpy.testing import assert_allclose, assert_array_equal
 
 from perceptrons import (MPU, PDM, PFM, ROMMA, Ballseptron,
-                         HigherOrderPerceptron, KernelPerceptron, Perceptron,
-                         SecondOrderPerceptron)
+                         HigherOrderPerceptron, KernelPerceptron,
+                         PassiveAggressive, Perceptron, SecondOrderPerceptron)
 from perceptrons.datasets import dump_svmlight
 from perceptrons.distributed import ParameterMixing
 from tests._states import assert_same_state
@@ -41,6 +41,9 @@ MIXABLE = [
     Perceptron(multiclass="prototype", random_state=0),
     Ballseptron(radius=0.3, random_state=0),
     Ballseptron(hypothesis="last", random_state=2),
+    PassiveAggressive(random_state=0),
+    PassiveAggressive(variant="PA-II", C=0.1, hypothesis="last",
+                      random_state=1),
 ]
 
 
@@ -171,7 +174,8 @@ def test_theorem_3_mistake_bound(problem):
     (Perceptron(kernel="linear"), "support vectors"),
     (Perceptron(hypothesis="voted"), "'voted'"),
     (Perceptron(hypothesis="longest"), "'longest'"),
-    (Ballseptron(kernel="rbf"), "support vectors")], ids=repr)
+    (Ballseptron(kernel="rbf"), "support vectors"),
+    (PassiveAggressive(kernel="rbf"), "support vectors")], ids=repr)
 def test_unmixable_estimators_are_refused_at_construction(est, reason):
     with pytest.raises(ValueError, match="cannot be trained by parameter "
                                          f"mixing: .*{reason}"):

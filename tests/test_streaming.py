@@ -20,7 +20,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MaxAbsScaler
 
 import perceptrons.streaming as streaming
-from perceptrons import MPU, PDM, ROMMA, Ballseptron, Perceptron
+from perceptrons import (MPU, PDM, ROMMA, Ballseptron, PassiveAggressive,
+                         Perceptron)
 from perceptrons.datasets import dump_svmlight, load_svmlight
 from perceptrons.streaming import (CacheWarning, fit_file, iter_svmlight,
                                    predict_file, scan_svmlight)
@@ -99,6 +100,7 @@ ESTIMATORS = {
     "romma": lambda: ROMMA(),
     "pdm": lambda: PDM(),
     "mpu": lambda: MPU(),
+    "passive-aggressive": lambda: PassiveAggressive(),
 }
 
 

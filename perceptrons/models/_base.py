@@ -181,6 +181,86 @@ def pooled_sum(start, sums):
     return total
 
 
+def pooled_accumulator(start, states, t, mixed, value, acc):
+    """The accumulator of a mixed state that keeps ``Σ_t w_t = t·w - A``.
+
+    Parameters
+    ----------
+    start : State or None
+        The state every shard started the epoch from.
+    states : list of State
+        Each shard's state after its epoch.
+    t : int
+        The mixed state's step count.
+    mixed : ndarray
+        The mixed w.
+    value, acc : callable
+        A state's w and A.
+
+    Returns
+    -------
+    ndarray
+        ``t·w - Σ`` with Σ the pooled sum of every hypothesis any shard
+        visited (:func:`pooled_sum`), so that the mixed state's average is
+        the average of all of them.
+    """
+    before = (start.t * value(start) - acc(start) if start is not None
+              else None)
+    return t * mixed - pooled_sum(before, [s.t * value(s) - acc(s)
+                                           for s in states])
+
+
+def mixed_rows_and_offset(start, states, mu, counted, averaged, offset,
+                          offset_acc):
+    """The mixed arrays of states of weight rows and per-row offsets.
+
+    The states hold weight rows, an offset per row (θ, b) and, averaged,
+    their accumulators ``A`` with ``Σ_t w_t = t·w - A`` (the Perceptron's
+    and PA's states).
+
+    Parameters
+    ----------
+    start : State or None
+        The state every shard started the epoch from.
+    states : list of State
+        Each shard's state after its epoch.
+    mu : ndarray of shape (n_shards,)
+        The mixing weights.
+    counted : State
+        The first shard's state with the counters added up
+        (:meth:`BaseOnlinePerceptron._mix_states`).
+    averaged : bool
+        Whether the states keep the accumulators.
+    offset, offset_acc : str
+        The state fields of the offset and its accumulator.
+
+    Returns
+    -------
+    dict
+        The replaced fields: ``weights`` (current rows mixed by μ,
+        accumulator pooled), the offset and its accumulator,
+        ``n_updates_per_problem`` (added up).
+    """
+    current = mix([s.weights.current for s in states], mu)
+    off = mix([getattr(s, offset) for s in states], mu)
+    summed = counted.weights.summed
+    off_acc = getattr(counted, offset_acc)
+    if averaged:
+        summed = pooled_accumulator(
+            start, states, counted.t, current, lambda s: s.weights.current,
+            lambda s: s.weights.summed)
+        off_acc = pooled_accumulator(
+            start, states, counted.t, off, lambda s: getattr(s, offset),
+            lambda s: getattr(s, offset_acc))
+    n_updates = pooled_sum(
+        start.n_updates_per_problem if start is not None else None,
+        [s.n_updates_per_problem for s in states])
+    return {"weights": counted.weights.replace(current=current,
+                                               summed=summed),
+            offset: off, offset_acc: off_acc,
+            "n_updates_per_problem": n_updates}
+
+
 class TrainingCall(SimpleNamespace):
     """Scratch of one ``fit``/``partial_fit`` call, never kept on the model.
 

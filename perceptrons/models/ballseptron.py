@@ -11,15 +11,13 @@ import dataclasses
 from numbers import Real
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.utils.extmath import safe_sparse_dot
 
 from .._loops.ballseptron import ballseptron_epoch, ballseptron_prototype_epoch
-from .._loops.mercer import KERNEL_LINEAR, KERNELS
+from .._loops.mercer import KERNELS
 from ..utils._param_validation import Interval, StrOptions
-from ..utils.validation import refuse_underflow
+from ._averaged import LastOrAveragedMixin
 from ._base import BaseOnlinePerceptron, mix, pooled_sum
-from ._kernel import KernelMixin, linear_coef
+from ._kernel import KernelMixin
 from ._state import FittedState, array, scalar, sub
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._weights import DualWeights, WeightRows
@@ -79,7 +77,7 @@ class BallseptronState(FittedState):
 
 
 @with_stopping_docs
-class Ballseptron(KernelMixin, BaseOnlinePerceptron):
+class Ballseptron(LastOrAveragedMixin, KernelMixin, BaseOnlinePerceptron):
     r"""Perceptron that also updates on margin errors, with a ball of radius r.
 
     The Ballseptron of Shalev-Shwartz & Singer [1]_. Besides the
@@ -413,10 +411,6 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
                          random_state=random_state,
                          class_weight=class_weight, warm_start=warm_start)
 
-    def _final_after_quiet_pass(self):
-        # No mistake and no margin error: w did not move, nor will it.
-        return self.hypothesis == "last"
-
     def _xfail_checks(self):
         """Common checks expected to fail with these parameters, and why."""
         expected = super()._xfail_checks()
@@ -451,60 +445,33 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
         n_classes = fitted["classes"].shape[0]
         multiclass = n_classes > 2
         n_rows = n_classes if multiclass else 1
-        averaged = self.hypothesis == "averaged"
-        if self.kernel is None:
-            weights = WeightRows.zeros(n_rows, X.shape[1], summed=averaged)
-            gram = None
-        else:
-            weights = DualWeights.empty(self._kernel_spec(X.shape[1]), n_rows,
-                                        X.shape[1], sp.issparse(X))
-            gram = np.zeros((n_rows, n_rows))
+        weights = self._new_weights(X, n_rows)
         return BallseptronState(
-            **fitted, multiclass=multiclass, averaged=averaged,
+            **fitted, multiclass=multiclass,
+            averaged=self.hypothesis == "averaged",
             n_margin_errors=0,
             margin_errors_per_epoch=np.zeros(0, dtype=np.int64),
-            weights=weights, gram=gram, gram_tracked=None)
+            weights=weights,
+            gram=None if self.kernel is None else np.zeros((n_rows, n_rows)),
+            gram_tracked=None)
 
     def _set_initial(self, coef, intercept):
         """``coef_init`` starts w (the prototypes); Figure 2 has no bias
         term, so ``intercept_init`` must be zero."""
-        s = self.state_
-        if not isinstance(s.weights, WeightRows):
-            raise ValueError("coef_init/intercept_init start a primal weight "
-                             "vector; with a kernel the weights are dual "
-                             "coefficients (set kernel=None)")
+        rows = self._initial_rows()
         if intercept is not None and np.any(intercept != 0.0):
             raise ValueError("intercept_init must be zero: the Ballseptron "
                              "has no bias term (intercept_ is always 0; "
                              "append a constant feature to X to learn one)")
         if coef is not None:
-            s.weights.current[:] = coef
+            rows.current[:] = coef
 
     def _weights_refusal(self):
         # Every row's update is scaled by its weight (class notes).
         return None
 
-    def _call_averaged(self):
-        """Whether this call keeps the running sum, checked against
-        ``hypothesis`` (it may have been changed by ``set_params`` between
-        ``partial_fit`` calls)."""
-        if self.hypothesis == "averaged" and not self.state_.averaged:
-            raise ValueError(
-                "hypothesis='averaged' needs the running sum of every step "
-                "since the first call, which was made with hypothesis="
-                "'last'; call fit (or start partial_fit afresh)")
-        return self.hypothesis == "averaged"
-
     def _begin_call(self, call):
-        refuse_underflow(call.loop_arrays[0], call.mean_sq_norm)
-        s = self.state_
-        call.averaged = self._call_averaged()
-        if s.averaged and not call.averaged:
-            # A "last" call leaves the running sum behind: drop it, so a
-            # later switch back to "averaged" is refused, not silently wrong.
-            w = s.weights
-            s = self.state_ = s.replace(averaged=False, weights=w.replace(
-                summed=np.zeros((w.current.shape[0], 0))))
+        s = self._begin_rows_call(call)
         n_rows = s.weights.current.shape[0]
         call.margin_errors = []
         # Work space of the multiclass loops: scores and w^k·x̂ per class;
@@ -513,8 +480,6 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
         call.wx = np.zeros(n_rows)
         call.gram = s.gram if s.gram is not None else np.zeros(
             (n_rows, n_rows))
-        call.keep_summed, call.keep_snapshot = call.averaged, False
-        s.weights.begin_call(self, call)
 
     def _run_epoch(self, call, targets, order):
         s = self.state_
@@ -542,14 +507,7 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
         return n_mistakes, n_mistakes + n_margin_errors
 
     def _state_is_finite(self, call):
-        w = self.state_.weights
-        if isinstance(w, DualWeights):
-            kc = call.dual
-            m = kc.support_size
-            return bool(np.isfinite(kc.current[:, :m]).all()
-                        and np.isfinite(kc.summed[:, :m]).all())
-        return bool(np.isfinite(w.current).all()
-                    and np.isfinite(w.summed).all())
+        return self._rows_are_finite(call)
 
     def _end_call(self, call, targets):
         s = self.state_
@@ -558,47 +516,24 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
             n_margin_errors=s.n_margin_errors + int(margin_errors.sum()),
             margin_errors_per_epoch=np.concatenate(
                 [s.margin_errors_per_epoch, margin_errors]))
-        w = s.weights
-        if isinstance(w, WeightRows):
-            return s
-        kc = call.dual
-        m = kc.support_size
-        # Rows with a non-zero coefficient; averaged, a row may have left w
-        # (a zero scale) and still be in the average.
-        keep = np.any(kc.current[:, :m] != 0.0, axis=0)
-        if call.averaged:
-            keep |= np.any(kc.summed[:, :m] != 0.0, axis=0)
-        return s.replace(weights=w.end_call(call, keep))
+        # Averaged, a row may have left w (a zero scale) and still be in
+        # the average: it keeps its coefficient.
+        return self._rows_after_call(s, call)
 
     def _public_model(self):
         s = self.state_
         w = s.weights
         n_rows = w.current.shape[0]
         weights = w.summed / s.t if s.averaged else w.current.copy()
-        public = {"intercept_": np.zeros(n_rows),
-                  "n_margin_errors_": s.n_margin_errors,
-                  "margin_errors_per_epoch_": s.margin_errors_per_epoch}
-        if isinstance(w, WeightRows):
-            public["coef_"] = weights
-            return public
-        public.update(support_=w.pool.index.copy(),
-                      support_vectors_=w.pool.X, dual_coef_=weights,
-                      gamma_=w.kernel.gamma)
-        if w.kernel.code == KERNEL_LINEAR:
-            public["coef_"] = linear_coef(weights, w.pool.X)
-        return public
+        return {"intercept_": np.zeros(n_rows),
+                "n_margin_errors_": s.n_margin_errors,
+                "margin_errors_per_epoch_": s.margin_errors_per_epoch,
+                **self._public_rows(weights)}
 
     # ----------------------------------------------------------- mixing
     _mixed_totals = BaseOnlinePerceptron._mixed_totals + ("n_margin_errors",)
     _mixed_per_epoch = BaseOnlinePerceptron._mixed_per_epoch + (
         "margin_errors_per_epoch",)
-
-    def _mixing_refusal(self):
-        if self.kernel is not None:
-            return (f"with kernel={self.kernel!r} the model is coefficients "
-                    "over each shard's own support vectors, not a weight "
-                    "vector the shards share")
-        return None
 
     def _mix_arrays(self, start, states, mu, counted):
         """w mixed by μ; the averaged hypothesis from the pooled sum of
@@ -615,8 +550,4 @@ class Ballseptron(KernelMixin, BaseOnlinePerceptron):
 
     # ----------------------------------------------------------- prediction
     def _decision(self, X):
-        w = self.state_.weights
-        if isinstance(w, WeightRows):
-            return safe_sparse_dot(X, self.coef_.T, dense_output=True)
-        return w.kernel.scores(X, w.pool.X, self.dual_coef_,
-                               w.pool.sq_norms())
+        return self._rows_decision(X)

@@ -23,7 +23,7 @@ from .._loops.perceptron import figure2_epoch
 from .._loops.voted import csr_gram_t
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import linear_scores, refuse_underflow
-from ._base import BaseOnlinePerceptron, mix, pooled_sum
+from ._base import BaseOnlinePerceptron, mixed_rows_and_offset
 from ._kernel import BLOCK_ROWS, KernelMixin, linear_coef
 from ._ovr import problem_signs
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
@@ -792,29 +792,10 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
     def _mix_arrays(self, start, states, mu, counted):
         """w and θ mixed by μ; the averaged hypothesis from the pooled sum
         of every hypothesis any shard visited (see ``ParameterMixing``)."""
-        current = mix([s.weights.current for s in states], mu)
-        theta = mix([s.theta for s in states], mu)
-        summed = counted.weights.summed
-        theta_avg_acc = counted.theta_avg_acc
-        if counted.hypothesis == "averaged":
-            # The state keeps acc with  Σ_t w_t = t·w - acc  (_loops notes).
-            def pooled(value, acc):
-                before = (start.t * value(start) - acc(start)
-                          if start is not None else None)
-                return pooled_sum(before, [s.t * value(s) - acc(s)
-                                           for s in states])
-
-            summed = counted.t * current - pooled(
-                lambda s: s.weights.current, lambda s: s.weights.summed)
-            theta_avg_acc = counted.t * theta - pooled(
-                lambda s: s.theta, lambda s: s.theta_avg_acc)
-        n_updates = pooled_sum(
-            start.n_updates_per_problem if start is not None else None,
-            [s.n_updates_per_problem for s in states])
-        return counted.replace(
-            weights=counted.weights.replace(current=current, summed=summed),
-            theta=theta, theta_avg_acc=theta_avg_acc,
-            n_updates_per_problem=n_updates)
+        # The state keeps acc with  Σ_t w_t = t·w - acc  (_loops notes).
+        return counted.replace(**mixed_rows_and_offset(
+            start, states, mu, counted, counted.hypothesis == "averaged",
+            "theta", "theta_avg_acc"))
 
     # ----------------------------------------------------------- prediction
     def decision_function(self, X, hypothesis=None):

@@ -29,12 +29,13 @@ from perceptrons import (
     Ballseptron,
     HigherOrderPerceptron,
     KernelPerceptron,
+    PassiveAggressive,
     Perceptron,
     SecondOrderPerceptron,
 )
 
 LINEAR = [Perceptron, PDM, PFM, ROMMA, MPU, ALMA, HigherOrderPerceptron,
-          SecondOrderPerceptron]
+          SecondOrderPerceptron, PassiveAggressive]
 ALL = LINEAR + [KernelPerceptron, Ballseptron]
 
 

@@ -26,6 +26,7 @@ STATE_SCHEMAS = {
     'HigherOrderState': (2, '566664f10a221d51'),
     'KernelSpec': (1, '14faf22f2f7236a1'),
     'MarginState': (1, 'ef24087eb9b51ac8'),
+    'PassiveAggressiveState': (1, '57671883831a88ff'),
     'PerceptronState': (1, '7c6560bc2a69035b'),
     'SODualModel': (1, 'c070bcccb0cdc0e9'),
     'SOPrimalModel': (1, '7eb6adc8e567c99b'),

@@ -1,0 +1,302 @@
+r"""The Passive-Aggressive algorithms of Crammer et al. (JMLR 2006), one
+pass per call.
+
+Two loops, one per update rule (STYLE habit 1), each for every variant and
+form: :func:`pa_epoch`, the binary algorithm of Figure 1 of the paper run
+on one weight vector (two classes) or on one per class (one-vs-rest, every
+problem in the same read of X); :func:`pa_prototype_epoch`, the
+multi-prototype multiclass update of the paper's multiclass section. w is
+kept as a vector (primal) or as coefficients over support vectors with a
+Mercer kernel (the kernel form of Sec. 3), chosen by the type of its store
+(:mod:`perceptrons._loops.storage`).
+
+On example :math:`(x_t, y_t)`, :math:`y_t \in \{-1, +1\}`, with the hinge
+loss of Eq. (1), :math:`\ell_t = \max\{0,\ 1 - y_t (w_t\cdot x_t)\}`, the
+update of Eq. (3) and (6) is
+
+.. math::
+
+    w_{t+1} = w_t + \tau_t y_t x_t,\qquad
+    \tau_t = \frac{\ell_t}{\|x_t\|^2}\ \text{(PA)},\quad
+    \min\Bigl\{C, \frac{\ell_t}{\|x_t\|^2}\Bigr\}\ \text{(PA-I)},\quad
+    \frac{\ell_t}{\|x_t\|^2 + \frac{1}{2C}}\ \text{(PA-II)}.
+
+Multi-prototype (one prototype :math:`w^r` per class, the score of class r
+:math:`w^r\cdot x`): with :math:`s_t` the highest-scoring class other than
+:math:`y_t` (lowest index among equals),
+:math:`\ell_t = \max\{0,\ 1 - (w^{y_t}\cdot x_t - w^{s_t}\cdot x_t)\}`,
+and the step is Figure 1's on :math:`\Phi(x_t, y_t) - \Phi(x_t, s_t)`,
+whose squared norm is :math:`2\|x_t\|^2` (:math:`\Phi(x, r)` puts x in
+block r): :math:`w^{y_t} \mathrel{+}= \tau_t x_t`,
+:math:`w^{s_t} \mathrel{-}= \tau_t x_t`, τ_t as above with
+:math:`2\|x_t\|^2` in place of :math:`\|x_t\|^2` (with a bias, each
+prototype has its own b, and the norm is :math:`2(\|x_t\|^2 + 1)`).
+
+The variant is the type of the ``rule`` argument (:data:`PARule`,
+:data:`PA1Rule`, :data:`PA2Rule`), and :func:`step_size` is specialised on
+it when the loop is compiled (:func:`~perceptrons._loops._common.specialised`):
+one source, one compiled loop per variant, no run-time branch on the
+variant in the sample loop (STYLE habit 1; scikit-learn's ``_plain_sgd``
+branches on ``learning_rate == PA1/PA2`` per example).
+
+Bias (``rule.bias``). The intercept b is the weight of a constant feature
+1: the rule runs on :math:`x' = [x, 1]`, :math:`w' = [w, b]`, so the score
+is :math:`w\cdot x + b`, the norm in τ is :math:`\|x\|^2 + 1` and an update
+adds :math:`\tau y` to b. Without it, b is left as it is (0, or the
+``intercept_init`` given).
+
+Row weights (``weights``, sample_weight × class_weight). A row of weight
+:math:`s > 0` has the aggressiveness :math:`sC` in the paper's problems
+(Eq. (4): :math:`\tfrac12\|w - w_t\|^2 + sC\xi`; Eq. (5):
+:math:`\tfrac12\|w - w_t\|^2 + sC\xi^2`): PA-I :math:`\tau =
+\min\{sC, \ell/\|x\|^2\}`, PA-II :math:`\tau = \ell/(\|x\|^2 +
+\tfrac{1}{2sC})`; PA (:math:`C = \infty`) does not read it (the
+estimator refuses weights other than 0 and 1 for PA). For PA-I an integer
+weight k is then k consecutive presentations of the row. s = 1 is the
+unweighted arithmetic bit for bit.
+
+Rounding. A step is an update when :math:`\ell_t >` :data:`LOSS_ROUNDING`
+(:math:`2^{-40} \approx 9.1 \cdot 10^{-13}`), not :math:`\ell_t > 0`.
+An unclipped step leaves :math:`y_t w_{t+1}\cdot x_t = 1` in exact
+arithmetic (Eq. (2)); in float64 the score comes out 1 give or take the
+rounding of its sum, so an example met again at the margin "suffers" a
+loss of ~1e-16 and makes a step of that size. On separable data the
+examples at the margin then trade such steps for ever (measured: 2 of 300
+rows every pass, for 400 passes, through the origin), and the last
+hypothesis never has a pass without an update, which is what ends it
+(``tol``). A loss below :math:`2^{-40}` is the rounding of a margin
+already attained (it leaves room for scores whose terms are 10³ times the
+margin); treating it as 0 changes w by less than :math:`2^{-40}/\|x\|`
+per such step, and makes those runs stop.
+
+Averaged hypothesis (``averaged``). The loop keeps
+:math:`A = \sum_s (s - 1)\,\Delta_s` over the updates :math:`\Delta_s` made
+at global step s (``t_start`` steps before this pass), in ``summed`` and
+``intercept_acc``, so that the average of the T hypotheses after each
+step is :math:`\frac1T\sum_{t=1}^T w_t = w_T - A/T` (the Perceptron's
+accumulator, :mod:`perceptrons._loops.perceptron`): an update costs twice
+as much, a step without one nothing.
+
+References
+----------
+K. Crammer, O. Dekel, J. Keshet, S. Shalev-Shwartz and Y. Singer. Online
+passive-aggressive algorithms. JMLR 7:551-585, 2006.
+"""
+
+from collections import namedtuple
+
+from ._common import best_other, loop_helper, specialised
+from .storage import (
+    add_example,
+    add_example_sum,
+    add_pair,
+    add_pair_sum,
+    begin_pass,
+    raw_scores,
+    self_sq_norm,
+    storage_loop,
+)
+
+__all__ = ["LOSS_ROUNDING", "PA1Rule", "PA2Rule", "PARule", "RULES",
+           "biased_scores", "pa_epoch", "pa_prototype_epoch", "step_size"]
+
+#: The hinge loss below which a step is passive (module notes: rounding).
+LOSS_ROUNDING = 2.0 ** -40
+
+#: PA (Eq. (3)): ``bias`` (1: learn b on the constant feature, 0: not).
+PARule = namedtuple("PARule", ["C", "bias"])
+#: PA-I (Eq. (6), first case): aggressiveness ``C`` > 0.
+PA1Rule = namedtuple("PA1Rule", ["C", "bias"])
+#: PA-II (Eq. (6), second case): aggressiveness ``C`` > 0.
+PA2Rule = namedtuple("PA2Rule", ["C", "bias"])
+
+#: The rule of each ``variant`` of the estimator.
+RULES = {"PA": PARule, "PA-I": PA1Rule, "PA-II": PA2Rule}
+
+
+def _rule_class(rule):
+    """The named-tuple class of a rule, or of its numba type."""
+    return getattr(rule, "instance_class", type(rule))
+
+
+def _pa_step(rule, loss, sq_norm, weight):
+    return loss / sq_norm
+
+
+def _pa1_step(rule, loss, sq_norm, weight):
+    return min(weight * rule.C, loss / sq_norm)
+
+
+def _pa2_step(rule, loss, sq_norm, weight):
+    return loss / (sq_norm + 0.5 / (weight * rule.C))
+
+
+_STEPS = {PARule: _pa_step, PA1Rule: _pa1_step, PA2Rule: _pa2_step}
+
+
+@specialised(lambda rule, loss, sq_norm, weight:
+             _STEPS[_rule_class(rule)])
+def step_size(rule, loss, sq_norm, weight):
+    """τ_t of Eq. (3) (PA) or Eq. (6) (PA-I, PA-II), the row's weight s
+    scaling C (module notes).
+
+    Parameters
+    ----------
+    rule : PARule, PA1Rule or PA2Rule
+    loss : float
+        ℓ_t > 0.
+    sq_norm : float
+        ``‖x_t‖²`` (plus 1 with a bias), > 0.
+    weight : float
+        The row's weight s > 0.
+    """
+
+
+@loop_helper
+def biased_scores(store, ctx, order, step, scores, intercept):
+    """``scores[r] = w_r·x_i + b_r`` for every row, ``i = order[step]``
+    (:func:`~perceptrons._loops.storage.raw_scores` plus the bias); returns
+    the pass context."""
+    ctx = raw_scores(store, ctx, order, step, scores)
+    for r in range(intercept.shape[0]):
+        scores[r] = scores[r] + intercept[r]
+    return ctx
+
+
+@storage_loop
+def pa_epoch(store, targets, order, weights, rule, intercept, intercept_acc,
+             t_start, averaged, scores, n_updates):
+    """One pass of Figure 1 over ``order``, for every problem.
+
+    Parameters
+    ----------
+    store : PrimalStore or DualStore
+        The weights (:mod:`perceptrons._loops.storage`): one row per binary
+        problem; ``summed`` holds the averaged hypothesis's accumulator A
+        (module notes) when ``averaged``. Updated in place (a dual store's
+        support set grows).
+    targets : ndarray of shape (n_samples,), int64
+        Class index of each row. One problem: 1 is y = +1, 0 is y = -1; K
+        problems: problem k's label is +1 where ``targets == k``, -1
+        elsewhere (one-vs-rest).
+    order : ndarray of shape (n_steps,), int64
+        Rows to present, in order.
+    weights : ndarray of shape (n_samples,) or (0,), float64
+        Each row's weight s > 0, scaling C (empty: every weight is 1).
+    rule : PARule, PA1Rule or PA2Rule
+        The variant, its C and whether the bias is learnt.
+    intercept, intercept_acc : ndarray of shape (n_rows,), float64
+        The bias b of each problem and its accumulator A_b, updated in
+        place.
+    t_start : int
+        Steps presented before this pass (the global step of
+        ``order[0]`` is ``t_start + 1``).
+    averaged : bool
+        Keep the accumulators of the averaged hypothesis.
+    scores : ndarray of shape (n_rows,), float64
+        Work space.
+    n_updates : ndarray of shape (n_rows,), int64
+        Updates per problem, incremented in place.
+
+    Returns
+    -------
+    n_mistakes : int
+        Online prediction mistakes, before the update: ``y (w·x + b) <= 0``
+        for one problem; otherwise the true class's score not strictly
+        above every other class's.
+    """
+    n_rows = intercept.shape[0]
+    bias = 1.0 if rule.bias else 0.0
+    n_mistakes = 0
+    ctx = begin_pass(store)
+    for step in range(order.shape[0]):
+        i = order[step]
+        target = targets[i]
+        ctx = biased_scores(store, ctx, order, step, scores, intercept)
+        if n_rows == 1:
+            if (scores[0] if target == 1 else -scores[0]) <= 0.0:
+                n_mistakes += 1
+        else:
+            for r in range(n_rows):
+                if r != target and scores[r] >= scores[target]:
+                    n_mistakes += 1
+                    break
+        # ‖x'‖² of the augmented instance [x, 1] with a bias.
+        sq_norm = self_sq_norm(store, i) + bias
+        if not sq_norm > 0.0:
+            # x = 0 and no bias: no step moves w (PA's τ is undefined).
+            continue
+        weight = 1.0 if weights.shape[0] == 0 else weights[i]
+        for r in range(n_rows):
+            if n_rows == 1:
+                y = 1.0 if target == 1 else -1.0
+            else:
+                y = 1.0 if target == r else -1.0
+            loss = 1.0 - y * scores[r]
+            if loss > LOSS_ROUNDING:
+                a = step_size(rule, loss, sq_norm, weight) * y
+                add_example(store, r, a, i)
+                if rule.bias:
+                    intercept[r] += a
+                if averaged:
+                    # A += (s - 1) Δ at global step s = t_start + step + 1.
+                    c = (t_start + step) * a
+                    add_example_sum(store, r, c, i)
+                    if rule.bias:
+                        intercept_acc[r] += c
+                n_updates[r] += 1
+    return n_mistakes
+
+
+@storage_loop
+def pa_prototype_epoch(store, targets, order, weights, rule, intercept,
+                       intercept_acc, t_start, averaged, scores, n_updates):
+    """One pass of the multi-prototype multiclass update over ``order``.
+
+    Parameters
+    ----------
+    store : PrimalStore or DualStore
+        One prototype per class, updated in place (see :func:`pa_epoch`).
+    targets : ndarray of shape (n_samples,), int64
+        Class index of each row.
+    order, weights, rule, intercept, intercept_acc, t_start, averaged, scores
+        As in :func:`pa_epoch`, by class.
+    n_updates : ndarray of shape (n_classes,), int64
+        Updates, counted at the true class, incremented in place.
+
+    Returns
+    -------
+    n_mistakes : int
+        Steps where the true class does not score strictly above every
+        other class (before the update).
+    """
+    bias = 1.0 if rule.bias else 0.0
+    n_mistakes = 0
+    ctx = begin_pass(store)
+    for step in range(order.shape[0]):
+        i = order[step]
+        target = targets[i]
+        ctx = biased_scores(store, ctx, order, step, scores, intercept)
+        other = best_other(scores, target)
+        if scores[other] >= scores[target]:
+            n_mistakes += 1
+        # ‖Φ(x, y) - Φ(x, s)‖² = 2 ‖x'‖², x' = [x, 1] with a bias.
+        sq_norm = 2.0 * (self_sq_norm(store, i) + bias)
+        if not sq_norm > 0.0:
+            continue
+        loss = 1.0 - (scores[target] - scores[other])
+        if loss > LOSS_ROUNDING:
+            weight = 1.0 if weights.shape[0] == 0 else weights[i]
+            a = step_size(rule, loss, sq_norm, weight)
+            add_pair(store, target, other, a, i)
+            if rule.bias:
+                intercept[target] += a
+                intercept[other] -= a
+            if averaged:
+                c = (t_start + step) * a
+                add_pair_sum(store, target, other, c, i)
+                if rule.bias:
+                    intercept_acc[target] += c
+                    intercept_acc[other] -= c
+            n_updates[target] += 1
+    return n_mistakes
