@@ -167,7 +167,8 @@ def _rows(name, studies, results, records):
                            " by inner CV",
                  "mean": sel["mean"], "half": sel["ci_half_width"],
                  "paper": None, "fits": fits, "seconds": secs,
-                 "chosen": _chosen(sel["chosen"], "C")})
+                 "chosen": _chosen(sel["chosen"], "C"),
+                 "cells": sel["chosen"]})
     return rows
 
 
@@ -266,11 +267,13 @@ def _verdict(rows):
               key=lambda r: r["mean"])
     alma = next(r for r in rows if r["algorithm"].startswith("ALMA"))
     pa = next(r for r in rows if r["algorithm"] == "PA-I")
-    return {"tau": tau, "alma": alma, "pa": pa}
+    voted = next(r for r in rows if r["algorithm"] == "Perceptron, Nothing"
+                 and r["hypothesis"] == "Voted")
+    return {"tau": tau, "alma": alma, "pa": pa, "voted": voted}
 
 
-def _compare(v, key):
-    ref, new = v["tau"], v[key]
+def _compare(v, key, ref="tau"):
+    ref, new = v[ref], v[key]
     tol = max(ref["half"], new["half"])
     diff = new["mean"] - ref["mean"]
     return ("equal" if abs(diff) <= tol else
@@ -295,23 +298,45 @@ def _answer(verdicts):
                              for v in verdicts])
         t_new = sum(v[key]["seconds"] for v in verdicts)
         t_tau = sum(v["tau"]["seconds"] for v in verdicts)
+        fits = np.mean([v[key]["fits"] for v in verdicts])
         out.append(
             f"- **{label}**: equal on {eq} of {n} sets, ahead on {ahead}, "
             f"behind on {behind} (accuracy difference from "
             f"{min(diffs):+.1f} to {max(diffs):+.1f} points); "
-            f"{np.mean([v[key]['fits'] for v in verdicts]):g} fits per "
-            f"outer fold against the τ search's "
+            f"{fits:g} fit{'' if fits == 1 else 's'} per outer fold against "
+            f"the τ search's "
             f"{np.mean([v['tau']['fits'] for v in verdicts]):g} "
             f"({fit_ratio:.3f} of them), {t_new:.2f} s of task time against "
-            f"{t_tau:.2f} s over the {n} sets.")
-    alma = [_compare(v, "alma")[0] for v in verdicts]
+            f"{t_tau:.2f} s over the {n} set{'' if n == 1 else 's'}.")
+    vs_voted = [_compare(v, "alma", "voted")[0] for v in verdicts]
     out.append(
-        "- So self-tuning "
-        + ("removes the search's cost at equal accuracy on every set"
-           if all(c != "behind" for c in alma) else
-           f"removes the search's cost, at equal or better accuracy on "
-           f"{sum(c != 'behind' for c in alma)} of {len(alma)} sets and "
-           f"at a loss on {sum(c == 'behind' for c in alma)}")
-        + " (one fit per outer fold instead of an inner cross-validation "
-          "over a grid).")
+        f"- **ALMA_2 against the voted perceptron with no variant** (K&W's "
+        f"other choice free of search, also one fit per outer fold): equal "
+        f"on {vs_voted.count('equal')}, ahead on {vs_voted.count('ahead')}, "
+        f"behind on {vs_voted.count('behind')} of {len(vs_voted)}.")
+    alma = [_compare(v, "alma")[0] for v in verdicts]
+    worse = sum(c == "behind" for c in alma)
+    better = sum(c == "ahead" for c in alma)
+    out.append(
+        "- So on these sets self-tuning removes the search's cost (one fit "
+        "per outer fold instead of an inner cross-validation over a grid) "
+        + ("at equal accuracy on every set" if not worse and not better
+           else f"at equal or better accuracy on every set ({better} "
+           f"better)" if not worse else
+           f"at equal or better accuracy on {len(alma) - worse} of "
+           f"{len(alma)} sets and at a loss on {worse}") + ".")
+    cells = [c for v in verdicts for c in v["pa"]["cells"] if c]
+    if cells:
+        low = sum(c["C"] == min(PA_C_GRID) for c in cells)
+        high = sum(c["C"] == max(PA_C_GRID) for c in cells)
+        out.append(
+            f"- PA-I's inner CV picked the grid's smallest C "
+            f"({min(PA_C_GRID):g}) on {low} and its largest "
+            f"({max(PA_C_GRID):g}) on {high} of the {len(cells)} outer "
+            "folds" + (": the grid's lower edge binds, so a smaller C might "
+                       "do better still (not run)." if low else "."))
+    out.append(
+        "- Times are task seconds on a shared 2-core machine; the first "
+        "task of each algorithm in a worker includes loading its compiled "
+        "loops, which dominates the time of a row of few fits (Nothing's).")
     return out
