@@ -56,7 +56,8 @@ Files (in ``output_dir``): ``khardon_wachman.md`` (the report),
 ``khardon_wachman_search.csv`` (every cell's mean accuracy),
 ``khardon_wachman_selection.csv`` (Table 6 cells with the chosen
 parameters), ``khardon_wachman_svm.csv`` (every SVM cell),
-``khardon_wachman_fig4_<data set>.png``, and the task records
+``khardon_wachman_fig4_<data set>.png``, ``khardon_wachman_beyond.csv``
+(the beyond-the-paper rows, when run), and the task records
 ``khardon_wachman_records.jsonl`` (``--resume`` reuses them).
 
 References
