@@ -64,7 +64,8 @@ def test_svm_columns_of_table_6(tmp_path, monkeypatch):
     monkeypatch.setattr(datasets, "load_named", lambda name, **kw:
                         dataclasses.make_dataclass("B", ["X", "y"])(X, y))
     config = dataclasses.replace(TINY, uci=("bupa",), artificial=(),
-                                 table4=(), table6_artificial=())
+                                 table4=(), table6_artificial=(),
+                                 beyond=False)
     studies = kw_studies(config)
     perceptron, svm = studies
     assert svm.name == "bupa (SVM)" and svm.folds_of == "bupa"
@@ -198,3 +199,125 @@ def test_table7_on_a_fixed_split_with_inner_cv(tmp_path, monkeypatch):
     not_run = md.split("## Not run")[1]
     assert "Table 7 rows of adult, mnist" in not_run
     assert "kernel rows of mnist" in not_run
+
+
+# ------------------------------------------------- beyond the paper (#25)
+def _tiny_uci(monkeypatch, n=90):
+    import perceptrons.datasets as datasets
+    from perceptrons.datasets import make_khardon_wachman
+
+    X, y = make_khardon_wachman(n, 6, 0.1, 0.1, random_state=7)
+    monkeypatch.setattr(datasets, "load_named", lambda name, **kw:
+                        dataclasses.make_dataclass("B", ["X", "y"])(X, y))
+
+
+def test_beyond_studies_share_table6_folds_and_keep_its_keys(monkeypatch):
+    """ALMA_2 and PA-I run on the Table 6 study's very folds (outer and
+    inner), as new studies: the paper's tasks keep their keys."""
+    _tiny_uci(monkeypatch)
+    config = dataclasses.replace(TINY, uci=("bupa", "promoters"),
+                                 artificial=(), table4=(),
+                                 table6_artificial=(), svm=False)
+    studies = {s.name: s for s in kw_studies(config)}
+    # promoters has no Table 6 row: no beyond-the-paper studies for it
+    assert sorted(studies) == ["bupa", "bupa (ALMA_2)", "bupa (PA-I)",
+                               "promoters"]
+    perc, alma, pa = (studies[n] for n in ("bupa", "bupa (ALMA_2)",
+                                           "bupa (PA-I)"))
+    assert alma.inner == 0 and alma.hypotheses is None
+    assert alma.cells() == [{}]
+    assert alma.estimator.p == 2 and alma.estimator.B is None
+    assert alma.estimator.max_iter == config.max_iter
+    assert pa.estimator.variant == "PA-I" and pa.inner == config.inner
+    assert pa.cells() == [{"C": c} for c in rk.PA_C_GRID]
+    for sid, (train, test) in alma.splits().items():
+        assert test.tolist() == perc.splits()[sid][1].tolist()
+    for sid, (train, test) in pa.splits().items():
+        assert train.tolist() == perc.splits()[sid][0].tolist()
+    # the perceptron's keys do not depend on the new studies
+    off = {s.name: s for s in kw_studies(dataclasses.replace(
+        config, beyond=False))}
+    assert sorted(off) == ["bupa", "promoters"]
+    assert [t.key for t in off["bupa"].tasks()] == \
+        [t.key for t in perc.tasks()]
+    # only_beyond runs Table 6's Nothing and τ cells: the same keys
+    only = {s.name: s for s in kw_studies(dataclasses.replace(
+        config, only_beyond=True))}
+    assert sorted(only) == ["bupa", "bupa (ALMA_2)", "bupa (PA-I)"]
+    assert [c.name for c in only["bupa"].columns] == ["Nothing", "τ"]
+    assert {t.key for t in only["bupa"].tasks()} < \
+        {t.key for t in perc.tasks()}
+    assert [t.key for t in only["bupa (PA-I)"].tasks()] == \
+        [t.key for t in pa.tasks()]
+
+
+def test_quick_has_alma_and_pa_cells(monkeypatch):
+    _tiny_uci(monkeypatch)
+    names = [s.name for s in kw_studies(rk.QUICK)]
+    for name in rk.QUICK.uci:
+        assert f"{name} (ALMA_2)" in names and f"{name} (PA-I)" in names
+
+
+def test_beyond_section_one_alma_fit_per_fold_pa_c_from_grid(tmp_path,
+                                                            monkeypatch):
+    _tiny_uci(monkeypatch)
+    config = dataclasses.replace(TINY, uci=("bupa",), artificial=(),
+                                 table4=(), table6_artificial=(), svm=False,
+                                 outer=3)
+    res = rk.run(RunOptions(output_dir=tmp_path, progress=False), config)
+    recs = res["records"]
+    alma = [r for r in recs if r["task"]["dataset"] == "bupa (ALMA_2)"]
+    # no search: one task per outer fold, one fit each, no inner folds
+    assert sorted(r["task"]["fold"] for r in alma) == ["o0", "o1", "o2"]
+    assert all(r["status"] == "ok" and r["result"]["n_fits"] == 1
+               for r in alma)
+    assert all(r["task"]["params"]["cell"] == {} for r in alma)
+    pa = res["summary"]["results"]["bupa (PA-I)"]
+    chosen = pa.selections[("PA-I", "own")]["chosen"]
+    assert len(chosen) == 3 and all(c["C"] in rk.PA_C_GRID for c in chosen)
+    md = (tmp_path / "khardon_wachman.md").read_text()
+    section = md.split("## Beyond the paper: self-tuned ALMA_2 and PA-I "
+                       "beside the perceptron variants")[1].split("\n## ")[0]
+    assert "**Not in the paper.**" in section
+    rows = [x for x in section.splitlines() if x.startswith("| ")]
+    assert len(rows) == 1 + 6  # header + 4 perceptron rows, ALMA_2, PA-I
+    alma_row = next(x for x in rows if "ALMA_2" in x)
+    cells = [c.strip() for c in alma_row.strip("|").split("|")]
+    assert cells[-2] == "1"  # fits per outer fold
+    pa_row = next(x for x in rows if "| PA-I |" in x)
+    cells = [c.strip() for c in pa_row.strip("|").split("|")]
+    assert cells[-2] == f"{config.inner * len(rk.PA_C_GRID) + 1:g}"
+    tau_row = next(x for x in rows if "Perceptron, τ | Last" in x)
+    assert tau_row.split("|")[-3].strip() == \
+        f"{config.inner * len(rk.TAU_GRID) + 1:g}"
+    assert "/ 69.8 ± 6.5" not in section and "69.8 ± 6.5" in tau_row
+    assert "**Answer on these sets.**" in section
+    assert (tmp_path / "khardon_wachman_beyond.csv").exists()
+    # Table 6 itself has no ALMA/PA rows
+    assert "ALMA" not in md.split("## Table 6")[1].split("\n## ")[0]
+
+
+def test_only_beyond_writes_its_own_report(tmp_path, monkeypatch):
+    _tiny_uci(monkeypatch)
+    config = dataclasses.replace(rk.BEYOND, uci=("bupa", "sonar"), outer=2,
+                                 inner=2, max_iter=3)
+    res = rk.run(RunOptions(output_dir=tmp_path, progress=False), config)
+    assert (tmp_path / "khardon_wachman_beyond_records.jsonl").exists()
+    assert not (tmp_path / "khardon_wachman.md").exists()
+    md = (tmp_path / "khardon_wachman_beyond.md").read_text()
+    assert "## Beyond the paper" in md and "| sonar |" in md
+    assert "not in this run: breast-cancer-wisconsin" in md
+    datasets = {r["task"]["dataset"] for r in res["records"]}
+    assert datasets == {"bupa", "bupa (ALMA_2)", "bupa (PA-I)", "sonar",
+                        "sonar (ALMA_2)", "sonar (PA-I)"}
+
+
+def test_no_beyond_records_no_section(tmp_path, monkeypatch):
+    _tiny_uci(monkeypatch)
+    config = dataclasses.replace(TINY, uci=("bupa",), artificial=(),
+                                 table4=(), table6_artificial=(), svm=False,
+                                 beyond=False)
+    rk.run(RunOptions(output_dir=tmp_path, progress=False), config)
+    md = (tmp_path / "khardon_wachman.md").read_text()
+    assert "Beyond the paper" not in md
+    assert not (tmp_path / "khardon_wachman_beyond.csv").exists()

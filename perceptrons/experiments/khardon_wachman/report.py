@@ -6,7 +6,8 @@ import numpy as np
 
 from .. import report
 from ..hypotheses import HYPOTHESES
-from .paper import INACTIVE, NOISE, STEM, TAU_GRID, _HYP_LABEL
+from .paper import (INACTIVE, NOISE, PAPER_TABLE6, STEM, TAU_GRID,
+                    _HYP_LABEL)
 from .studies import (FULL, SVM_COLUMNS, _art_name, _svm_name,
                       _table5_name)
 from .tables import (_search, _search_cells, _svm_cell, _table2, _table3,
@@ -220,7 +221,41 @@ def _csv_rows(results):
     return search, select, svm
 
 
-def write_report(config, results, records, timing, out):
+_BEYOND_FIELDS = ["dataset", "algorithm", "hypothesis", "search", "mean",
+                  "half", "chosen", "fits", "seconds"]
+
+
+def write_beyond(config, section, records, timing, out):
+    """``khardon_wachman_beyond.md`` and ``.csv``: the beyond-the-paper
+    section alone (``Config(only_beyond=True)``)."""
+    if section is None:
+        raise ValueError("no beyond-the-paper records to render (its UCI "
+                         "sets have no Table 6 row, or beyond=False)")
+    lines, rows = section
+    n_err = sum(r["status"] != "ok" for r in records)
+    head = [
+        "# Khardon & Wachman (2007): beyond the paper", "",
+        f"Mode: {'**quick**' if config.quick else 'full'}; only this "
+        "section's tasks (ALMA_2, PA-I, and Table 6's Nothing and τ columns "
+        "of the perceptron on the same folds: the same tasks as the full "
+        "reproduction's). Perceptron as in Table 6: η = 0.1, θ_Init = C = "
+        f"mean ⟨x, x⟩ of the training fold, {config.max_iter} passes.", "",
+        f"{timing['tasks']} tasks ({n_err} failed) on {timing['backend']} "
+        f"with {timing['workers']} worker(s): {timing['wall']:.1f} s wall, "
+        f"{timing['task_seconds']:.1f} s of task time.", ""]
+    missing = [n for n in FULL.uci if n not in config.uci
+               and (n, "last") in PAPER_TABLE6]
+    tail = ([f"UCI sets of Table 6 not in this run: {', '.join(missing)}.",
+             ""] if missing else [])
+    markdown = "\n".join([*head, *lines, *tail,
+                          report.footer(records)]) + "\n"
+    files = [report.write_text(out / f"{STEM}_beyond.md", markdown),
+             report.write_csv(out / f"{STEM}_beyond.csv", rows,
+                              _BEYOND_FIELDS)]
+    return markdown, files
+
+
+def write_report(config, results, records, timing, out, beyond=None):
     cells = _search_cells(config, results)
     misses = []
     t3, a3, n3, _ = _table3(config, cells, misses)
@@ -313,6 +348,8 @@ def write_report(config, results, records, timing, out):
                   "Sec. 3.2 (USPS 0.1 and 10, Adult 0.4 and 5, MNIST 1 and "
                   "1); no α column (K&W: too few passes). Adult scaled as "
                   "for Table 5. One test split: no interval.", "", *t7, ""]
+    if beyond is not None:
+        lines += beyond[0]
     lines += ["## Not run", "", *_not_run(config), "",
               report.footer(records)]
     markdown = "\n".join(lines) + "\n"
@@ -325,6 +362,9 @@ def write_report(config, results, records, timing, out):
              report.write_csv(out / f"{STEM}_selection.csv", select,
                               ["dataset", "column", "hypothesis", "mean",
                                "ci_half_width", "chosen"])]
+    if beyond is not None:
+        files.append(report.write_csv(out / f"{STEM}_beyond.csv", beyond[1],
+                                      _BEYOND_FIELDS))
     if svm:
         files.append(report.write_csv(
             out / f"{STEM}_svm.csv", svm,

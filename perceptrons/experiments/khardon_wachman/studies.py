@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from .._grid import Column
 from .._svm_baselines import L1_C_GRID, L2_LAMBDA_GRID, SoftMarginSVC
 from ..model_selection import Study, run_cell, study_tasks
+from .beyond import beyond_sets, beyond_studies
 from .paper import (FEATURES, INACTIVE, MARGINS, NOISE, STEM, T7_SETTINGS,
                     TABLE5_SIZES, TAU_GRID, paper_columns)
 
-__all__ = ["Config", "FULL", "QUICK", "SVM_COLUMNS", "make_studies", "submit"]
+__all__ = ["BEYOND", "Config", "FULL", "QUICK", "SVM_COLUMNS", "make_studies",
+           "submit"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,13 @@ class Config:
         Table 3's rows of "usps" (its own search study: 100 passes) and
         "mnist" (the search part of its Table 7 study: 1 pass either way).
     quick : bool
+    beyond : bool
+        The beyond-the-paper studies (:mod:`.beyond`): ALMA_2 and PA-I on
+        the folds of every UCI set of ``uci`` that has a Table 6 row.
+    only_beyond : bool
+        Run only those studies and Table 6's Nothing and τ columns of the
+        same sets (the same tasks as in the full run), and write only
+        ``khardon_wachman_beyond.md`` (:data:`BEYOND`).
     """
 
     uci: tuple = ("breast-cancer-wisconsin", "bupa", "wdbc", "crx",
@@ -72,6 +81,8 @@ class Config:
     table7_kernel: tuple = ("usps", "mnist")
     table3_extra: tuple = ("usps", "mnist")
     quick: bool = False
+    beyond: bool = True
+    only_beyond: bool = False
 
 
 #: The paper's configuration.
@@ -85,6 +96,13 @@ QUICK = Config(uci=("bupa", "wpbc"),
                table4=(), table6_artificial=(), table5=(), table7=(),
                table7_kernel=(), table3_extra=(), inner=2,
                quick=True)
+#: Only the beyond-the-paper section (:mod:`.beyond`) on Table 6's seven UCI
+#: sets, with the paper's folds (10 and 10) and passes.
+BEYOND = Config(uci=("breast-cancer-wisconsin", "bupa", "wdbc", "crx",
+                     "ionosphere", "wpbc", "sonar"),
+                artificial=(), table4=(), table6_artificial=(), svm=False,
+                table5=(), table7=(), table7_kernel=(), table3_extra=(),
+                only_beyond=True)
 
 
 #: Table 6's SVM columns: parameter search over K&W's grids (module
@@ -205,12 +223,20 @@ def make_studies(config):
 
     est = _paper_estimator(config.max_iter)
     studies = []
+    beyond = beyond_sets(config)
     for name in config.uci:
+        if config.only_beyond and name not in beyond:
+            continue
         b = load_named(name, handle_missing="zero")
-        studies.append(Study(name, est, paper_columns("optimization"), b.X,
+        columns = paper_columns("optimization")
+        if config.only_beyond:  # the same cells (and keys) as in the full run
+            columns = [c for c in columns if c.name in ("Nothing", "τ")]
+        studies.append(Study(name, est, columns, b.X,
                              b.y, outer=config.outer, inner=config.inner,
                              experiment=STEM))
-        if config.svm:
+        if name in beyond:
+            studies += beyond_studies(name, b.X, b.y, config, STEM)
+        if config.svm and not config.only_beyond:
             studies.append(Study(_svm_name(name), SoftMarginSVC(),
                                  SVM_COLUMNS, b.X, b.y, outer=config.outer,
                                  inner=0, hypotheses=None, experiment=STEM,
