@@ -209,7 +209,7 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
         Corrections, summed over problems.
     n_mistakes_ : int
         Trials with :math:`y\, w_k\cdot\hat x \le 0`, summed over problems.
-    mistakes_per_epoch_, updates_per_epoch_ : ndarray of shape (n_iter_,)
+    mistakes_per_epoch_, updates_per_epoch_ : ndarray of shape (n_epochs,)
     n_iter_, t_ : int
         Passes made; examples presented.
     n_features_in_ : int

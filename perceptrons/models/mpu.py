@@ -129,11 +129,14 @@ class MPU(_MarginPerceptron):
     converged_ : ndarray of shape (n_problems,), bool
         A full pass made no step, or (``certified_stop``) the accuracy was
         certified.
-    n_updates_, n_mistakes_, mistakes_per_epoch_, updates_per_epoch_, \
-n_updates_per_problem_, n_iter_, n_iter_per_problem_, n_active_passes_, t_, \
-n_features_in_
+    n_updates_, n_mistakes_ : int
         As in :class:`~perceptrons.PDM`; a step (learning or unlearning)
         counts as an update.
+    mistakes_per_epoch_, updates_per_epoch_ : ndarray of shape (n_epochs,)
+    n_updates_per_problem_, n_iter_per_problem_ : ndarray of int64
+        Per problem, shape (n_problems,).
+    n_iter_, n_active_passes_, t_, n_features_in_ : int
+        As in :class:`~perceptrons.PDM`.
 
     See Also
     --------
