@@ -3,7 +3,7 @@
 The reference tests compare the estimators with line-by-line runs of the
 papers' rules: the last hypothesis, one pass unless asked, and, for the
 second-order Perceptron, a = 1 on raw rows. The defaults (averaged
-hypothesis, 10 passes, a = 10 on normalised rows; issue #23) are measured
+hypothesis, 10 passes, a = 20 on normalised rows; issue #23) are measured
 for accuracy, not for the papers' protocols; a test that wants them asks.
 """
 
