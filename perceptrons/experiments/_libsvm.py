@@ -33,8 +33,7 @@ import numpy as np
 
 from ._liblinear import C_INFINITY, directional_margin, extend, signed_labels
 
-__all__ = ["MISSING_MESSAGE", "SVMResult", "available", "fit_hard_margin",
-           "libsvm_version"]
+__all__ = ["MISSING_MESSAGE", "SVMResult", "available", "fit_hard_margin"]
 
 #: Shown instead of the LIBSVM row when the binding is absent.
 MISSING_MESSAGE = ("not run: LIBSVM's Python binding is not installed "
@@ -55,16 +54,6 @@ def available():
     except ImportError:
         return False
     return True
-
-
-def libsvm_version():
-    """Version of the installed ``libsvm-official``, or None."""
-    try:
-        from importlib.metadata import version
-
-        return version("libsvm-official")
-    except Exception:  # noqa: BLE001 - metadata only
-        return None
 
 
 @dataclass

@@ -115,12 +115,7 @@ class LastOrAveragedMixin:
         w = state.weights
         if isinstance(w, WeightRows):
             return state
-        kc = call.dual
-        m = kc.support_size
-        keep = np.any(kc.current[:, :m] != 0.0, axis=0)
-        if call.averaged:
-            keep |= np.any(kc.summed[:, :m] != 0.0, axis=0)
-        return state.replace(weights=w.end_call(call, keep))
+        return state.replace(weights=w.end_call(call, w.nonzero_slots(call)))
 
     def _public_rows(self, weights):
         """The public attributes of the returned rows ``weights`` (by feature

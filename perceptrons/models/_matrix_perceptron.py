@@ -584,6 +584,9 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
     def _decision(self, X):
         s = self.state_
         if self._decides_linearly():
-            return s.model.linear_scores(self, X, s.final_weights())
+            # The final weights as published (coef_ or dual_coef_), not
+            # averaged again on every call.
+            final = self.coef_ if self.dual_coef_ is None else self.dual_coef_
+            return s.model.linear_scores(self, X, final)
         return s.model.scores(self, X)
 

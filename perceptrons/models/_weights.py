@@ -179,6 +179,18 @@ class DualWeights(State):
         rows)."""
         return call.dual.padded_weights(call.weights)
 
+    def nonzero_slots(self, call):
+        """The call's support slots with a non-zero coefficient in the
+        current rows or, when the call keeps it, in their running sum (the
+        ``keep`` of :meth:`end_call` for a model of the last or averaged
+        rows)."""
+        kc = call.dual
+        m = kc.support_size
+        keep = np.any(kc.current[:, :m] != 0.0, axis=0)
+        if kc.summed.shape[1]:
+            keep |= np.any(kc.summed[:, :m] != 0.0, axis=0)
+        return keep
+
     def end_call(self, call, keep=None):
         """The weights after the call.
 

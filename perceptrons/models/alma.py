@@ -574,12 +574,7 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
         w = s.weights
         if isinstance(w, WeightRows):
             return s
-        kc = call.dual
-        m = kc.support_size
-        keep = np.any(kc.current[:, :m] != 0.0, axis=0)
-        if s.averaged:
-            keep |= np.any(kc.summed[:, :m] != 0.0, axis=0)
-        return s.replace(weights=w.end_call(call, keep))
+        return s.replace(weights=w.end_call(call, w.nonzero_slots(call)))
 
     # ----------------------------------------------------------- results
     def _hypothesis(self):
