@@ -64,6 +64,7 @@ for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
 
 import cProfile  # noqa: E402
 import pstats  # noqa: E402
+import resource  # noqa: E402
 import shutil  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -259,7 +260,7 @@ def profile_fit(X, y, min_runs=3, min_time=1.0, max_runs=50):
 
 
 # ----------------------------------------------------------------------------
-# Fresh processes: CLI and a small fit
+# Fresh processes: CLI, a small fit and the demo
 # ----------------------------------------------------------------------------
 
 SMALL_FIT = (
@@ -270,66 +271,103 @@ SMALL_FIT = (
 
 
 def _run_timed(cmd, env=None):
+    """Run ``cmd``: its wall and CPU seconds (user + system) and its output.
+
+    CPU time is reported beside wall time because the machine is shared: a
+    busy neighbour stretches the wall time, not the CPU time.
+    """
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     out = subprocess.run(cmd, env=env, capture_output=True, text=True,
                          cwd=C.REPO_ROOT)
     elapsed = time.perf_counter() - t0
-    return elapsed, out
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime
+                                                 - before.ru_stime)
+    return elapsed, cpu, out
 
 
-def _cache_events(stdout):
-    loaded = stdout.count("[cache] data loaded")
-    saved = stdout.count("[cache] data saved")
+def _best_of(cmd, repeat):
+    """Wall and CPU seconds of the fastest (by wall time) of ``repeat`` runs."""
+    return min((_run_timed(cmd)[:2] for _ in range(repeat)),
+               key=lambda t: t[0])
+
+
+def _cache_events(out):
+    # NUMBA_DEBUG_CACHE prints to stdout; the demo's report goes there too.
+    text = out.stdout + out.stderr
+    loaded = text.count("[cache] data loaded")
+    saved = text.count("[cache] data saved")
     return f"{loaded} loaded, {saved} compiled+saved"
 
 
-def startup_times(repeat):
-    """Rows ``(what, seconds, note)`` for fresh-process start-up costs."""
+def _failed(out):
+    return (out.stderr.strip().splitlines() or ["?"])[-1]
+
+
+def _cold_then_warm(what, cmd, base_env):
+    """Rows for ``cmd`` run twice on one empty NUMBA_CACHE_DIR."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
+        env = dict(base_env, NUMBA_CACHE_DIR=cache, NUMBA_DEBUG_CACHE="1")
+        for run in (1, 2):
+            elapsed, cpu, out = _run_timed(cmd, env=env)
+            if out.returncode != 0:
+                rows.append((f"{what}, run {run}", None, None,
+                             f"failed: {_failed(out)}"))
+                break
+            note = ("cold: empty NUMBA_CACHE_DIR" if run == 1
+                    else "same NUMBA_CACHE_DIR, must hit the cache")
+            rows.append((f"{what} (fresh process), run {run}", elapsed, cpu,
+                         f"{note}; numba cache: {_cache_events(out)}"))
+    return rows
+
+
+def startup_times(repeat, quick=False):
+    """Rows ``(what, wall seconds, CPU seconds, note)`` for fresh-process
+    start-up costs."""
     rows = []
     py = sys.executable
     base_env = dict(os.environ)
-    t = min(_run_timed([py, "-c", "pass"])[0] for _ in range(repeat))
-    rows.append(("`python -c pass` (interpreter alone)", t, "min of "
-                 f"{repeat}"))
-    t = min(_run_timed([py, "-c", "import perceptrons"])[0]
-            for _ in range(repeat))
-    rows.append(("`python -c 'import perceptrons'`", t, f"min of {repeat}"))
+    rows.append(("`python -c pass` (interpreter alone)",
+                 *_best_of([py, "-c", "pass"], repeat),
+                 f"min of {repeat}"))
+    rows.append(("`python -c 'import perceptrons'`",
+                 *_best_of([py, "-c", "import perceptrons"], repeat),
+                 f"min of {repeat}"))
 
     exe = Path(py).parent / "perceptrons"
     exe = str(exe) if exe.exists() else shutil.which("perceptrons")
     if exe is None:
-        rows.append(("`perceptrons --help`", None, "no `perceptrons` "
+        rows.append(("`perceptrons --help`", None, None, "no `perceptrons` "
                      "executable on PATH"))
     else:
-        elapsed, out = _run_timed([exe, "--help"])
+        out = _run_timed([exe, "--help"])[2]
         if out.returncode != 0:
-            last = (out.stderr.strip().splitlines() or ["?"])[-1]
-            rows.append(("`perceptrons --help`", None,
-                         f"not working yet (exit {out.returncode}: {last})"))
+            rows.append(("`perceptrons --help`", None, None,
+                         f"not working yet (exit {out.returncode}: "
+                         f"{_failed(out)})"))
         else:
-            t = min([elapsed] + [_run_timed([exe, "--help"])[0]
-                                 for _ in range(repeat - 1)])
-            rows.append(("`perceptrons --help`", t, f"min of {repeat}"))
+            rows.append(("`perceptrons --help`",
+                         *_best_of([exe, "--help"], repeat),
+                         f"min of {repeat}"))
 
-    with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
-        env = dict(base_env, NUMBA_CACHE_DIR=cache, NUMBA_DEBUG_CACHE="1")
-        for run in (1, 2):
-            elapsed, out = _run_timed([py, "-c", SMALL_FIT], env=env)
-            if out.returncode != 0:
-                last = (out.stderr.strip().splitlines() or ["?"])[-1]
-                rows.append((f"small fit, run {run}", None, f"failed: {last}"))
-                break
-            what = ("cold: empty NUMBA_CACHE_DIR" if run == 1
-                    else "same NUMBA_CACHE_DIR, must hit the cache")
-            rows.append((f"small fit (fresh process), run {run}", elapsed,
-                         f"{what}; numba cache: {_cache_events(out.stdout)}"))
+    rows += _cold_then_warm("small fit", [py, "-c", SMALL_FIT], base_env)
     env = dict(base_env, NUMBA_DEBUG_CACHE="1")
     env.pop("NUMBA_CACHE_DIR", None)
-    elapsed, out = _run_timed([py, "-c", SMALL_FIT], env=env)
+    elapsed, cpu, out = _run_timed([py, "-c", SMALL_FIT], env=env)
+    ok = out.returncode == 0
     rows.append(("small fit (fresh process), default cache location",
-                 elapsed if out.returncode == 0 else None,
+                 elapsed if ok else None, cpu if ok else None,
                  f"`__pycache__` beside the loops; numba cache: "
-                 f"{_cache_events(out.stdout)}"))
+                 f"{_cache_events(out)}"))
+
+    demo = [exe] if exe is not None else [py, "-m", "perceptrons.cli"]
+    with tempfile.TemporaryDirectory(prefix="demo-") as output_dir:
+        args = ["demo", "--no-progress", "--output-dir", output_dir]
+        name = "`perceptrons demo" + (" --quick`" if quick else "`")
+        rows += _cold_then_warm(name, demo + args + (["--quick"] if quick
+                                                     else []), base_env)
     return rows
 
 
@@ -481,12 +519,17 @@ def build_report(args, cases, results, bw, floors_bw, profiles, startup,
         out.append("### Start-up (fresh processes)")
         out.append("")
         out.append("The small fit is `" + SMALL_FIT + "` run with "
-                   "`python -c`; the notes count the compiled functions "
-                   "loaded from / written to numba's cache "
+                   "`python -c`; the demo writes to a temporary directory. "
+                   "Run 1 compiles into an empty numba cache (a first run "
+                   "after install), run 2 loads from it. CPU s is the "
+                   "process's user + system time, which a busy neighbour "
+                   "does not stretch. The notes count the compiled "
+                   "functions loaded from / written to numba's cache "
                    "(`NUMBA_DEBUG_CACHE=1`).")
         out.append("")
-        out.append(C.md_table(["what", "seconds", "note"],
-                              [[w, _s(t), note] for w, t, note in startup]))
+        out.append(C.md_table(["what", "wall s", "CPU s", "note"],
+                              [[w, _s(t), _s(cpu), note]
+                               for w, t, cpu, note in startup]))
         out.append("")
 
     out.append("### All timings")
@@ -549,7 +592,7 @@ def main(argv=None):
         startup = []
         if not args.no_startup:
             log("fresh-process start-up")
-            startup = startup_times(2 if args.quick else 3)
+            startup = startup_times(2 if args.quick else 3, args.quick)
         report = build_report(args, cases, results, bw, floors_bw, profiles,
                               startup, C.l3_cache_bytes(),
                               (load_start, C.load_average()))

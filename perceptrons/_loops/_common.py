@@ -62,14 +62,26 @@ def specialised(choose):
     """
     def decorate(generic):
         args = ", ".join(inspect.signature(generic).parameters)
-        namespace = {"choose": choose}
+        namespace = {"choose": choose, "inline_call": inline_call}
         # The overload's typing function must have the helper's own
         # parameter names, hence the generated source.
         exec(f"def helper({args}):\n    return choose({args})({args})\n"
-             f"def typer({args}):\n    return choose({args})\n", namespace)
+             f"def inlined({args}):\n"
+             f"    if inline_call(({args},)):\n"
+             f"        return choose({args})\n"
+             f"def called({args}):\n"
+             f"    if not inline_call(({args},)):\n"
+             f"        return choose({args})\n", namespace)
         helper = functools.update_wrapper(namespace["helper"], generic)
-        overload(helper, inline=inline_call,
-                 jit_options={"forceinline": True})(namespace["typer"])
+        # Two overloads, each answering for the calls on its side of the
+        # rule, rather than one with inline_call as numba's cost model: with
+        # a cost model numba types each helper again for inlining at every
+        # call, inlined or not, and under the caller's flags compiles once
+        # more each helper that one calls (a quarter of a first fit's
+        # compile time). The machine code is the same.
+        for typer, inline in (("inlined", "always"), ("called", "never")):
+            overload(helper, inline=inline,
+                     jit_options={"forceinline": True})(namespace[typer])
         return helper
 
     return decorate
@@ -89,8 +101,9 @@ def _holds_arrays(ty):
         for member in ty)
 
 
-def inline_call(expr, caller, callee):
-    """Whether numba inlines a call of a :func:`specialised` helper.
+def inline_call(arg_types):
+    """Whether numba inlines a call of a :func:`specialised` helper, given
+    the types of its arguments.
 
     A numba-level inline binds the helper's parameters to new variables,
     and binding a tuple of arrays (a store, a rule with arrays) takes a
@@ -102,9 +115,8 @@ def inline_call(expr, caller, callee):
     same order. Except where an argument's class says ``inline_helpers``
     (the stores of the fast-math dual loops, whose helpers must take the
     loop's flags, which only a numba-level inline hands over): those stay
-    inlined. The cost model of numba's ``@overload(inline=...)``.
+    inlined.
     """
-    arg_types = [caller.typemap[arg.name] for arg in expr.args]
     if any(getattr(getattr(ty, "instance_class", None), "inline_helpers",
                    False) for ty in arg_types):
         return True
