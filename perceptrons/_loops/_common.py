@@ -31,6 +31,7 @@ a few steps on, which changes no result (see its docstring).
 
 import functools
 import inspect
+import types as pytypes
 
 import numpy as np
 from llvmlite import ir
@@ -121,6 +122,18 @@ def inline_call(arg_types):
                    False) for ty in arg_types):
         return True
     return not any(_holds_arrays(ty) for ty in arg_types)
+
+
+def renamed(fn, name):
+    """A copy of ``fn`` under another name, so that numba caches its own
+    compiled version of it (the cache is keyed by the function's name)."""
+    copy = pytypes.FunctionType(fn.__code__, fn.__globals__, name,
+                                fn.__defaults__, fn.__closure__)
+    copy.__qualname__ = fn.__qualname__.rpartition(".")[0] + name if (
+        "." in fn.__qualname__) else name
+    copy.__doc__ = fn.__doc__
+    copy.__module__ = fn.__module__
+    return copy
 
 
 @njit(cache=True, fastmath=FASTMATH)

@@ -50,8 +50,8 @@ are the store's ``summed`` and ``snapshot``):
         Vote of the current hypothesis (voted only).
 
 ``logs = (alpha_counts, vote_log, update_log, other_log, n_logged,
-n_updates, scores)``, the counters and logs of one call; arrays updated in
-place:
+n_updates, scores, score_log)``, the counters and logs of one call; arrays
+updated in place:
     ``alpha_counts`` : ndarray of shape (n_counters, n_samples), int64
         α_i of Figure 2 (updates made on example i).
     ``vote_log``, ``update_log`` : ndarray of shape (n_counters, n_samples) or (n_counters, 0), int64
@@ -66,6 +66,10 @@ place:
         Updates made, incremented.
     ``scores`` : ndarray of shape (n_rows,), float64
         Work space.
+    ``score_log`` : ndarray of shape (n_steps, n_rows) or (0, 0), float64
+        Each step's ``SUM - θ`` per row, before the step's updates, when
+        kept: a one-vs-rest pass split by problems across threads counts its
+        online mistakes from them afterwards.
 """
 
 from collections import namedtuple

@@ -50,11 +50,11 @@ in index order (:func:`fill_kernel_values`).
 import llvmlite.binding as llvm_binding
 import numpy as np
 from llvmlite import ir
-from numba import config, njit, types
+from numba import config, njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ._common import FASTMATH, row_sq_norms
+from ._common import FASTMATH, renamed, row_sq_norms
 
 KERNEL_LINEAR = 0
 KERNEL_POLY = 1
@@ -345,7 +345,6 @@ def pack_panels(data, n_features, rows, lo, hi, panels):
             out[k * w] = x[k]
 
 
-@njit(cache=True, fastmath=False)
 def panel_dots(A, n_rows, panels, t_lo, t_hi, G, n_cols):
     """Inner products of rows of A and panel columns, a tile at a time.
 
@@ -374,11 +373,24 @@ def panel_dots(A, n_rows, panels, t_lo, t_hi, G, n_cols):
             or n_cols < (t_hi - t_lo) * PANEL_WIDTH
             or n_rows * n_cols > G.shape[0]):
         raise ValueError("panel_dots: arrays too small for the tiles")
-    for t in range(t_lo, t_hi):
+    # Tiles write disjoint parts of G, each the same computation whatever
+    # thread runs it: panel_dots_threaded splits them across threads
+    # without changing a bit.
+    tiles_per_panel = n_rows // TILE_ROWS
+    for q in prange((t_hi - t_lo) * tiles_per_panel):
+        t = t_lo + q // tiles_per_panel
+        r0 = (q % tiles_per_panel) * TILE_ROWS
         col = (t - t_lo) * PANEL_WIDTH
-        for r0 in range(0, n_rows, TILE_ROWS):
-            _tile(A, r0 * d, d, panels, t * size, d, G, r0 * n_cols + col,
-                  n_cols)
+        _tile(A, r0 * d, d, panels, t * size, d, G, r0 * n_cols + col,
+              n_cols)
+
+
+#: :func:`panel_dots` with its tiles split across numba's threads (as many as
+#: ``numba.get_num_threads()``); the same values, bit for bit.
+panel_dots_threaded = njit(cache=True, parallel=True)(
+    renamed(panel_dots, "panel_dots_threaded"))
+panel_dots = njit(cache=True, fastmath=False)(panel_dots)
+
 
 
 # scatter_row and clear_row are deliberately *not* inlined: when their stores

@@ -85,7 +85,7 @@ def figure2_epoch(store, targets, order, weights, theta, rule, final, logs):
     (hypothesis, t_start, theta_avg_acc, theta_ls, tally, best_tally,
      ls_current, current_vote) = final
     alpha_counts, vote_log, update_log, other_log, n_logged, n_updates, \
-        scores = logs
+        scores, score_log = logs
     n_rows = theta.shape[0]
     n_counters = alpha_counts.shape[0]
     alpha_first = alpha_counts[0]
@@ -99,6 +99,9 @@ def figure2_epoch(store, targets, order, weights, theta, rule, final, logs):
         ctx = raw_scores(store, ctx, order, step, scores)
         for r in range(n_rows):
             scores[r] = scores[r] - theta[r]
+        if score_log.shape[0] > 0:
+            for r in range(n_rows):
+                score_log[step, r] = scores[r]
         other = rival(rule, scores, target)
         if is_mistake(rule, scores, target, other):
             n_mistakes += 1

@@ -42,13 +42,12 @@ Under ``NUMBA_DISABLE_JIT=1`` the helpers run as plain Python and dispatch on
 the store's class.
 """
 
-import types as pytypes
 from collections import namedtuple
 
 from numba import njit, types
 
-from ._common import (FASTMATH, loop_helper, prefetch_rows, row_axpy, row_dot,
-                      specialised)
+from ._common import (FASTMATH, loop_helper, prefetch_rows, renamed, row_axpy,
+                      row_dot, specialised)
 from .support import append_support, new_kernel_block, support_scores
 
 __all__ = ["DualStore", "PrimalStore", "StorageLoop", "add_example",
@@ -316,25 +315,14 @@ class StorageLoop:
         self.__doc__ = body.__doc__
         self.__name__ = body.__name__
         self.__wrapped__ = body
-        self.primal = njit(cache=True)(body)
-        self.dual = njit(cache=True, fastmath=FASTMATH)(
-            _renamed(body, body.__name__ + "_dual"))
+        # nogil: a one-vs-rest pass may run its problems in threads.
+        self.primal = njit(cache=True, nogil=True)(body)
+        self.dual = njit(cache=True, nogil=True, fastmath=FASTMATH)(
+            renamed(body, body.__name__ + "_dual"))
 
     def __call__(self, store, *args):
         loop = self.primal if is_primal(store) else self.dual
         return loop(store, *args)
-
-
-def _renamed(fn, name):
-    """A copy of ``fn`` under another name, so that numba caches its own
-    compiled version of it (the cache is keyed by the function's name)."""
-    copy = pytypes.FunctionType(fn.__code__, fn.__globals__, name,
-                                fn.__defaults__, fn.__closure__)
-    copy.__qualname__ = fn.__qualname__.rpartition(".")[0] + name if (
-        "." in fn.__qualname__) else name
-    copy.__doc__ = fn.__doc__
-    copy.__module__ = fn.__module__
-    return copy
 
 
 def storage_loop(body):

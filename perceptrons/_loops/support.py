@@ -42,11 +42,13 @@ thirty positional arguments:
     a norm is 0), which the Higher-order Perceptron needs.
 ``support = (support, position, n_support)``
     int64 arrays of shapes (n_samples,), (n_samples,), (1,).
-``cache = (cache, cache_filled, kernel_work, dense_work)``
+``cache = (cache, cache_filled, kernel_work, dense_work, threads)``
     The cache, float64 (n_samples, capacity), and its filled lengths, int64
     (n_samples,); a work row, float64 (n_samples,), used when the support
     outgrows the cache; a zeroed work vector, float64 (n_features,) for CSR
-    input, else (0,).
+    input, else (0,); ``threads[0]``, int64, the threads a block's tiles
+    may use (1: serial; more: :func:`~perceptrons._loops.mercer.panel_dots_threaded`
+    with numba's thread count, which the estimator sets to ``n_jobs``).
 ``block = (S, X_block, G, row_to_block, rows, state)``
     The block state of one pass (:func:`new_kernel_block`), returned by
     the helpers that may grow it.
@@ -114,9 +116,9 @@ reorders.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
-from ._common import FASTMATH
+from ._common import FASTMATH, renamed
 from .mercer import (
     PANEL_WIDTH,
     TILE_ROWS,
@@ -126,6 +128,7 @@ from .mercer import (
     kernel_from_dots,
     pack_panels,
     panel_dots,
+    panel_dots_threaded,
     scatter_row,
 )
 
@@ -141,6 +144,10 @@ BLOCK_ROWS = 128
 # get every value row by row instead (the same bits), never from or into
 # the cache, so that the cache holds block values only.
 SHORT_BLOCK = 16
+# Multiply-adds of a block's tiles below which they stay on one thread
+# (about 0.3 ms of work: a thread pool's wake-up would cost more than it
+# saves).
+THREADED_TILE_WORK = 1 << 20
 # row_to_block codes besides a row of G.
 IN_CACHE = BLOCK_ROWS
 ROW_BY_ROW = BLOCK_ROWS + 1
@@ -236,7 +243,7 @@ def kernel_values(data, kernel, support, cache, i, block):
         return _dense_kernel_values(data, kernel, support, cache, i, block)
     slots, m = support[0], support[2][0]
     X_indices, X_indptr = data[1], data[2]
-    rows, cache_filled, kernel_work, dense_work = cache
+    rows, cache_filled, kernel_work, dense_work = cache[:4]
     capacity = rows.shape[1]
     filled = cache_filled[i]
     lim = m if m < capacity else capacity
@@ -270,7 +277,7 @@ def _dense_kernel_values(data, kernel, support, cache, i, block):
     a short block gets every value from the per-row path.
     """
     slots, m = support[0], support[2][0]
-    rows, cache_filled, kernel_work, dense_work = cache
+    rows, cache_filled, kernel_work, dense_work = cache[:4]
     capacity = rows.shape[1]
     filled = cache_filled[i]
     m_block = filled  # the block's values end here (>= filled)
@@ -426,9 +433,8 @@ def fill_kernel_block(block, data, kernel, support, cache, candidates, lo,
     """
     S, X_block, G, row_to_block, rows, state = block
     X_data, n_features, sq_norms = data[0], data[3], data[5]
-    code, degree, gamma, coef0, norms = kernel
     slots, m0 = support[0], support[2][0]
-    cache_filled = cache[1]
+    cache_filled, threads = cache[1], cache[4][0]
     clear_kernel_block(block)
     n_block = min(BLOCK_ROWS, hi - lo)
     short = n_block < SHORT_BLOCK
@@ -467,26 +473,54 @@ def fill_kernel_block(block, data, kernel, support, cache, candidates, lo,
     n_cols = (t_hi - t_lo) * PANEL_WIDTH
     if G.shape[0] < BLOCK_ROWS * n_cols:
         G = np.empty(max(2 * G.shape[0], BLOCK_ROWS * n_cols))
-    panel_dots(X_block, n_rows, S, t_lo, t_hi, G, n_cols)
+    threaded = (threads > 1
+                and n_rows * n_cols * n_features >= THREADED_TILE_WORK)
+    if threaded:
+        panel_dots_threaded(X_block, n_rows, S, t_lo, t_hi, G, n_cols)
+    else:
+        panel_dots(X_block, n_rows, S, t_lo, t_hi, G, n_cols)
     origin = t_lo * PANEL_WIDTH
     state[1] = origin
     state[2] = m0
     state[4] = n_cols
     values = G[:n_rows * n_cols].reshape((n_rows, n_cols))
-    for b in range(n_block):
+    transform = (transform_block_rows_threaded if threaded
+                 else transform_block_rows)
+    transform(values, rows, row_to_block, n_block, sq_norms, kernel,
+              slots[origin:], cache_filled, origin, m0)
+    return (S, X_block, G, row_to_block, rows, state)
+
+
+def transform_block_rows(values, rows, row_to_block, n_block, sq_norms,
+                         kernel, slots, cache_filled, origin, m0):
+    """Inner products of a block's rows to kernel values, in place.
+
+    Row ``rows[b]``'s values are ``values[row_to_block[rows[b]]]`` (rows
+    coded ``IN_CACHE`` or ``ROW_BY_ROW`` have none), its slots from its
+    cache's end to ``m0``; the transform of every path
+    (:func:`~perceptrons._loops.mercer.kernel_from_dots`, then
+    :func:`normalize_values`). Each row is transformed on its own, so
+    :data:`transform_block_rows_threaded` splits the rows across threads
+    without changing a bit.
+    """
+    code, degree, gamma, coef0, norms = kernel
+    for b in prange(n_block):
         i = rows[b]
         g = row_to_block[i]
-        if g >= BLOCK_ROWS:
-            continue
-        # The transform of every path (mercer.kernel_from_dots).
-        kernel_from_dots(sq_norms, code, degree, gamma, coef0, i,
-                         slots[origin:], cache_filled[i] - origin,
-                         m0 - origin, values[g])
-        if norms.shape[0] > 0:
-            normalize_values(norms, i, slots[origin:],
+        if g < BLOCK_ROWS:
+            kernel_from_dots(sq_norms, code, degree, gamma, coef0, i, slots,
                              cache_filled[i] - origin, m0 - origin,
                              values[g])
-    return (S, X_block, G, row_to_block, rows, state)
+            if norms.shape[0] > 0:
+                normalize_values(norms, i, slots, cache_filled[i] - origin,
+                                 m0 - origin, values[g])
+
+
+transform_block_rows_threaded = njit(cache=True, fastmath=FASTMATH,
+                                     parallel=True)(
+    renamed(transform_block_rows, "transform_block_rows_threaded"))
+transform_block_rows = njit(cache=True, fastmath=FASTMATH)(
+    transform_block_rows)
 
 
 @njit(cache=True, inline="always")

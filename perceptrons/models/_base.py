@@ -38,6 +38,7 @@ from ._stopping import NoImprovement, validation_split
 from ._weighting import row_weights, subset_call
 from ..utils._param_validation import (Interval, InvalidParameterError,
                                        StrOptions)
+from ..utils.parallel import compiled_threads
 from ..utils.random import epoch_orders
 from ..utils.validation import (as_loop_arrays, check_sparse_structure,
                                 plain_repr, plain_reprs)
@@ -353,6 +354,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
         "class_weight": [StrOptions({"balanced"}), dict, None],
         "warm_start": ["boolean"],
+        "n_jobs": [Integral, None],
     }
 
     #: The fitted state's type (:mod:`perceptrons.models._state`): what
@@ -378,7 +380,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
                 "check_sample_weight_equivalence_on_sparse_data": reason}
 
     def __init__(self, *, max_iter, shuffle, random_state, class_weight,
-                 warm_start):
+                 warm_start, n_jobs):
         # The parameters every estimator has; a class lists all of its own
         # in its __init__ (scikit-learn reads them there) and passes these on.
         self.max_iter = max_iter
@@ -386,6 +388,7 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.class_weight = class_weight
         self.warm_start = warm_start
+        self.n_jobs = n_jobs
 
     # ----------------------------------------------------------- hooks
     @abstractmethod
@@ -1049,7 +1052,8 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         mistakes, updates = [], []
         call.n_iter = self.state_.n_iter
         for order in orders:
-            n_mistakes, n_updates = self._run_epoch(call, targets, order)
+            with compiled_threads(self.n_jobs):
+                n_mistakes, n_updates = self._run_epoch(call, targets, order)
             call.t += order.shape[0]
             call.n_iter += 1
             mistakes.append(n_mistakes)
@@ -1316,7 +1320,8 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
     def _scores(self, X):
         """:meth:`decision_function` of validated X: one column for one
         problem."""
-        scores = self._decision(X)
+        with compiled_threads(self.n_jobs):
+            scores = self._decision(X)
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def _validate_for_prediction(self, X):

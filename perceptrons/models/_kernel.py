@@ -18,6 +18,7 @@ import scipy.sparse as sp
 
 from .._loops.mercer import KERNELS, gram_block, kernel_diag
 from ..utils._param_validation import Interval
+from ..utils.parallel import effective_n_jobs
 from ._state import State, scalar
 from ._support import KernelCall
 
@@ -187,4 +188,4 @@ class KernelMixin:
         """
         return KernelCall(X, sq_norms, spec.checked_diag(sq_norms),
                           spec.args(), self.cache_size, n_passes, n_pool,
-                          normalized)
+                          normalized, effective_n_jobs(self.n_jobs))

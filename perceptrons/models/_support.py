@@ -196,6 +196,8 @@ class KernelCall(SimpleNamespace):
         The support set (:mod:`perceptrons._loops.support`).
     cache, cache_filled, kernel_work, dense_work : ndarray
         The kernel-row cache and work space.
+    threads : ndarray of shape (1,), int64
+        Threads the kernel tiles may use (``n_jobs``; 1: the serial code).
     loop_args : tuple
         ``(data, kernel, support, cache)``, the tuples every dual loop
         takes first. A model adds its own per-call arrays (coefficients,
@@ -203,7 +205,7 @@ class KernelCall(SimpleNamespace):
     """
 
     def __init__(self, X, sq_norms, diag, kernel, cache_size, n_passes,
-                 n_pool=0, normalized=False):
+                 n_pool=0, normalized=False, n_threads=1):
         n = X.shape[0]
         support = np.zeros(n, dtype=np.int64)
         support[:n_pool] = np.arange(n_pool)
@@ -213,6 +215,7 @@ class KernelCall(SimpleNamespace):
         cache, cache_filled = kernel_cache(n, cache_size, n_passes)
         kernel_work = np.empty(n)
         dense_work = np.zeros(X.shape[1] if sp.issparse(X) else 0)
+        threads = np.array([n_threads], dtype=np.int64)
         norms = np.zeros(0)
         if normalized:
             norms = np.sqrt(diag)
@@ -221,12 +224,12 @@ class KernelCall(SimpleNamespace):
             X=X, sq_norms=sq_norms, diag=diag, n_pool=n_pool,
             support=support, position=position, n_support=n_support,
             cache=cache, cache_filled=cache_filled, kernel_work=kernel_work,
-            dense_work=dense_work, norms=norms)
+            dense_work=dense_work, threads=threads, norms=norms)
         self.loop_args = (
             (*as_flat_loop_arrays(X), sq_norms, diag),
             (*kernel, norms),
             (support, position, n_support),
-            (cache, cache_filled, kernel_work, dense_work),
+            (cache, cache_filled, kernel_work, dense_work, threads),
         )
 
     @property

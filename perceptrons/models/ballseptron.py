@@ -140,6 +140,14 @@ class Ballseptron(LastOrAveragedMixin, KernelMixin, BaseOnlinePerceptron):
     warm_start : bool, default=False
         ``fit`` continues the fitted state (weights, running sum, counts)
         instead of starting from zero.
+    n_jobs : int, default=None
+        Threads for the parts of a call that run in parallel: the kernel
+        values of a dual pass (tiles of each block), the binary problems of
+        a one-vs-rest primal pass and the rows of a prediction; the rest
+        runs on one thread. None means 1, as in scikit-learn, and -1 every
+        core. Every value gives the same fitted model and the same
+        predictions, bit for bit: each parallel part splits work whose
+        pieces are computed the same way whatever thread runs them.
     kernel : {None, "linear", "poly", "rbf"}, default=None
         None runs the primal algorithm on the features of X. A kernel runs
         the dual form (the remark after Figure 2 of [1]_): w is kept as a
@@ -397,7 +405,8 @@ class Ballseptron(LastOrAveragedMixin, KernelMixin, BaseOnlinePerceptron):
     def __init__(self, *, radius=0.1, hypothesis="averaged", max_iter=10,
                  tol=None, n_iter_no_change=5, early_stopping=False,
                  validation_fraction=0.1, shuffle=True, random_state=None,
-                 class_weight=None, warm_start=False, kernel=None, degree=3,
+                 class_weight=None, warm_start=False,
+                 n_jobs=None, kernel=None, degree=3,
                  gamma=None, coef0=1.0, cache_size=200):
         self.radius = radius
         self.hypothesis = hypothesis
@@ -409,7 +418,8 @@ class Ballseptron(LastOrAveragedMixin, KernelMixin, BaseOnlinePerceptron):
                          coef0=coef0, cache_size=cache_size,
                          max_iter=max_iter, shuffle=shuffle,
                          random_state=random_state,
-                         class_weight=class_weight, warm_start=warm_start)
+                         class_weight=class_weight, warm_start=warm_start,
+                         n_jobs=n_jobs)
 
     def _xfail_checks(self):
         """Common checks expected to fail with these parameters, and why."""

@@ -63,7 +63,8 @@ class KernelPerceptron(Perceptron):
                  hypothesis="averaged", multiclass="ovr", max_iter=10,
                  tol=None, n_iter_no_change=5, early_stopping=False,
                  validation_fraction=0.1, shuffle=True, random_state=None,
-                 class_weight=None, warm_start=False, cache_size=200):
+                 class_weight=None, warm_start=False,
+                 n_jobs=None, cache_size=200):
         super().__init__(
             kernel=kernel, degree=degree, gamma=gamma, coef0=coef0, eta=eta,
             theta_init=theta_init, threshold_step=threshold_step,
@@ -72,5 +73,5 @@ class KernelPerceptron(Perceptron):
             tol=tol, n_iter_no_change=n_iter_no_change,
             early_stopping=early_stopping,
             validation_fraction=validation_fraction, shuffle=shuffle, random_state=random_state,
-            class_weight=class_weight, warm_start=warm_start,
+            class_weight=class_weight, warm_start=warm_start, n_jobs=n_jobs,
             cache_size=cache_size)

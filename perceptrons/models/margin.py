@@ -166,6 +166,14 @@ _WEIGHT_PARAMETERS_DOC = """\
         frequencies). A weight acts through the extension (Notes).
     warm_start : bool, default=False
         ``fit`` continues the fitted state instead of starting afresh.
+    n_jobs : int, default=None
+        Threads for the parts of a call that run in parallel: the kernel
+        values of a dual pass (tiles of each block), the binary problems of
+        a one-vs-rest primal pass and the rows of a prediction; the rest
+        runs on one thread. None means 1, as in scikit-learn, and -1 every
+        core. Every value gives the same fitted model and the same
+        predictions, bit for bit: each parallel part splits work whose
+        pieces are computed the same way whatever thread runs them.
 """
 
 _fill_doc = with_doc_fragments({"    %(attributes)s\n": _COMMON_ATTRIBUTES,
@@ -862,7 +870,7 @@ class PDM(_MarginPerceptron):
                  extension=DEFAULT_EXTENSION, successive=None,
                  active_sets=True, multiple_updates=True, store_dual=False,
                  max_iter=1000, shuffle=True, random_state=None,
-                 class_weight=None, warm_start=False):
+                 class_weight=None, warm_start=False, n_jobs=None):
         self.epsilon = epsilon
         self.successive = successive
         self.multiple_updates = multiple_updates
@@ -870,7 +878,8 @@ class PDM(_MarginPerceptron):
                          active_sets=active_sets, store_dual=store_dual,
                          max_iter=max_iter, shuffle=shuffle,
                          random_state=random_state,
-                         class_weight=class_weight, warm_start=warm_start)
+                         class_weight=class_weight, warm_start=warm_start,
+                         n_jobs=n_jobs)
 
     def _params_schedule(self):
         return epsilon_schedule(self.epsilon, self.successive)
@@ -1002,14 +1011,15 @@ class PFM(_MarginPerceptron):
                  extension=DEFAULT_EXTENSION,
                  active_sets=True, multiple_updates=True, store_dual=False,
                  max_iter=1000, shuffle=True, random_state=None,
-                 class_weight=None, warm_start=False):
+                 class_weight=None, warm_start=False, n_jobs=None):
         self.beta = beta
         self.multiple_updates = multiple_updates
         super().__init__(augmentation=augmentation, extension=extension,
                          active_sets=active_sets, store_dual=store_dual,
                          max_iter=max_iter, shuffle=shuffle,
                          random_state=random_state,
-                         class_weight=class_weight, warm_start=warm_start)
+                         class_weight=class_weight, warm_start=warm_start,
+                         n_jobs=n_jobs)
 
     @classmethod
     def _test_params(cls):

@@ -100,6 +100,14 @@ class MPU(_MarginPerceptron):
         Weight of each class, multiplying ``sample_weight`` (Notes).
     warm_start : bool, default=False
         ``fit`` continues the fitted state instead of starting afresh.
+    n_jobs : int, default=None
+        Threads for the parts of a call that run in parallel: the kernel
+        values of a dual pass (tiles of each block), the binary problems of
+        a one-vs-rest primal pass and the rows of a prediction; the rest
+        runs on one thread. None means 1, as in scikit-learn, and -1 every
+        core. Every value gives the same fitted model and the same
+        predictions, bit for bit: each parallel part splits work whose
+        pieces are computed the same way whatever thread runs them.
 
     Attributes
     ----------
@@ -275,7 +283,7 @@ class MPU(_MarginPerceptron):
                  intercept_scaling=1.0, extension="auto", active_sets=True,
                  multiple_updates=True, certified_stop=True, store_dual=False,
                  max_iter=1000, shuffle=True, random_state=None,
-                 class_weight=None, warm_start=False):
+                 class_weight=None, warm_start=False, n_jobs=None):
         self.epsilon = epsilon
         self.gap = gap
         self.C = C
@@ -289,7 +297,7 @@ class MPU(_MarginPerceptron):
         BaseOnlinePerceptron.__init__(
             self, max_iter=max_iter, shuffle=shuffle,
             random_state=random_state, class_weight=class_weight,
-            warm_start=warm_start)
+            warm_start=warm_start, n_jobs=n_jobs)
 
     # ----------------------------------------------------------- setting
     def _rho(self):

@@ -9,6 +9,7 @@ bookkeeping and the vote log do not depend on the storage.
 """
 
 import dataclasses
+from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral, Real
 
 import numpy as np
@@ -22,6 +23,7 @@ from .._loops.hypotheses import PrototypeRule, ThresholdRule
 from .._loops.perceptron import figure2_epoch
 from .._loops.voted import csr_gram_t
 from ..utils._param_validation import Interval, StrOptions
+from ..utils.parallel import effective_n_jobs
 from ..utils.validation import linear_scores, refuse_underflow
 from ._base import BaseOnlinePerceptron, mixed_rows_and_offset
 from ._kernel import BLOCK_ROWS, KernelMixin, linear_coef
@@ -234,6 +236,14 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
     warm_start : bool, default=False
         ``fit`` continues the fitted state (weights, θ, running sums, votes,
         support vectors) for ``max_iter`` more passes.
+    n_jobs : int, default=None
+        Threads for the parts of a call that run in parallel: the kernel
+        values of a dual pass (tiles of each block), the binary problems of
+        a one-vs-rest primal pass and the rows of a prediction; the rest
+        runs on one thread. None means 1, as in scikit-learn, and -1 every
+        core. Every value gives the same fitted model and the same
+        predictions, bit for bit: each parallel part splits work whose
+        pieces are computed the same way whatever thread runs them.
     kernel : {None, "linear", "poly", "rbf"}, default=None
         None: the primal form, w kept as a vector. A kernel name: the dual
         form, w kept as coefficients over the examples that caused an
@@ -439,7 +449,8 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
                  hypothesis="averaged", multiclass="ovr", max_iter=10,
                  tol=None, n_iter_no_change=5, early_stopping=False,
                  validation_fraction=0.1, shuffle=True, random_state=None,
-                 class_weight=None, warm_start=False, kernel=None, degree=3,
+                 class_weight=None, warm_start=False,
+                 n_jobs=None, kernel=None, degree=3,
                  gamma=None, coef0=1.0, cache_size=200):
         self.eta = eta
         self.theta_init = theta_init
@@ -458,7 +469,8 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
                          coef0=coef0, cache_size=cache_size,
                          max_iter=max_iter, shuffle=shuffle,
                          random_state=random_state,
-                         class_weight=class_weight, warm_start=warm_start)
+                         class_weight=class_weight, warm_start=warm_start,
+                         n_jobs=n_jobs)
 
     # ----------------------------------------------------------- state
     def _needs_row_sq_norms(self):
@@ -640,18 +652,22 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
                  s.current_vote)
         logs = (call.alpha_counts, call.vote_log, call.update_log,
                 call.other_log, n_logged, s.n_updates_per_problem,
-                call.scores)
+                call.scores, _NO_SCORE_LOG)
         if isinstance(s.weights, WeightRows):
             # The primal loop's shuffled passes read targets at random rows
             # (the dual loop keeps int64 targets: a narrower type changes
             # how LLVM compiles its fast-math arithmetic).
             targets = _compact_targets(call, targets)
         loop_targets, loop_order = s.weights.padded(call, targets, order)
-        n_mistakes = figure2_epoch(s.weights.store(call, order),
-                                   loop_targets, loop_order,
-                                   s.weights.padded_weights(call),
-                                   s.theta,
-                                   self._rule(), final, logs)
+        args = (s.weights.store(call, order), loop_targets, loop_order,
+                s.weights.padded_weights(call), s.theta, self._rule(), final,
+                logs)
+        n_threads = min(effective_n_jobs(self.n_jobs), s.theta.shape[0])
+        if (n_threads > 1 and isinstance(s.weights, WeightRows)
+                and not s.prototype):
+            n_mistakes = _ovr_epoch_in_threads(n_threads, *args)
+        else:
+            n_mistakes = figure2_epoch(*args)
         if s.hypothesis == "voted":
             # This epoch's logged updates; the logs are reused next epoch.
             call.epoch_logs.append(
@@ -960,6 +976,81 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
             return S.shape[0], _csr_gram_t_fill(S)
         return S.shape[0], gram_t_from(
             lambda block: safe_sparse_dot(block, ST, dense_output=True))
+
+
+_NO_SCORE_LOG = np.zeros((0, 0))
+
+#: Steps of a threaded one-vs-rest pass between two countings of its online
+#: mistakes (its score log holds this many rows per problem).
+_OVR_CHUNK_STEPS = 1 << 16
+
+
+def _ovr_epoch_in_threads(n_threads, store, targets, order, weights, theta,
+                          rule, final, logs):
+    """:func:`~perceptrons._loops.perceptron.figure2_epoch` of a primal
+    one-vs-rest pass, its problems split across ``n_threads`` threads.
+
+    One-vs-rest problems share nothing but the rows (K&W Sec. 2.7): each
+    thread runs the compiled pass (which releases the GIL) over every row
+    for a contiguous group of problems, on views of their weight rows,
+    thresholds, counters and logs, so each problem makes the same steps in
+    the same order as in one pass over all of them, bit for bit. A group
+    of one problem sees the binary labels ``targets == k``, a larger group
+    the class indices shifted to its first problem (the rule's label for
+    its problem k is +1 where ``target == k``). The online mistakes, which
+    compare every problem's score, are counted afterwards from the
+    groups' score logs (the pass is run in chunks of
+    :data:`_OVR_CHUNK_STEPS` rows so that the logs stay small; a chunk
+    continues where the previous one stopped, so chunks change nothing).
+
+    Returns
+    -------
+    int
+        Online mistakes of the pass, as the single-threaded pass counts
+        them.
+    """
+    (hypothesis, t_start, theta_avg_acc, theta_ls, tally, best_tally,
+     ls_current, current_vote) = final
+    (alpha_counts, vote_log, update_log, other_log, n_logged, n_updates,
+     _, _) = logs
+    n_problems = theta.shape[0]
+    bounds = np.linspace(0, n_problems, n_threads + 1).round().astype(int)
+    groups = list(zip(bounds[:-1], bounds[1:]))
+    group_targets = [(targets == lo).astype(targets.dtype) if hi - lo == 1
+                     else targets - targets.dtype.type(lo)
+                     for lo, hi in groups]
+
+    def run(g, c0, steps, score_log):
+        lo, hi = groups[g]
+        group_store = store._replace(current=store.current[lo:hi],
+                                     summed=store.summed[lo:hi],
+                                     snapshot=store.snapshot[lo:hi])
+        group_final = (hypothesis, t_start + c0, theta_avg_acc[lo:hi],
+                       theta_ls[lo:hi], tally[lo:hi], best_tally[lo:hi],
+                       ls_current[lo:hi], current_vote[lo:hi])
+        group_logs = (alpha_counts[lo:hi], vote_log[lo:hi],
+                      update_log[lo:hi], other_log, n_logged[lo:hi],
+                      n_updates[lo:hi], np.zeros(hi - lo), score_log)
+        figure2_epoch(group_store, group_targets[g], steps, weights,
+                      theta[lo:hi], rule, group_final, group_logs)
+
+    n_mistakes = 0
+    with ThreadPoolExecutor(n_threads) as pool:
+        for c0 in range(0, order.shape[0], _OVR_CHUNK_STEPS):
+            steps = order[c0:c0 + _OVR_CHUNK_STEPS]
+            logs_of = [np.empty((steps.shape[0], hi - lo))
+                       for lo, hi in groups]
+            for future in [pool.submit(run, g, c0, steps, logs_of[g])
+                           for g in range(len(groups))]:
+                future.result()
+            scores = np.hstack(logs_of)
+            truth = targets[steps].astype(np.intp)
+            rows = np.arange(steps.shape[0])
+            # is_online_mistake: another class scores at least the true one.
+            at_least = scores >= scores[rows, truth][:, None]
+            at_least[rows, truth] = False
+            n_mistakes += int(np.count_nonzero(at_least.any(axis=1)))
+    return n_mistakes
 
 
 def _compact_targets(call, targets):

@@ -204,13 +204,14 @@ class ROMMA(_MarginPerceptron):
     def __init__(self, *, epsilon=0.01, augmentation=1.0,
                  extension=DEFAULT_EXTENSION, active_sets=True, store_dual=False, max_iter=1000,
                  shuffle=True, random_state=None,
-                 class_weight=None, warm_start=False):
+                 class_weight=None, warm_start=False, n_jobs=None):
         self.epsilon = epsilon
         super().__init__(augmentation=augmentation, extension=extension,
                          active_sets=active_sets, store_dual=store_dual,
                          max_iter=max_iter, shuffle=shuffle,
                          random_state=random_state,
-                         class_weight=class_weight, warm_start=warm_start)
+                         class_weight=class_weight, warm_start=warm_start,
+                         n_jobs=n_jobs)
 
     # ----------------------------------------------------------- state
     # scalars[k] = [u_b, ‖a‖², scale s, Δ² Σ g² of retired rows], a = s u;

@@ -189,6 +189,14 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
     warm_start : bool, default=False
         ``fit`` continues the fitted state (matrix and v of every problem)
         instead of starting afresh.
+    n_jobs : int, default=None
+        Threads for the parts of a call that run in parallel: the kernel
+        values of a dual pass (tiles of each block), the binary problems of
+        a one-vs-rest primal pass and the rows of a prediction; the rest
+        runs on one thread. None means 1, as in scikit-learn, and -1 every
+        core. Every value gives the same fitted model and the same
+        predictions, bit for bit: each parallel part splits work whose
+        pieces are computed the same way whatever thread runs them.
 
     Attributes
     ----------
@@ -288,7 +296,7 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
                  coef0=0.0, form="auto", normalize=True, cache_size=200,
                  hypothesis="averaged", max_iter=10, tol=None, n_iter_no_change=5, early_stopping=False,
                  validation_fraction=0.1, shuffle=True, random_state=None,
-                 class_weight=None, warm_start=False):
+                 class_weight=None, warm_start=False, n_jobs=None):
         self.a = a
         super().__init__(form=form, normalize=normalize, hypothesis=hypothesis,
                          kernel=kernel,
@@ -298,7 +306,8 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
                          early_stopping=early_stopping,
                          validation_fraction=validation_fraction,
                          shuffle=shuffle, random_state=random_state,
-                         class_weight=class_weight, warm_start=warm_start)
+                         class_weight=class_weight, warm_start=warm_start,
+                         n_jobs=n_jobs)
 
     _precision_remedy = "raise a or normalise the input (normalize=True)"
 

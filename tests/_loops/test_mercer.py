@@ -7,6 +7,7 @@ every compiled dense inner product (one pair, one row against many, a tile
 of a block) must be the same chain of fused multiply-adds, bit for bit.
 """
 
+import numba
 import numpy as np
 import pytest
 from numba import njit
@@ -26,6 +27,7 @@ from perceptrons._loops.mercer import (
     kernel_diag,
     pack_panels,
     panel_dots,
+    panel_dots_threaded,
     row_sq_norms_of,
     scatter_row,
 )
@@ -184,6 +186,18 @@ def test_dense_inner_products_are_one_chain(d):
         G = np.full(picked.shape[0] * n_cols, np.nan)
         panel_dots(np.ascontiguousarray(X[picked]), picked.shape[0], panels,
                    t_lo, t_hi, G, n_cols)
+        # The threaded tiles: the same values, whatever the thread count.
+        before = numba.get_num_threads()
+        try:
+            for threads in range(1, numba.config.NUMBA_NUM_THREADS + 1):
+                numba.set_num_threads(threads)
+                G_threaded = np.full_like(G, np.nan)
+                panel_dots_threaded(np.ascontiguousarray(X[picked]),
+                                    picked.shape[0], panels, t_lo, t_hi,
+                                    G_threaded, n_cols)
+                assert_array_equal(G_threaded, G)
+        finally:
+            numba.set_num_threads(before)
         G = G.reshape(picked.shape[0], n_cols)
         lo, hi = t_lo * PANEL_WIDTH, n
         for r, i in enumerate(picked):

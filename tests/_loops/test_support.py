@@ -57,7 +57,8 @@ def engine_state(X, code, degree, gamma, coef0, normalized=False,
     return ((*as_flat_loop_arrays(X), sq, diag),
             (code, degree, gamma, coef0, norms),
             (slots, position, n_support),
-            (np.zeros((n, capacity)), cache_filled, np.empty(n), dense_work))
+            (np.zeros((n, capacity)), cache_filled, np.empty(n), dense_work,
+             np.ones(1, dtype=np.int64)))
 
 
 def test_append_support_slots_in_order_of_first_update():

@@ -1,0 +1,41 @@
+"""Threads for the compiled loops: ``n_jobs`` as scikit-learn means it.
+
+The parallel parts of the loops are numba ``prange`` loops over work whose
+split changes no bit: disjoint outputs, each computed by the same code
+whatever thread runs it (the tiles of a Gram block, the rows of a
+prediction, the binary problems of a one-vs-rest pass). How many threads
+they use is numba's per-thread setting, which :func:`compiled_threads` sets
+for the duration of an estimator's call and restores after, so that two
+estimators called from two threads (joblib, Dask) do not see each other's.
+"""
+
+import os
+from contextlib import contextmanager
+
+import numba
+
+__all__ = ["compiled_threads", "effective_n_jobs"]
+
+
+def effective_n_jobs(n_jobs):
+    """Threads for ``n_jobs``: None → 1, -1 → every core, -2 → all but one
+    (joblib's rule), at most numba's pool (``NUMBA_NUM_THREADS``)."""
+    available = numba.config.NUMBA_NUM_THREADS
+    if n_jobs is None:
+        n = 1
+    elif n_jobs < 0:
+        n = (os.cpu_count() or 1) + 1 + n_jobs
+    else:
+        n = n_jobs
+    return max(1, min(n, available))
+
+
+@contextmanager
+def compiled_threads(n_jobs):
+    """Run the enclosed compiled calls with :func:`effective_n_jobs` threads."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(effective_n_jobs(n_jobs))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
