@@ -97,7 +97,26 @@ def test_threaded_kernel_tiles_give_the_serial_model(make):
     serial = make().set_params(n_jobs=1).fit(X, y)
     n_support = serial.support_vectors_.shape[0]
     assert BLOCK_ROWS * n_support * X.shape[1] >= 4 * THREADED_TILE_WORK
+    # 1,500 rows: three prediction blocks, split across the threads.
     _assert_same_model(serial, make().set_params(n_jobs=2).fit(X, y), X)
+
+
+@pytest.mark.parametrize("params", [{"hypothesis": "voted"},
+                                    {"hypothesis": "voted", "kernel": "rbf"},
+                                    {"kernel": "poly", "degree": 2}])
+def test_threaded_prediction_is_the_serial_prediction(params):
+    """Rows split in whole prediction blocks across threads: the decision
+    of every row, bit for bit (1,300 rows: blocks of 512, 512 and 276)."""
+    X, y = make_classification(n_samples=1300, n_features=20,
+                               n_informative=10, n_classes=3,
+                               random_state=4)
+    est = perceptrons.Perceptron(max_iter=2, random_state=0,
+                                 **params).fit(X[:400], y[:400])
+    serial = est.decision_function(X)
+    for n_jobs in (2, 3, -1):
+        est.set_params(n_jobs=n_jobs)
+        assert_array_equal(est.decision_function(X), serial, strict=True)
+        assert_array_equal(est.predict(X), est.classes_[serial.argmax(1)])
 
 
 def test_effective_n_jobs_follows_scikit_learn():

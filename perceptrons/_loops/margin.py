@@ -175,7 +175,7 @@ def pattern_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
     """
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def condition_threshold(rule, param, sq_norm_a, t):
     """Right-hand side of the misclassification condition.
 
@@ -203,7 +203,7 @@ def condition_threshold(rule, param, sq_norm_a, t):
     return param * np.sqrt(sq_norm_a)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def n_multiple_updates(rule, param, ay, yy, sq_norm_a, t):
     """λ = [μ₊] + 1 of Sec. 4: updates on one pattern done at once.
 
@@ -282,7 +282,7 @@ def present(rows, step, n_rows, X_data, X_indices, X_indptr, signs,
                           + b * rho)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def margin_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
                 X_indptr, signs, y_sq_norms, rho, delta_sq, weights, rule, w,
                 st, t, counts):
@@ -352,7 +352,7 @@ def _counted_pass(rows, n_rows, collect_factor, collected, data, weights,
     return n_updates, n_collected
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def active_set_epoch(X_data, X_indices, X_indptr, signs, y_sq_norms, order,
                      rho, delta_sq, weights, full_rule, active_rule, w, st,
                      cell, per_row, active_sets, c1, c2, n_ep1, n_ep2, n_ep3,

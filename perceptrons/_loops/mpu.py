@@ -66,7 +66,7 @@ _MAX_LAMBDA = 1 << 40
 MpuRule = namedtuple("MpuRule", ["b", "gap", "cap", "multiple"])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mpu_steps(ay, yy, count, cap_k, b, gap, multiple):
     """The step MPU makes on one pattern.
 
@@ -115,7 +115,7 @@ def mpu_steps(ay, yy, count, cap_k, b, gap, multiple):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mpu_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
              X_indptr, signs, y_sq_norms, rho, delta_sq, weights, rule, w,
              st, cell, counts):

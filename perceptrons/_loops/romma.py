@@ -110,7 +110,7 @@ NORM_LIMIT = 1e200
 RommaRule = namedtuple("RommaRule", ["threshold"])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def fold_scale(w, st, g):
     """Fold the global scale into the stored vector: ``u ← s u``, s ← 1.
 
@@ -135,7 +135,7 @@ def fold_scale(w, st, g):
     st[2] = 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def romma_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
                X_indptr, signs, y_sq_norms, rho, delta_sq, weights, rule, w,
                st, status, g):

@@ -16,6 +16,7 @@ call's rows lives there and is gone when the call ends.
 
 import warnings
 from abc import abstractmethod
+from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral
 from types import SimpleNamespace
 
@@ -33,12 +34,13 @@ from .._loops._common import (
     label_codes,
     row_sq_norms,
 )
+from ._kernel import BLOCK_ROWS as PREDICTION_BLOCK_ROWS
 from ._weighting import UNIT_WEIGHTS as _UNIT_WEIGHTS
 from ._stopping import NoImprovement, validation_split
 from ._weighting import row_weights, subset_call
 from ..utils._param_validation import (Interval, InvalidParameterError,
                                        StrOptions)
-from ..utils.parallel import compiled_threads
+from ..utils.parallel import compiled_threads, effective_n_jobs
 from ..utils.random import epoch_orders
 from ..utils.validation import (as_loop_arrays, check_sparse_structure,
                                 plain_repr, plain_reprs)
@@ -345,8 +347,29 @@ class TrainingCall(SimpleNamespace):
     """
 
 
+#: The ``n_jobs`` entry of every estimator's parameters, written in place of
+#: a ``%(n_jobs)s`` line (:meth:`BaseOnlinePerceptron.__init_subclass__`).
+N_JOBS_DOC = """\
+    n_jobs : int, default=None
+        Threads for the parts of a call that run in parallel: the kernel
+        values of a dual (kernel) pass, a block's tiles at a time; the
+        one-vs-rest problems of the Perceptron's primal pass and of PDM,
+        PFM, ROMMA and MPU; the rows of a kernel or voted prediction. The
+        rest runs on one thread (BLAS products use BLAS's own threads, as
+        in scikit-learn). None means 1, as in scikit-learn, and -1 every
+        core. Every value gives the same fitted model and the same
+        predictions, bit for bit: each parallel part splits work whose
+        pieces are computed the same way whatever thread runs them.
+"""
+
+
 class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
     """Shared machinery of the online perceptron estimators (not public)."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__doc__:
+            cls.__doc__ = cls.__doc__.replace("    %(n_jobs)s\n", N_JOBS_DOC)
 
     _parameter_constraints = {
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -1321,8 +1344,33 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
         """:meth:`decision_function` of validated X: one column for one
         problem."""
         with compiled_threads(self.n_jobs):
-            scores = self._decision(X)
+            scores = self._decision_by_threads(self._decision, X)
         return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def _decision_by_threads(self, decide, X):
+        """``decide(X)``, its rows split across ``n_jobs`` threads where the
+        decision is computed in row blocks.
+
+        A model whose decision is not one weight vector's (kernel scores,
+        votes: :meth:`_no_coef_reason`) scores X in blocks of
+        :data:`~perceptrons.models._kernel.BLOCK_ROWS` rows, each row's
+        scores from its block alone; chunks of whole blocks from X's first
+        row keep every block's rows, hence every bit. A linear model's
+        ``X @ coef_.T`` is left to BLAS (a product of another shape may
+        round differently).
+        """
+        n_threads = effective_n_jobs(self.n_jobs)
+        n_blocks = -(-X.shape[0] // PREDICTION_BLOCK_ROWS)
+        if (n_threads < 2 or n_blocks < 2
+                or self._no_coef_reason() is None):
+            return decide(X)
+        bounds = np.linspace(0, n_blocks, min(n_threads, n_blocks) + 1)
+        rows = [min(int(round(b)) * PREDICTION_BLOCK_ROWS, X.shape[0])
+                for b in bounds]
+        with ThreadPoolExecutor(len(rows) - 1) as pool:
+            parts = list(pool.map(lambda lo_hi: decide(X[lo_hi[0]:lo_hi[1]]),
+                                  zip(rows[:-1], rows[1:])))
+        return np.concatenate(parts, axis=0)
 
     def _validate_for_prediction(self, X):
         """X as the model reads it, checked against the fitted input."""

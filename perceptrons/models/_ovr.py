@@ -18,12 +18,33 @@ The per-problem epoch is the model's: a function ``run_epoch(order, param,
 epoch) -> n_updates_of_full_pass`` closed over the problem's state.
 """
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ..utils.parallel import effective_n_jobs
 from ..utils.random import draw_order
 
-__all__ = ["epochs_until_converged", "problem_seeds", "problem_signs"]
+__all__ = ["epochs_until_converged", "for_each_problem", "problem_seeds",
+           "problem_signs"]
+
+
+def for_each_problem(run_problem, n_problems, n_jobs):
+    """``[run_problem(k) for k in range(n_problems)]``, on ``n_jobs``
+    threads (:func:`~perceptrons.utils.parallel.effective_n_jobs`).
+
+    Problems share no state and draw no shared random numbers
+    (:func:`problem_seeds`), and their compiled loops release the GIL, so
+    they may run at once; each gives what it gives alone. The results come
+    back in problem order, and the first problem's exception (in that
+    order) is raised.
+    """
+    n_threads = min(effective_n_jobs(n_jobs), n_problems)
+    if n_threads < 2:
+        return [run_problem(k) for k in range(n_problems)]
+    with ThreadPoolExecutor(n_threads) as pool:
+        return list(pool.map(run_problem, range(n_problems)))
 
 
 def problem_seeds(random_state, n_problems):

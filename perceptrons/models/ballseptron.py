@@ -140,14 +140,7 @@ class Ballseptron(LastOrAveragedMixin, KernelMixin, BaseOnlinePerceptron):
     warm_start : bool, default=False
         ``fit`` continues the fitted state (weights, running sum, counts)
         instead of starting from zero.
-    n_jobs : int, default=None
-        Threads for the parts of a call that run in parallel: the kernel
-        values of a dual pass (tiles of each block), the binary problems of
-        a one-vs-rest primal pass and the rows of a prediction; the rest
-        runs on one thread. None means 1, as in scikit-learn, and -1 every
-        core. Every value gives the same fitted model and the same
-        predictions, bit for bit: each parallel part splits work whose
-        pieces are computed the same way whatever thread runs them.
+    %(n_jobs)s
     kernel : {None, "linear", "poly", "rbf"}, default=None
         None runs the primal algorithm on the features of X. A kernel runs
         the dual form (the remark after Figure 2 of [1]_): w is kept as a

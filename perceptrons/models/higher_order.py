@@ -222,14 +222,7 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
     warm_start : bool, default=False
         ``fit`` continues the fitted state (B, v and k of every problem)
         instead of starting afresh.
-    n_jobs : int, default=None
-        Threads for the parts of a call that run in parallel: the kernel
-        values of a dual pass (tiles of each block), the binary problems of
-        a one-vs-rest primal pass and the rows of a prediction; the rest
-        runs on one thread. None means 1, as in scikit-learn, and -1 every
-        core. Every value gives the same fitted model and the same
-        predictions, bit for bit: each parallel part splits work whose
-        pieces are computed the same way whatever thread runs them.
+    %(n_jobs)s
 
     Attributes
     ----------

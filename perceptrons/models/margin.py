@@ -7,6 +7,7 @@ The compiled loops are in :mod:`perceptrons._loops.margin`.
 """
 
 import dataclasses
+import threading
 import warnings
 from numbers import Real
 
@@ -23,8 +24,9 @@ from .._loops.margin import (
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.docstrings import with_doc_fragments
 from ..utils.validation import linear_scores, refuse_underflow
-from ._base import BaseOnlinePerceptron
-from ._ovr import epochs_until_converged, problem_seeds, problem_signs
+from ._base import N_JOBS_DOC, BaseOnlinePerceptron
+from ._ovr import (epochs_until_converged, for_each_problem, problem_seeds,
+                   problem_signs)
 from ._state import FittedState, array, check_problems, scalar
 
 # Active-set constants of Sec. 4.
@@ -166,15 +168,7 @@ _WEIGHT_PARAMETERS_DOC = """\
         frequencies). A weight acts through the extension (Notes).
     warm_start : bool, default=False
         ``fit`` continues the fitted state instead of starting afresh.
-    n_jobs : int, default=None
-        Threads for the parts of a call that run in parallel: the kernel
-        values of a dual pass (tiles of each block), the binary problems of
-        a one-vs-rest primal pass and the rows of a prediction; the rest
-        runs on one thread. None means 1, as in scikit-learn, and -1 every
-        core. Every value gives the same fitted model and the same
-        predictions, bit for bit: each parallel part splits work whose
-        pieces are computed the same way whatever thread runs them.
-"""
+""" + N_JOBS_DOC
 
 _fill_doc = with_doc_fragments({"    %(attributes)s\n": _COMMON_ATTRIBUTES,
                                 "    %(extension)s": _EXTENSION_DEFAULT_DOC,
@@ -409,6 +403,7 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         s = self.state_
         n_problems = s.weights.shape[0]
         call.diverged = []
+        call.stats_lock = threading.Lock()
         call.counts = np.zeros((n_problems, call.X.shape[0]),
                                dtype=self._counts_dtype)
         call.ext_sq = None
@@ -464,14 +459,19 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         seeds = problem_seeds(self.random_state, n_problems)
         converged = np.zeros(n_problems, dtype=bool)
         n_iter = self.state_.n_iter_per_problem
-        for k in range(n_problems):
+
+        def run_problem(k):
             try:
-                epochs, converged[k] = epochs_until_converged(
+                return (*epochs_until_converged(
                     self._problem_epoch(call, k, self._signs(targets, k)),
                     self._params_schedule(), self.max_iter, X.shape[0],
-                    self.shuffle, np.random.RandomState(seeds[k]))
+                    self.shuffle, np.random.RandomState(seeds[k])), False)
             except _Diverged as stop:
-                epochs = stop.epochs
+                return stop.epochs, False, True
+
+        for k, (epochs, converged[k], diverged) in enumerate(
+                for_each_problem(run_problem, n_problems, self.n_jobs)):
+            if diverged:
                 call.diverged.append(k)
             n_iter[k] = epochs
             call.t += X.shape[0] * epochs
@@ -568,8 +568,9 @@ class _MarginPerceptron(BaseOnlinePerceptron):
     def _add_stats(self, call, k, n_full, stats):
         """Count one epoch of problem k: its active passes, presentations,
         updates (full pass ``n_full`` plus active ones) and mistakes."""
-        call.t += int(stats[2])
-        call.n_active_passes += int(stats[1])
+        with call.stats_lock:  # problems may run on threads (sums: any order)
+            call.t += int(stats[2])
+            call.n_active_passes += int(stats[1])
         call.epoch_updates[k].append(int(n_full + stats[0]))
         call.epoch_mistakes[k].append(int(stats[3]))
 

@@ -236,14 +236,7 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
     warm_start : bool, default=False
         ``fit`` continues the fitted state (weights, θ, running sums, votes,
         support vectors) for ``max_iter`` more passes.
-    n_jobs : int, default=None
-        Threads for the parts of a call that run in parallel: the kernel
-        values of a dual pass (tiles of each block), the binary problems of
-        a one-vs-rest primal pass and the rows of a prediction; the rest
-        runs on one thread. None means 1, as in scikit-learn, and -1 every
-        core. Every value gives the same fitted model and the same
-        predictions, bit for bit: each parallel part splits work whose
-        pieces are computed the same way whatever thread runs them.
+    %(n_jobs)s
     kernel : {None, "linear", "poly", "rbf"}, default=None
         None: the primal form, w kept as a vector. A kernel name: the dual
         form, w kept as coefficients over the examples that caused an
