@@ -446,6 +446,18 @@ def publish(report, name, write):
         print(f"\nwrote section '{name}' of {BENCHMARKS_MD}", file=sys.stderr)
 
 
+def seconds(x, digits=3):
+    """Seconds for a table cell: 3 decimals, whole seconds from 100 s,
+    milliseconds below 10 ms, "–" for None."""
+    if x is None:
+        return "–"
+    if x >= 100:
+        return f"{x:.0f}"
+    if x >= 1:
+        return f"{x:.2f}"
+    return f"{x:.{digits}f}" if x >= 0.01 else f"{x * 1e3:.2f} ms"
+
+
 def md_table(header, rows):
     """A Markdown table from a header list and rows of cells."""
     out = ["| " + " | ".join(header) + " |",

@@ -134,8 +134,8 @@ def test_compiled_threads_restores_numba_setting():
     import numba
 
     before = numba.get_num_threads()
-    with compiled_threads(1):
-        assert numba.get_num_threads() == 1
+    with compiled_threads(2):
+        assert numba.get_num_threads() == effective_n_jobs(2)
     assert numba.get_num_threads() == before
 
 

@@ -484,10 +484,14 @@ def fill_kernel_block(block, data, kernel, support, cache, candidates, lo,
     state[2] = m0
     state[4] = n_cols
     values = G[:n_rows * n_cols].reshape((n_rows, n_cols))
-    transform = (transform_block_rows_threaded if threaded
-                 else transform_block_rows)
-    transform(values, rows, row_to_block, n_block, sq_norms, kernel,
-              slots[origin:], cache_filled, origin, m0)
+    if threaded:
+        transform_block_rows_threaded(values, rows, row_to_block, n_block,
+                                      sq_norms, kernel, slots[origin:],
+                                      cache_filled, origin, m0)
+    else:
+        transform_block_rows(values, rows, row_to_block, n_block, sq_norms,
+                             kernel, slots[origin:], cache_filled, origin,
+                             m0)
     return (S, X_block, G, row_to_block, rows, state)
 
 

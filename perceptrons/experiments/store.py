@@ -128,10 +128,16 @@ LATER_PARAMETERS_OF = {
 }
 
 
+#: Parameters that change no result (``n_jobs``: every value gives the same
+#: bits, #24): never part of a task's identity, so that the same task run
+#: with more threads finds its record.
+NOT_IN_KEYS = frozenset({"n_jobs"})
+
+
 def key_params(estimator):
     """An estimator's ``get_params(deep=False)`` as a task's key holds
     them (:data:`LATER_PARAMETERS` and :data:`LATER_PARAMETERS_OF` left out
-    at those values)."""
+    at those values, :data:`NOT_IN_KEYS` always)."""
     later = {**LATER_PARAMETERS,
              **LATER_PARAMETERS_OF.get(type(estimator).__name__, {})}
 
@@ -141,7 +147,7 @@ def key_params(estimator):
 
     return {name: value
             for name, value in estimator.get_params(deep=False).items()
-            if not at_default(name, value)}
+            if name not in NOT_IN_KEYS and not at_default(name, value)}
 
 
 def task_key(experiment, dataset, fold, params, version):

@@ -32,9 +32,18 @@ def effective_n_jobs(n_jobs):
 
 @contextmanager
 def compiled_threads(n_jobs):
-    """Run the enclosed compiled calls with :func:`effective_n_jobs` threads."""
+    """Run the enclosed compiled calls with :func:`effective_n_jobs` threads.
+
+    With one thread nothing is set: the loops then take their serial code,
+    which never starts numba's thread pool (a process that forks after
+    starting GNU OpenMP threads may not use them in the child).
+    """
+    n_threads = effective_n_jobs(n_jobs)
+    if n_threads == 1:
+        yield
+        return
     before = numba.get_num_threads()
-    numba.set_num_threads(effective_n_jobs(n_jobs))
+    numba.set_num_threads(n_threads)
     try:
         yield
     finally:
