@@ -107,7 +107,8 @@ def epoch_case(X, y, repeat, min_time):
     times = C.time_interleaved(funcs, repeat, setup=setups,
                                min_time=min_time)
     assert_same_state(models[1], models[2])
-    return "MNIST one-vs-rest epoch (Perceptron, 60000×784)", times
+    return (f"MNIST one-vs-rest epoch (Perceptron, {X.shape[0]}×"
+            f"{X.shape[1]})"), times
 
 
 def predict_case(model, X_test, repeat, min_time):
