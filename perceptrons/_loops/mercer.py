@@ -386,8 +386,9 @@ def panel_dots(A, n_rows, panels, t_lo, t_hi, G, n_cols):
 
 
 #: :func:`panel_dots` with its tiles split across numba's threads (as many as
-#: ``numba.get_num_threads()``); the same values, bit for bit.
-panel_dots_threaded = njit(cache=True, parallel=True)(
+#: ``numba.get_num_threads()``); the same values, bit for bit. Not cached on
+#: its own: see the note at ``support.transform_block_rows_threaded``.
+panel_dots_threaded = njit(cache=False, parallel=True)(
     renamed(panel_dots, "panel_dots_threaded"))
 panel_dots = njit(cache=True, fastmath=False)(panel_dots)
 

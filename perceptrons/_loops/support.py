@@ -520,7 +520,13 @@ def transform_block_rows(values, rows, row_to_block, n_block, sq_norms,
                                  m0 - origin, values[g])
 
 
-transform_block_rows_threaded = njit(cache=True, fastmath=FASTMATH,
+# cache=False, here and for mercer.panel_dots_threaded: numba 0.68 writes a
+# broken cache entry for a function compiled while a parallel=True function
+# it calls was loaded from the cache, and loading that entry in another
+# process crashes it (segmentation fault; reproduced with a two-function
+# module). Compiled afresh whenever a caller is, they are linked into the
+# caller's own cache entry, which loads correctly.
+transform_block_rows_threaded = njit(cache=False, fastmath=FASTMATH,
                                      parallel=True)(
     renamed(transform_block_rows, "transform_block_rows_threaded"))
 transform_block_rows = njit(cache=True, fastmath=FASTMATH)(

@@ -215,3 +215,17 @@ def test_panel_dots_checks_its_bounds():
                  (A, TILE_ROWS, panels, 0, 1, G[:-1], PANEL_WIDTH)]:
         with pytest.raises(ValueError):
             panel_dots(*args)
+
+
+def test_parallel_functions_are_not_cached_on_their_own():
+    """numba 0.68 writes a cache entry that crashes another process for a
+    function compiled while a parallel=True function it calls was loaded
+    from the cache; the threaded tiles and transform are therefore never
+    cached themselves (see perceptrons._loops.support)."""
+    from numba.core.caching import NullCache
+
+    from perceptrons._loops.support import transform_block_rows_threaded
+
+    for fn in (panel_dots_threaded, transform_block_rows_threaded):
+        assert isinstance(fn._cache, NullCache), fn
+
