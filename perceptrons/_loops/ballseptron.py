@@ -169,7 +169,9 @@ def _gram(W, G):
             G[b, a] = s
 
 
-@njit(cache=True, fastmath=FASTMATH)
+# Not cached on its own: it calls parallel code (see the note at
+# support.transform_block_rows_threaded).
+@njit(cache=False, fastmath=FASTMATH)
 def support_gram(data, kernel, support, cache, coef, scores, G, block):
     """``G = V Vᵀ`` exactly, ``V^k = Σ_p coef[k, p] φ(x_support[p])``.
 

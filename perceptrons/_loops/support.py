@@ -408,7 +408,9 @@ def clear_kernel_block(block):
     state[3] = 0
 
 
-@njit(cache=True, fastmath=FASTMATH)
+# Not cached on its own: it calls parallel code (see the note at
+# transform_block_rows_threaded).
+@njit(cache=False, fastmath=FASTMATH)
 def fill_kernel_block(block, data, kernel, support, cache, candidates, lo,
                       hi):
     """Make ``candidates[lo:lo + BLOCK_ROWS]`` (within ``hi``) the block.
@@ -520,12 +522,15 @@ def transform_block_rows(values, rows, row_to_block, n_block, sq_norms,
                                  m0 - origin, values[g])
 
 
-# cache=False, here and for mercer.panel_dots_threaded: numba 0.68 writes a
-# broken cache entry for a function compiled while a parallel=True function
-# it calls was loaded from the cache, and loading that entry in another
-# process crashes it (segmentation fault; reproduced with a two-function
-# module). Compiled afresh whenever a caller is, they are linked into the
-# caller's own cache entry, which loads correctly.
+# cache=False, here, for mercer.panel_dots_threaded and for every compiled
+# function that calls them other than the loops themselves
+# (fill_kernel_block, ballseptron.support_gram): numba 0.68 writes a broken
+# cache entry for a function compiled while a function it calls that holds
+# parallel=True code, directly or further down, was loaded from the cache,
+# and loading that entry in another process crashes it (segmentation fault;
+# reproduced with a module of two and of three functions). Compiled afresh
+# whenever a loop is, they are linked into the loop's own cache entry, which
+# loads correctly (tests/_loops/test_mercer.py checks that none is cached).
 transform_block_rows_threaded = njit(cache=False, fastmath=FASTMATH,
                                      parallel=True)(
     renamed(transform_block_rows, "transform_block_rows_threaded"))

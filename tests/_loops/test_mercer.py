@@ -219,13 +219,17 @@ def test_panel_dots_checks_its_bounds():
 
 def test_parallel_functions_are_not_cached_on_their_own():
     """numba 0.68 writes a cache entry that crashes another process for a
-    function compiled while a parallel=True function it calls was loaded
-    from the cache; the threaded tiles and transform are therefore never
+    function compiled while a function it calls holding parallel=True code
+    was loaded from the cache; the threaded tiles and transform, and the
+    compiled functions between them and the loops, are therefore never
     cached themselves (see perceptrons._loops.support)."""
     from numba.core.caching import NullCache
 
-    from perceptrons._loops.support import transform_block_rows_threaded
+    from perceptrons._loops.ballseptron import support_gram
+    from perceptrons._loops.support import (fill_kernel_block,
+                                            transform_block_rows_threaded)
 
-    for fn in (panel_dots_threaded, transform_block_rows_threaded):
+    for fn in (panel_dots_threaded, transform_block_rows_threaded,
+               fill_kernel_block, support_gram):
         assert isinstance(fn._cache, NullCache), fn
 
