@@ -223,6 +223,8 @@ def test_parallel_functions_are_not_cached_on_their_own():
     was loaded from the cache; the threaded tiles and transform, and the
     compiled functions between them and the loops, are therefore never
     cached themselves (see perceptrons._loops.support)."""
+    if numba.config.DISABLE_JIT:
+        pytest.skip("no compiled functions, hence no caches, without the JIT")
     from numba.core.caching import NullCache
 
     from perceptrons._loops.ballseptron import support_gram
