@@ -101,17 +101,24 @@ def test_threaded_kernel_tiles_give_the_serial_model(make):
     _assert_same_model(serial, make().set_params(n_jobs=2).fit(X, y), X)
 
 
-@pytest.mark.parametrize("params", [{"hypothesis": "voted"},
-                                    {"hypothesis": "voted", "kernel": "rbf"},
-                                    {"kernel": "poly", "degree": 2}])
-def test_threaded_prediction_is_the_serial_prediction(params):
-    """Rows split in whole prediction blocks across threads: the decision
-    of every row, bit for bit (1,300 rows: blocks of 512, 512 and 276)."""
+@pytest.mark.parametrize("make, in_blocks", [
+    (lambda: perceptrons.Perceptron(hypothesis="voted"), True),
+    (lambda: perceptrons.Perceptron(hypothesis="voted", kernel="rbf"), True),
+    (lambda: perceptrons.Perceptron(kernel="poly", degree=2), True),
+    (lambda: perceptrons.HigherOrderPerceptron(kernel="rbf"), True),
+    (lambda: perceptrons.HigherOrderPerceptron(), False),
+    (lambda: perceptrons.Perceptron(), False)],
+    ids=["voted", "voted-rbf", "kernel", "HO-rbf", "HO-primal", "linear"])
+def test_threaded_prediction_is_the_serial_prediction(make, in_blocks):
+    """Rows split in whole prediction blocks across threads where the
+    decision is made in blocks (kernel scores, votes), whole otherwise
+    (BLAS products): the decision of every row, bit for bit (1,300 rows:
+    blocks of 512, 512 and 276)."""
     X, y = make_classification(n_samples=1300, n_features=20,
                                n_informative=10, n_classes=3,
                                random_state=4)
-    est = perceptrons.Perceptron(max_iter=2, random_state=0,
-                                 **params).fit(X[:400], y[:400])
+    est = make().set_params(max_iter=2, random_state=0).fit(X[:400], y[:400])
+    assert est._decides_in_blocks() == in_blocks
     serial = est.decision_function(X)
     for n_jobs in (2, 3, -1):
         est.set_params(n_jobs=n_jobs)

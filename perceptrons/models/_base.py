@@ -40,7 +40,8 @@ from ._stopping import NoImprovement, validation_split
 from ._weighting import row_weights, subset_call
 from ..utils._param_validation import (Interval, InvalidParameterError,
                                        StrOptions)
-from ..utils.parallel import compiled_threads, effective_n_jobs
+from ..utils.parallel import (compiled_threads, contiguous_parts,
+                              effective_n_jobs)
 from ..utils.random import epoch_orders
 from ..utils.validation import (as_loop_arrays, check_sparse_structure,
                                 plain_repr, plain_reprs)
@@ -1343,33 +1344,33 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
     def _scores(self, X):
         """:meth:`decision_function` of validated X: one column for one
         problem."""
-        with compiled_threads(self.n_jobs):
-            scores = self._decision_by_threads(self._decision, X)
+        scores = self._decision_by_threads(X)
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
-    def _decision_by_threads(self, decide, X):
-        """``decide(X)``, its rows split across ``n_jobs`` threads where the
-        decision is computed in row blocks.
+    def _decides_in_blocks(self):
+        """Whether :meth:`_decision` scores X in blocks of
+        :data:`~perceptrons.models._kernel.BLOCK_ROWS` rows from its first
+        row, each row's scores from its block alone: the kernel models'
+        (``dual_coef_`` over support vectors)."""
+        return getattr(self, "dual_coef_", None) is not None
 
-        A model whose decision is not one weight vector's (kernel scores,
-        votes: :meth:`_no_coef_reason`) scores X in blocks of
-        :data:`~perceptrons.models._kernel.BLOCK_ROWS` rows, each row's
-        scores from its block alone; chunks of whole blocks from X's first
-        row keep every block's rows, hence every bit. A linear model's
-        ``X @ coef_.T`` is left to BLAS (a product of another shape may
-        round differently).
+    def _decision_by_threads(self, X):
+        """:meth:`_decision` of X, its rows split across ``n_jobs`` threads
+        where the decision is computed in row blocks
+        (:meth:`_decides_in_blocks`): chunks of whole blocks from X's first
+        row keep every block's rows, hence every bit. Other decisions (a
+        linear model's ``X @ coef_.T``, left to BLAS: a product of another
+        shape may round differently) run whole.
         """
         n_threads = effective_n_jobs(self.n_jobs)
         n_blocks = -(-X.shape[0] // PREDICTION_BLOCK_ROWS)
-        if (n_threads < 2 or n_blocks < 2
-                or self._no_coef_reason() is None):
-            return decide(X)
-        bounds = np.linspace(0, n_blocks, min(n_threads, n_blocks) + 1)
-        rows = [min(int(round(b)) * PREDICTION_BLOCK_ROWS, X.shape[0])
-                for b in bounds]
-        with ThreadPoolExecutor(len(rows) - 1) as pool:
-            parts = list(pool.map(lambda lo_hi: decide(X[lo_hi[0]:lo_hi[1]]),
-                                  zip(rows[:-1], rows[1:])))
+        if n_threads < 2 or n_blocks < 2 or not self._decides_in_blocks():
+            return self._decision(X)
+        chunks = [X[lo * PREDICTION_BLOCK_ROWS:hi * PREDICTION_BLOCK_ROWS]
+                  for lo, hi in contiguous_parts(n_blocks,
+                                                 min(n_threads, n_blocks))]
+        with ThreadPoolExecutor(len(chunks)) as pool:
+            parts = list(pool.map(self._decision, chunks))
         return np.concatenate(parts, axis=0)
 
     def _validate_for_prediction(self, X):

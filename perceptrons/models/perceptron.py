@@ -23,7 +23,7 @@ from .._loops.hypotheses import PrototypeRule, ThresholdRule
 from .._loops.perceptron import figure2_epoch
 from .._loops.voted import csr_gram_t
 from ..utils._param_validation import Interval, StrOptions
-from ..utils.parallel import effective_n_jobs
+from ..utils.parallel import contiguous_parts, effective_n_jobs
 from ..utils.validation import linear_scores, refuse_underflow
 from ._base import BaseOnlinePerceptron, mixed_rows_and_offset
 from ._kernel import BLOCK_ROWS, KernelMixin, linear_coef
@@ -892,6 +892,11 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
                              "primal one-vs-rest form only (no kernel, "
                              f"multiclass='ovr'): {refit}")
 
+    def _decides_in_blocks(self):
+        # The vote is scored in Gram blocks of BLOCK_ROWS test rows.
+        return (self.state_.hypothesis == "voted"
+                or super()._decides_in_blocks())
+
     def _decision(self, X):
         s = self.state_
         if s.hypothesis == "voted":
@@ -1006,9 +1011,7 @@ def _ovr_epoch_in_threads(n_threads, store, targets, order, weights, theta,
      ls_current, current_vote) = final
     (alpha_counts, vote_log, update_log, other_log, n_logged, n_updates,
      _, _) = logs
-    n_problems = theta.shape[0]
-    bounds = np.linspace(0, n_problems, n_threads + 1).round().astype(int)
-    groups = list(zip(bounds[:-1], bounds[1:]))
+    groups = contiguous_parts(theta.shape[0], n_threads)
     group_targets = [(targets == lo).astype(targets.dtype) if hi - lo == 1
                      else targets - targets.dtype.type(lo)
                      for lo, hi in groups]

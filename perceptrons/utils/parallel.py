@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 import numba
 
-__all__ = ["compiled_threads", "effective_n_jobs"]
+__all__ = ["compiled_threads", "contiguous_parts", "effective_n_jobs"]
 
 
 def effective_n_jobs(n_jobs):
@@ -28,6 +28,14 @@ def effective_n_jobs(n_jobs):
     else:
         n = n_jobs
     return max(1, min(n, available))
+
+
+def contiguous_parts(n_items, n_parts):
+    """``n_parts`` contiguous ``(lo, hi)`` ranges covering ``range(n_items)``,
+    as even as whole items allow (the first and last may be a little
+    shorter)."""
+    bounds = [round(n_items * k / n_parts) for k in range(n_parts + 1)]
+    return list(zip(bounds[:-1], bounds[1:]))
 
 
 @contextmanager
