@@ -1,12 +1,13 @@
 """Threads for the compiled loops: ``n_jobs`` as scikit-learn means it.
 
-The parallel parts of the loops are numba ``prange`` loops over work whose
-split changes no bit: disjoint outputs, each computed by the same code
-whatever thread runs it (the tiles of a Gram block, the rows of a
-prediction, the binary problems of a one-vs-rest pass). How many threads
-they use is numba's per-thread setting, which :func:`compiled_threads` sets
-for the duration of an estimator's call and restores after, so that two
-estimators called from two threads (joblib, Dask) do not see each other's.
+Work is split only where the split changes no bit: disjoint outputs, each
+computed by the same code whatever thread runs it. The tiles of a kernel
+block are numba ``prange`` loops, whose thread count is numba's per-thread
+setting: :func:`compiled_threads` sets it for an estimator's passes and
+restores it after, so that two estimators called from two threads (joblib,
+Dask) do not see each other's. The one-vs-rest problems of a pass and the
+row chunks of a prediction run on a thread pool, each a compiled call that
+releases the GIL, in parts from :func:`contiguous_parts`.
 """
 
 import os

@@ -184,11 +184,11 @@ def check_sparse_structure(matrix, where="X"):
             if coords.shape != matrix.data.shape:
                 raise ValueError(f"{where}: COO coordinates and data differ "
                                  "in length")
-            if coords.size and (coords.min() < 0 or coords.max() >= size):
-                bad = coords[(coords < 0) | (coords >= size)][0]
+            bad = _first_outside(coords, size) if coords.size else -1
+            if bad >= 0:
                 raise ValueError(
                     f"{where}: a COO {('row', 'column')[axis]} index is "
-                    f"{int(bad)}, outside [0, {size})")
+                    f"{int(coords[bad])}, outside [0, {size})")
 
 
 def plain_repr(value):
