@@ -22,7 +22,8 @@ What is timed
 * **ours, fit**: ``Perceptron(max_iter=1, shuffle=False).fit(X, y)``, defaults
   otherwise (the averaged hypothesis), and the same with
   ``hypothesis="last"`` (scikit-learn's algorithm). That is what a user
-  pays: parameter and input validation, label encoding, the "auto" θ_Init/C and finiteness (a pass over X), allocation
+  pays: parameter and input validation, label encoding, the "auto"
+  θ_Init/C and finiteness (a pass over X), allocation
   and one epoch. A cProfile breakdown of this call is printed as well.
 * **ours, epoch**: the compiled pass alone, called the way ``fit`` calls it
   (``_run_epoch``, which calls ``figure2_epoch``), from a fresh
