@@ -10,6 +10,7 @@ rule's weighted steps are checked against the line-by-line reference.
 """
 
 import warnings
+import zlib
 
 import numpy as np
 import pytest
@@ -169,8 +170,8 @@ def test_weighted_steps_match_figure2(hypothesis, multiclass, n_classes,
     epoch, and the same decision values to rounding."""
     integer = kernel is None
     X, y, X_test, weights = _weighted_stream(
-        hash((hypothesis, multiclass, n_classes, kernel)) % 1000, n_classes,
-        integer)
+        zlib.crc32(repr((hypothesis, multiclass, n_classes, kernel)).encode())
+        % 1000, n_classes, integer)
     params = dict(eta=1.0 if integer else 0.5, theta_init=2.0,
                   threshold_step=1.0, margin=1.0, hypothesis=hypothesis,
                   multiclass=multiclass)
@@ -187,6 +188,30 @@ def test_weighted_steps_match_figure2(hypothesis, multiclass, n_classes,
         want = ref.decision_function(X_test)
         assert_allclose(est.decision_function(X_test), want, rtol=1e-10,
                         atol=1e-10 * (1 + np.abs(want).max()))
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("kernel", [None, "poly"])
+@pytest.mark.parametrize("hypothesis", ["last", "voted"])
+def test_a_class_whose_rows_all_weigh_zero_stays_a_class(kernel, hypothesis):
+    """Every row of class 0 weighs 0: the class is still one of classes_
+    (as in scikit-learn), and its problem is run on the other rows alone,
+    as the reference runs it."""
+    X, y, X_test, weights = _weighted_stream(519, 2, True)
+    weights = np.where(y == 0, 0.0, np.maximum(weights, 1.0))
+    params = dict(eta=1.0, theta_init=2.0, threshold_step=1.0, margin=1.0,
+                  hypothesis=hypothesis)
+    if kernel:
+        params.update(kernel=kernel, degree=2, coef0=1.0, gamma=0.5)
+    ref = khardon_wachman.fit(X, y, max_iter=3, sample_weight=weights,
+                              **params)
+    est = Perceptron(**params, max_iter=3, shuffle=False).fit(
+        X, y, sample_weight=weights)
+    assert_array_equal(ref.classes, [0, 1])
+    assert_array_equal(est.classes_, [0, 1])
+    assert est.n_mistakes_ == ref.n_mistakes > 0
+    assert_array_equal(est.updates_per_epoch_, ref.updates_per_epoch)
+    assert_array_equal(est.predict(X_test), ref.predict(X_test))
 
 
 def test_a_weight_is_a_step_size():

@@ -695,21 +695,23 @@ def fit(X, y, *, eta=0.1, theta_init="auto", threshold_step="auto",
     -------
     Figure2State
     """
-    weights = None
-    if sample_weight is not None:
-        weights = np.asarray(sample_weight, dtype=np.float64)
-        keep = weights > 0
-        X, y, weights = X[keep], np.asarray(y)[keep], weights[keep]
     if kernel is None:
         ref = KhardonWachmanReference(
             eta=eta, theta_init=theta_init, threshold_step=threshold_step,
             margin=margin, lam=lam, alpha_bound=alpha_bound,
             hypothesis=hypothesis, multiclass=multiclass)
         return ref.fit(X, y, max_iter=max_iter,
-                       sample_weight=weights).state()
+                       sample_weight=sample_weight).state()
     X = densify(X)
     y = np.asarray(y)
+    # The classes are those of every row, as in scikit-learn: a class whose
+    # rows all weigh 0 is still a class (its problem sees only negatives).
     classes = np.unique(y)
+    weights = None
+    if sample_weight is not None:
+        weights = np.asarray(sample_weight, dtype=np.float64)
+        keep = weights > 0
+        X, y, weights = X[keep], y[keep], weights[keep]
     kernel_params = dict(degree=degree, gamma=gamma, coef0=coef0)
     K = gram(X, X, kernel, **kernel_params)
     avg = float(np.mean(np.diag(K)))
