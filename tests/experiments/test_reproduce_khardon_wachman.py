@@ -1,9 +1,13 @@
 """Khardon & Wachman (2007) Sec. 3 reproduction: a tiny configuration."""
 
 import dataclasses
+import gzip
+import shutil
+from pathlib import Path
 
 import pytest
 
+from perceptrons.datasets import get_data_home
 from perceptrons.experiments import khardon_wachman as rk
 from perceptrons.experiments._svm_baselines import L1_C_GRID, L2_LAMBDA_GRID
 from perceptrons.experiments.khardon_wachman import paper as rk_paper
@@ -321,3 +325,26 @@ def test_no_beyond_records_no_section(tmp_path, monkeypatch):
     md = (tmp_path / "khardon_wachman.md").read_text()
     assert "Beyond the paper" not in md
     assert not (tmp_path / "khardon_wachman_beyond.csv").exists()
+
+
+def test_committed_beyond_section_renders_again_from_its_records(tmp_path):
+    # The committed records of the BEYOND run (no refit: render only) give
+    # the committed section and CSV, the edge-tie count included. The
+    # studies are built from the data sets (their folds), so the data home
+    # is needed.
+    try:
+        get_data_home()
+    except FileNotFoundError as exc:
+        pytest.skip(f"shared data not available: {exc}")
+    src = (Path(__file__).resolve().parents[2] / "reports"
+           / "khardon_wachman")
+    stem = "khardon_wachman_beyond"
+    with gzip.open(src / f"{stem}_records.jsonl.gz", "rb") as fh:
+        (tmp_path / f"{stem}_records.jsonl").write_bytes(fh.read())
+    for name in (f"{stem}_records.jsonl.manifest.json", f"{stem}_run.json"):
+        shutil.copy(src / name, tmp_path / name)
+    rk.run(RunOptions(output_dir=tmp_path, progress=False, render_only=True),
+           rk.BEYOND)
+    for name in (f"{stem}.md", f"{stem}.csv"):
+        assert (tmp_path / name).read_bytes() == (src / name).read_bytes(), \
+            name
