@@ -469,7 +469,11 @@ def _prefetch_ahead_overload(rows, step, n_rows, X_data, X_indices, X_indptr,
 def few_distinct_values(y, values):
     """The distinct values of ``y``, if there are at most ``len(values)``.
 
-    One pass; a run of equal labels costs one comparison per row.
+    One pass, without a data-dependent branch on the common path: each row
+    is compared with every value found so far (a loop whose length changes
+    at most ``len(values)`` times), and only a new value branches away.
+    Labels in random order (a9a) made the earlier early-exit comparisons
+    mispredict about every other row.
 
     Parameters
     ----------
@@ -488,13 +492,9 @@ def few_distinct_values(y, values):
     max_values = values.shape[0]
     for i in range(y.shape[0]):
         v = y[i]
-        if n > 0 and v == values[n - 1]:
-            continue
         found = False
         for r in range(n):
-            if v == values[r]:
-                found = True
-                break
+            found |= v == values[r]
         if not found:
             if n == max_values:
                 return -1
