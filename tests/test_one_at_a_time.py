@@ -148,3 +148,63 @@ def test_as_river_without_river(monkeypatch):
     monkeypatch.setitem(sys.modules, "river", None)
     with pytest.raises(ImportError, match=r"perceptrons\[river\]"):
         as_river(Perceptron(), classes=[0, 1])
+
+
+# ------------------------------------------------- per-call history counters
+def test_appended_is_concatenate_and_never_changes_a_held_array():
+    from perceptrons.models._state import appended
+    rng = np.random.RandomState(0)
+    held = [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))]
+    for _ in range(400):
+        # Continue a random earlier version (two estimators sharing one
+        # state continue it independently) or the latest (the usual case).
+        base, want = held[rng.randint(len(held))] if rng.rand() < 0.3 \
+            else held[-1]
+        values = rng.randint(0, 9, size=rng.randint(0, 4))
+        got = appended(base, values)
+        assert got.dtype == np.int64
+        assert_array_equal(got, np.concatenate([want, values]))
+        held.append((got, got.copy()))
+    for got, want in held:
+        assert_array_equal(got, want)
+
+
+def test_appended_copies_logarithmically_often():
+    # One example at a time adds an entry a call; the buffer doubles, so a
+    # stream of n calls copies O(log n) times, not n.
+    from perceptrons.models._state import appended
+    history, buffers = np.zeros(0, dtype=np.int64), set()
+    for i in range(5000):
+        history = appended(history, [i])
+        buffers.add(id(history.base))
+    assert_array_equal(history, np.arange(5000))
+    assert len(buffers) <= 10
+    # A copy, a pickle or a model file holds the entries alone.
+    import pickle
+    assert_array_equal(pickle.loads(pickle.dumps(history)), history)
+    assert len(pickle.dumps(history[:10])) < 1000
+
+
+def test_a_stream_and_its_copy_keep_their_own_history():
+    import copy
+    X, y = _stream(n=40)
+    a = Perceptron(theta_init=1.0, threshold_step=1.0)
+    for i in range(20):
+        a.learn_one(X[i], y[i], classes=[0, 1, 2])
+    b = copy.deepcopy(a)
+    held = a.mistakes_per_epoch_
+    held_values = held.copy()
+    for i in range(20, 30):
+        a.learn_one(X[i], y[i])
+    for i in range(30, 40):
+        b.learn_one(X[i], y[i])
+    ref_a, ref_b = (Perceptron(theta_init=1.0, threshold_step=1.0)
+                    for _ in range(2))
+    for i in range(30):
+        ref_a.partial_fit(X[i:i + 1], y[i:i + 1], classes=[0, 1, 2])
+    for i in list(range(20)) + list(range(30, 40)):
+        ref_b.partial_fit(X[i:i + 1], y[i:i + 1], classes=[0, 1, 2])
+    assert_same_state(a.state_, ref_a.state_)
+    assert_same_state(b.state_, ref_b.state_)
+    assert a.mistakes_per_epoch_.shape == b.mistakes_per_epoch_.shape == (30,)
+    assert_array_equal(held, held_values)

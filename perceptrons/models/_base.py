@@ -37,6 +37,7 @@ from .._loops._common import (
 from ._kernel import BLOCK_ROWS as PREDICTION_BLOCK_ROWS
 from ._weighting import UNIT_WEIGHTS as _UNIT_WEIGHTS
 from ._stopping import NoImprovement, validation_split
+from ._state import appended
 from ._weighting import row_weights, subset_call
 from ..utils._param_validation import (Interval, InvalidParameterError,
                                        StrOptions)
@@ -1095,10 +1096,8 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
             t=call.t, n_iter=call.n_iter,
             n_mistakes=s.n_mistakes + int(np.sum(mistakes)),
             n_updates=s.n_updates + int(np.sum(updates)),
-            mistakes_per_epoch=np.concatenate(
-                [s.mistakes_per_epoch, np.asarray(mistakes, dtype=np.int64)]),
-            updates_per_epoch=np.concatenate(
-                [s.updates_per_epoch, np.asarray(updates, dtype=np.int64)]))
+            mistakes_per_epoch=appended(s.mistakes_per_epoch, mistakes),
+            updates_per_epoch=appended(s.updates_per_epoch, updates))
         self.state_ = self._end_call(call, targets)
         self._publish()
         return {name: getattr(call, name) for name in self._carried_scratch}

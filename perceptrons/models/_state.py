@@ -27,6 +27,7 @@ what a model file holds without a new version fails the test suite.
 import dataclasses
 import hashlib
 import json
+import threading
 from numbers import Integral, Real
 
 import numpy as np
@@ -34,8 +35,8 @@ import scipy.sparse as sp
 
 from ..utils.validation import check_csr_structure
 
-__all__ = ["FittedState", "State", "array", "check_problems", "rows",
-           "scalar", "sub"]
+__all__ = ["FittedState", "State", "appended", "array", "check_problems",
+           "rows", "scalar", "sub"]
 
 _KINDS = {"float": "f", "int": "iu", "bool": "b", "label": "biuUfO",
           "names": "UO"}
@@ -363,6 +364,58 @@ class FittedState(State):
     def check(self, sizes, where):
         if self.classes.shape[0] < 2:
             raise ValueError(f"{where}.classes holds fewer than 2 classes")
+
+
+#: Marks a buffer made by :func:`appended` (its first slot).
+_HISTORY_MARK = 0x7065726365707472
+_HEADER = 2
+_history_lock = threading.Lock()
+
+
+def appended(history, values):
+    """``np.concatenate([history, values])`` as int64, in amortised time
+    proportional to ``len(values)``.
+
+    A per-epoch counter (``mistakes_per_epoch``, ...) gains an entry at
+    every call, and ``learn_one`` is a call per example: copying the
+    counter each time made a stream of n examples cost O(n²) (80,000
+    ``learn_one`` calls took 167 µs a call at the start, 404 µs at the
+    end). The result is instead a view into a buffer with room to spare,
+    whose two leading slots hold a mark and the length in use. The next
+    call writes in place when ``history`` is still that buffer's whole
+    used prefix; any other array, or a history another call has already
+    extended (two estimators continuing one state), is copied into a new
+    buffer, so no array a state holds ever changes. The views hold exactly
+    their entries: a model file, a pickle or a copy of one holds only them.
+
+    Parameters
+    ----------
+    history : ndarray of shape (n,), int64
+    values : array-like of shape (k,), integer
+
+    Returns
+    -------
+    ndarray of shape (n + k,), int64
+    """
+    values = np.asarray(values, dtype=np.int64).reshape(-1)
+    n, k = history.shape[0], values.shape[0]
+    with _history_lock:
+        buf = history.base
+        if (isinstance(buf, np.ndarray) and buf.dtype == np.int64
+                and buf.ndim == 1 and buf.shape[0] >= _HEADER + n + k
+                and buf[0] == _HISTORY_MARK and buf[1] == n
+                and history.dtype == np.int64
+                and history.flags.c_contiguous
+                and history.ctypes.data
+                == buf.ctypes.data + _HEADER * buf.itemsize):
+            buf[_HEADER + n:_HEADER + n + k] = values
+            buf[1] = n + k
+            return buf[_HEADER:_HEADER + n + k]
+        buf = np.empty(_HEADER + max(16, 2 * (n + k)), dtype=np.int64)
+        buf[0], buf[1] = _HISTORY_MARK, n + k
+        buf[_HEADER:_HEADER + n] = history
+        buf[_HEADER + n:_HEADER + n + k] = values
+        return buf[_HEADER:_HEADER + n + k]
 
 
 def check_problems(sizes, where):

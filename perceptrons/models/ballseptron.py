@@ -18,7 +18,7 @@ from ..utils._param_validation import Interval, StrOptions
 from ._averaged import LastOrAveragedMixin
 from ._base import BaseOnlinePerceptron, mix, pooled_sum
 from ._kernel import KernelMixin
-from ._state import FittedState, array, scalar, sub
+from ._state import FittedState, appended, array, scalar, sub
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._weights import DualWeights, WeightRows
 
@@ -517,8 +517,8 @@ class Ballseptron(LastOrAveragedMixin, KernelMixin, BaseOnlinePerceptron):
         margin_errors = np.asarray(call.margin_errors, dtype=np.int64)
         s = s.replace(
             n_margin_errors=s.n_margin_errors + int(margin_errors.sum()),
-            margin_errors_per_epoch=np.concatenate(
-                [s.margin_errors_per_epoch, margin_errors]))
+            margin_errors_per_epoch=appended(s.margin_errors_per_epoch,
+                                             margin_errors))
         # Averaged, a row may have left w (a zero scale) and still be in
         # the average: it keeps its coefficient.
         return self._rows_after_call(s, call)

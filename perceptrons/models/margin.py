@@ -27,7 +27,7 @@ from ..utils.validation import linear_scores, refuse_underflow
 from ._base import N_JOBS_DOC, BaseOnlinePerceptron
 from ._ovr import (epochs_until_converged, for_each_problem, problem_seeds,
                    problem_signs)
-from ._state import FittedState, array, check_problems, scalar
+from ._state import FittedState, appended, array, check_problems, scalar
 
 # Active-set constants of Sec. 4.
 _C1, _C2, _C1_FIRST = 2.2, 1.1, 1.1
@@ -586,8 +586,9 @@ class _MarginPerceptron(BaseOnlinePerceptron):
             total = np.zeros(max(len(e) for e in per_problem), dtype=np.int64)
             for epochs in per_problem:
                 total[:len(epochs)] += np.asarray(epochs, dtype=np.int64)
-            out[name] = np.concatenate([getattr(s, name), total])
-        out["n_mistakes"] = int(out["mistakes_per_epoch"].sum())
+            out[name] = appended(getattr(s, name), total)
+            if name == "mistakes_per_epoch":
+                out["n_mistakes"] = s.n_mistakes + int(total.sum())
         return out
 
     def _partial_pass(self, call, targets):
