@@ -171,8 +171,22 @@ class State:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def replace(self, **changes):
-        """A copy with some fields replaced (arrays are not copied)."""
-        return dataclasses.replace(self, **changes)
+        """A copy with some fields replaced (arrays are not copied).
+
+        ``dataclasses.replace`` without its ``__init__`` call, which sets
+        every field of a frozen dataclass through ``object.__setattr__``
+        (states have no ``__post_init__``, no init-only or non-init
+        fields): a tenth of a ``learn_one`` call went there.
+        """
+        fields = self.__dict__
+        unknown = [name for name in changes if name not in fields]
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no field "
+                            f"{unknown[0]!r}")
+        new = object.__new__(type(self))
+        new.__dict__.update(fields)
+        new.__dict__.update(changes)
+        return new
 
     # ----------------------------------------------------------- checks
     def validate(self, sizes=None, where=None):
@@ -401,13 +415,13 @@ def appended(history, values):
     n, k = history.shape[0], values.shape[0]
     with _history_lock:
         buf = history.base
+        # Views of a marked buffer lie in its used part, so a contiguous
+        # one as long as that part is that part.
         if (isinstance(buf, np.ndarray) and buf.dtype == np.int64
                 and buf.ndim == 1 and buf.shape[0] >= _HEADER + n + k
                 and buf[0] == _HISTORY_MARK and buf[1] == n
                 and history.dtype == np.int64
-                and history.flags.c_contiguous
-                and history.ctypes.data
-                == buf.ctypes.data + _HEADER * buf.itemsize):
+                and history.flags.c_contiguous):
             buf[_HEADER + n:_HEADER + n + k] = values
             buf[1] = n + k
             return buf[_HEADER:_HEADER + n + k]
