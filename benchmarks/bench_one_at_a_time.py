@@ -122,7 +122,7 @@ def main(argv=None):
         f"{block:,} examples of {n:,} (20 features).",
         "",
         md_table(["learner", "learn_one, first (µs)",
-                  f"learn_one, last (µs)", "last ÷ first",
+                  "learn_one, last (µs)", "last ÷ first",
                   "predict_one (µs)"], rows),
     ])
     publish(report, "bench_one_at_a_time", args.write)
