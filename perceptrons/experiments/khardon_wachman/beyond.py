@@ -356,10 +356,7 @@ def _answer(verdicts):
             edge = (f": on {ties} of those {low} the next C "
                     f"({sorted(PA_C_GRID)[1]:g}) scored the same inner "
                     "accuracy, a tie that goes to the smaller C")
-            edge += ("; the edge does not bind there: once C is so small "
-                     "that every row stays a margin error, each step is C "
-                     "and the weights are C times the same vector, whose "
-                     "predictions do not depend on C." if ties == low else
+            edge += ("; so the lower edge does not bind." if ties == low else
                      f"; on the other {low - ties} the lower edge binds, "
                      "so a smaller C might do better still (not run).")
         out.append(
