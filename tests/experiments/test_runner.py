@@ -239,3 +239,24 @@ def test_quick_reproduction_with_jobs_gives_the_serial_tables(module,
     serial, parallel = ([_without_timing(r) for r in run["records"]]
                         for run in runs)
     assert serial == parallel
+
+
+def test_batches_keep_each_data_set_apart():
+    # A slow data set after many cheap tasks is cut on its own: about 8
+    # batches per worker, never mixed with another set's tasks, in order.
+    from perceptrons.experiments.runner import Executor
+    from perceptrons.experiments.store import Task
+    tasks = ([Task("e", "cheap", i) for i in range(1000)]
+             + [Task("e", "slow", i) for i in range(20)]
+             + [Task("e", "cheap", 1000 + i) for i in range(3)])
+    batches = Executor("joblib", 2)._batches(tasks)
+    assert [t for b in batches for t in b] == tasks
+    assert all(len({t.dataset for t in b}) == 1 for b in batches)
+    sizes = {}
+    for b in batches:
+        sizes.setdefault((b[0].dataset, b[0].fold >= 1000), []).append(len(b))
+    assert max(sizes[("cheap", False)]) == 63  # ceil(1000 / 16)
+    assert sizes[("slow", False)] == [2] * 10  # ceil(20 / 16)
+    assert sizes[("cheap", True)] == [1, 1, 1]
+    assert max(len(b) for b in Executor("joblib", 1)._batches(
+        [Task("e", "x", i) for i in range(5000)])) == 64
