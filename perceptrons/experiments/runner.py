@@ -90,7 +90,7 @@ class Executor:
         8 batches per worker balance the load; but a batch's records arrive
         (and an interrupted run loses them) together, and data sets differ
         in cost by orders of magnitude. Cut over the whole list, the 77
-        MNIST kernel fits of the K&W run (tens of seconds each) sat in
+        MNIST kernel fits of the K&W run (39 to 130 s each) sat in
         batches of 64 beside cheap ones: 23 minutes without a record. Tasks of one data
         set cost alike, so each run of them is cut into about 8 batches per
         worker (at most 64 tasks each).
