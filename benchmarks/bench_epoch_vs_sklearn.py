@@ -463,8 +463,9 @@ def build_report(args, cases, results, bw, floors_bw, profiles, startup,
                    f"{b['env']})")
     out.append(f"- floor = bytes one epoch reads ÷ {bw / 1e9:.1f} GB/s (the "
                "faster of the two)."
-               + (f" The {FLOOR_TARGET:g}× target applies to the sets larger than the "
-                  f"{l3 / 2**20:.0f} MiB last-level cache (marked '> LLC'); "
+               + (f" The {FLOOR_TARGET:g}× target applies to the sets "
+                  f"larger than the {l3 / 2**20:.0f} MiB last-level cache "
+                  "(marked '> LLC'); "
                   "the others stay in cache between runs, so their floor is "
                   "only indicative." if l3 else ""))
     out.append("")

@@ -24,8 +24,9 @@ over the first and over the last ``n // 12`` examples (``time.perf_counter``
 around the block), and ``predict_one`` over the first block. Ours get numpy
 rows and dicts (river's format, names fixed by the first dict); river's
 models get the dicts. Best of ``--repeat`` streams, each from a fresh model.
-Peers: ``river.linear_model.Perceptron`` and ``river.linear_model.PAClassifier``
-(PA-I, C = 1), when river is installed.
+Peers: ``river.linear_model.Perceptron`` and
+``river.linear_model.PAClassifier`` (PA-I, C = 1), when river is installed;
+they get the labels as booleans, river's binary labels.
 """
 
 import sys
@@ -37,8 +38,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import (command_line, load_average, machine_description,  # noqa: E402
-                     md_table, parse_bench_args, publish)
+from _common import (  # noqa: E402
+    command_line, load_average, machine_description, md_table,
+    parse_bench_args, publish)
 
 import perceptrons  # noqa: E402
 
@@ -51,29 +53,32 @@ def _stream(n, d=20, seed=0):
 
 
 def _learners():
-    """(name, make, input kind, first-call keywords)."""
+    """(name, make, input kind, river's): ours take numpy rows or dicts,
+    integer labels and the classes on the first call; river's take dicts
+    and boolean labels."""
     ours = [("perceptrons Perceptron", lambda: perceptrons.Perceptron(
         theta_init=1.0, threshold_step=1.0)),
         ("perceptrons PassiveAggressive (PA-I)",
          lambda: perceptrons.PassiveAggressive(hypothesis="last"))]
     for name, make in ours:
-        yield name + ", numpy rows", make, "array", {"classes": [0, 1]}
-        yield name + ", dicts", make, "dict", {"classes": [0, 1]}
+        yield name + ", numpy rows", make, "array", False
+        yield name + ", dicts", make, "dict", False
     try:
         from river import linear_model
     except ImportError:
         return
-    yield "river Perceptron", linear_model.Perceptron, "dict", {}
+    yield "river Perceptron", linear_model.Perceptron, "dict", True
     yield ("river PAClassifier (PA-I, C = 1)",
-           lambda: linear_model.PAClassifier(C=1.0, mode=1), "dict", {})
+           lambda: linear_model.PAClassifier(C=1.0, mode=1), "dict", True)
 
 
-def _time_stream(make, kind, first_kwargs, X, y, block):
+def _time_stream(make, kind, river, X, y, block):
     rows = ([dict(zip([f"x{j}" for j in range(X.shape[1])], r)) for r in X]
             if kind == "dict" else list(X))
-    labels = [bool(v) for v in y] if first_kwargs == {} else list(y)
+    labels = [bool(v) for v in y] if river else list(y)
     model = make()
-    model.learn_one(rows[0], labels[0], **first_kwargs)
+    model.learn_one(rows[0], labels[0],
+                    **({} if river else {"classes": [0, 1]}))
     t0 = time.perf_counter()
     for i in range(1, block + 1):
         model.learn_one(rows[i], labels[i])
@@ -101,8 +106,8 @@ def main(argv=None):
     block = n // 12
     X, y = _stream(n)
     rows = []
-    for name, make, kind, kwargs in _learners():
-        runs = [_time_stream(make, kind, kwargs, X, y, block)
+    for name, make, kind, river in _learners():
+        runs = [_time_stream(make, kind, river, X, y, block)
                 for _ in range(args.repeat)]
         first, last, predict = (min(r[k] for r in runs) for k in range(3))
         rows.append([name, f"{first * 1e6:.1f}", f"{last * 1e6:.1f}",

@@ -25,6 +25,7 @@ runs any of them the same way:
 with no record is an error.
 """
 
+import itertools
 import json
 import math
 import os
@@ -90,21 +91,17 @@ class Executor:
         8 batches per worker balance the load; but a batch's records arrive
         (and an interrupted run loses them) together, and data sets differ
         in cost by orders of magnitude. Cut over the whole list, the 77
-        MNIST kernel fits of the K&W run (39 to 130 s each) sat in
-        batches of 64 beside cheap ones: 23 minutes without a record. Tasks of one data
-        set cost alike, so each run of them is cut into about 8 batches per
-        worker (at most 64 tasks each).
+        MNIST kernel fits of the K&W run (39 to 130 s each) sat in batches
+        of 64 beside cheap ones: 23 minutes without a record. Tasks of one
+        data set cost alike, so each run of them is cut into about 8
+        batches per worker (at most 64 tasks each).
         """
-        batches, start = [], 0
-        for end in range(1, len(tasks) + 1):
-            if end < len(tasks) and getattr(tasks[end], "dataset", None) \
-                    == getattr(tasks[start], "dataset", None):
-                continue
-            n = end - start
-            size = max(1, min(64, math.ceil(n / (8 * self.n_workers))))
-            batches.extend(tasks[i:min(i + size, end)]
-                           for i in range(start, end, size))
-            start = end
+        batches = []
+        for _, run in itertools.groupby(
+                tasks, key=lambda task: getattr(task, "dataset", None)):
+            run = list(run)
+            size = max(1, min(64, math.ceil(len(run) / (8 * self.n_workers))))
+            batches.extend(run[i:i + size] for i in range(0, len(run), size))
         return batches
 
     def mapper(self, data=None):

@@ -51,10 +51,9 @@ and flushed to disk before the next task's record, so an interrupted serial
 run loses at most the task that was running (with ``jobs`` or Dask, tasks
 travel in batches, a data set's tasks cut into about 8 per worker, whose
 records arrive together: an interrupted run loses the batches in flight);
-a damaged line is reported with its
-file and line number, never skipped silently. When a key occurs twice the
-later record wins. ``resume=True`` keeps the records whose status is
-``"ok"`` and runs every other task again.
+a damaged line is reported with its file and line number, never skipped
+silently. When a key occurs twice the later record wins. ``resume=True``
+keeps the records whose status is ``"ok"`` and runs every other task again.
 """
 
 import functools

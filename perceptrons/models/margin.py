@@ -580,15 +580,16 @@ class _MarginPerceptron(BaseOnlinePerceptron):
         problem's e-th epoch (problems converge after different numbers of
         epochs)."""
         s = self.state_
-        out = {}
+        out, totals = {}, {}
         for name, per_problem in (("mistakes_per_epoch", call.epoch_mistakes),
                                   ("updates_per_epoch", call.epoch_updates)):
             total = np.zeros(max(len(e) for e in per_problem), dtype=np.int64)
             for epochs in per_problem:
                 total[:len(epochs)] += np.asarray(epochs, dtype=np.int64)
+            totals[name] = total
             out[name] = appended(getattr(s, name), total)
-            if name == "mistakes_per_epoch":
-                out["n_mistakes"] = s.n_mistakes + int(total.sum())
+        out["n_mistakes"] = (s.n_mistakes
+                             + int(totals["mistakes_per_epoch"].sum()))
         return out
 
     def _partial_pass(self, call, targets):

@@ -100,6 +100,13 @@ def _by_split_cell(records):
             r for r in records if r["status"] == "ok"}
 
 
+def _inner_records(table, oid, cell_keys):
+    """The records of outer fold ``oid``'s inner splits whose cell (its
+    canonical JSON) is one of ``cell_keys``."""
+    return [r for (split, key), r in table.items()
+            if split.startswith(oid + "/") and key in cell_keys]
+
+
 def _cost(records, column_cells, chosen, outer_ids):
     """(fits per outer fold, total task seconds) of a row's double CV: the
     inner tasks of the column's cells and the outer task of the chosen
@@ -108,10 +115,9 @@ def _cost(records, column_cells, chosen, outer_ids):
     wanted = {canonical_json(c) for c in column_cells}
     fits, seconds = 0, 0.0
     for oid, cell in zip(outer_ids, chosen):
-        for (split, key), r in table.items():
-            if split.startswith(oid + "/") and key in wanted:
-                fits += r["result"].get("n_fits", 1)
-                seconds += r["seconds"]
+        for r in _inner_records(table, oid, wanted):
+            fits += r["result"].get("n_fits", 1)
+            seconds += r["seconds"]
         r = table.get((oid, canonical_json(cell)))
         if r is not None:
             fits += r["result"].get("n_fits", 1)
@@ -183,10 +189,9 @@ def _edge_ties(records, chosen, outer_ids):
     table = _by_split_cell(records)
 
     def inner_mean(oid, c):
-        key = canonical_json({"C": c})
+        cells = {canonical_json({"C": c})}
         return np.mean([r["result"]["accuracy"]["own"]
-                        for (split, k), r in table.items()
-                        if split.startswith(oid + "/") and k == key])
+                        for r in _inner_records(table, oid, cells)])
 
     return sum(1 for oid, cell in zip(outer_ids, chosen)
                if cell and cell["C"] == low
