@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from perceptrons import ALMA
@@ -86,6 +86,9 @@ def test_theorem_3_on_drawn_streams(seed, p, alpha, weighted_order):
     passes or the file order), with the bias, after any number of passes
     (here up to 300, until a quiet pass)."""
     X, y, A, gamma = separable(seed, 60, 5, p, 0.05, 1.0)
+    # A comparator dominated by its bias coordinate can put all 60 rows on
+    # one side (seed 147110393): one class, which a classifier refuses.
+    assume(np.unique(y).shape[0] == 2)
     est = ALMA(p=p, alpha=alpha, hypothesis="last", intercept_scaling=1.0,
                max_iter=300, tol=0.0, n_iter_no_change=300,
                shuffle=weighted_order, random_state=seed)
