@@ -15,6 +15,7 @@ import io
 import json
 import math
 import os
+from collections import Counter
 from pathlib import Path
 
 from ..utils.output import atomic_write
@@ -93,12 +94,28 @@ def footer(records, *extra):
     """
     meta = records[0]["meta"] if records else {}
     seconds = sum(r["seconds"] for r in records)
-    sha = (meta.get("git_sha") or "n/a")[:10]
     parts = [f"perceptrons {meta.get('perceptrons_version')}, numba "
              f"{meta.get('numba_version')}, numpy {meta.get('numpy_version')}"
-             f", git {sha}{' (dirty)' if meta.get('git_dirty') else ''}",
+             f", git {_revisions(records, meta)}",
              f"{len(records)} records, {seconds:.1f} s of task time", *extra]
     return "; ".join(parts) + "."
+
+
+def _revisions(records, meta):
+    """The git revision the records were made at, or, when a resumed run
+    mixes several, each with its count of records (most first)."""
+    def name(sha, dirty, count=None):
+        notes = (["dirty"] if dirty else []) + (
+            [f"{count} records"] if count is not None else [])
+        return (sha or "n/a")[:10] + (f" ({', '.join(notes)})" if notes
+                                      else "")
+
+    counts = Counter((r["meta"].get("git_sha"),
+                      bool(r["meta"].get("git_dirty"))) for r in records)
+    if len(counts) <= 1:
+        return name(meta.get("git_sha"), meta.get("git_dirty"))
+    return ", ".join(name(sha, dirty, count)
+                     for (sha, dirty), count in counts.most_common())
 
 
 def write_text(path, text):

@@ -260,3 +260,24 @@ def test_batches_keep_each_data_set_apart():
     assert sizes[("cheap", True)] == [1, 1, 1]
     assert max(len(b) for b in Executor("joblib", 1)._batches(
         [Task("e", "x", i) for i in range(5000)])) == 64
+
+
+def test_footer_names_every_revision_of_a_resumed_run():
+    from perceptrons.experiments.report import footer
+
+    def record(sha, dirty, seconds=1.0):
+        return {"seconds": seconds,
+                "meta": {"perceptrons_version": "0.1", "numba_version": "n",
+                         "numpy_version": "x", "git_sha": sha,
+                         "git_dirty": dirty}}
+
+    one = [record("a" * 40, False), record("a" * 40, False)]
+    assert footer(one) == ("perceptrons 0.1, numba n, numpy x, git "
+                           "aaaaaaaaaa; 2 records, 2.0 s of task time.")
+    # A resumed run's records come from several revisions: each is named,
+    # with its count, most first, and a dirty tree says so.
+    mixed = [record("b" * 40, True)] + one
+    assert footer(mixed, "extra") == (
+        "perceptrons 0.1, numba n, numpy x, git aaaaaaaaaa (2 records), "
+        "bbbbbbbbbb (dirty, 1 records); 3 records, 3.0 s of task time; "
+        "extra.")
