@@ -17,6 +17,9 @@ R. Khardon and G. Wachman. Noise tolerant variants of the perceptron
 algorithm. JMLR 8:227-248, 2007.
 """
 
+import numpy as np
+from numba import njit
+
 from .hypotheses import (
     HYPOTHESIS_AVERAGED,
     HYPOTHESIS_VOTED,
@@ -41,7 +44,7 @@ from .storage import (
     storage_loop,
 )
 
-__all__ = ["figure2_epoch"]
+__all__ = ["figure2_epoch", "ovr_rivals"]
 
 
 @storage_loop
@@ -136,3 +139,42 @@ def figure2_epoch(store, targets, order, weights, theta, rule, final, logs):
                     for r in range(lo, hi):
                         theta_ls[r] = theta[r]
     return n_mistakes
+
+
+@njit(cache=True, nogil=True)
+def ovr_rivals(score_log, targets, steps, lo, best_other, true_score):
+    """One group's part of the online mistakes of a threaded one-vs-rest
+    pass, from its score log.
+
+    The pass's problems run in groups on threads; a step is an online
+    mistake when another class scores at least the true one (the test of
+    :func:`~perceptrons._loops.hypotheses.is_mistake`), which needs every
+    group's scores. Each group keeps, per step, the largest of its scores
+    other than the true class's and, if the true class is its own, that
+    class's score; NaN stands for none, so the largest over groups
+    (``np.fmax``) compared with ``>=`` gives the single pass's count, NaN
+    scores included (a NaN is never at least anything).
+
+    Parameters
+    ----------
+    score_log : ndarray of shape (n_steps, n_group), float64
+        The group's scores (θ subtracted) at each step.
+    targets : ndarray of shape (n_samples,), integer
+        Class index of each row.
+    steps : ndarray of shape (n_steps,), int64
+        The rows presented.
+    lo : int
+        The group's first problem.
+    best_other, true_score : ndarray of shape (n_steps,), float64
+        Filled with NaN by the caller; written in place.
+    """
+    for s in range(steps.shape[0]):
+        t = np.int64(targets[steps[s]]) - lo
+        best = best_other[s]
+        for r in range(score_log.shape[1]):
+            v = score_log[s, r]
+            if r == t:
+                true_score[s] = v
+            elif v > best or (best != best and v == v):
+                best = v
+        best_other[s] = best

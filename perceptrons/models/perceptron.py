@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._loops.mercer import KERNEL_LINEAR, KERNELS
 from .._loops.hypotheses import HYPOTHESES as _HYPOTHESES
 from .._loops.hypotheses import PrototypeRule, ThresholdRule
-from .._loops.perceptron import figure2_epoch
+from .._loops.perceptron import figure2_epoch, ovr_rivals
 from .._loops.voted import csr_gram_t
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.parallel import contiguous_parts, effective_n_jobs
@@ -995,9 +995,11 @@ def _ovr_epoch_in_threads(n_threads, store, targets, order, weights, theta,
     the same order as in one pass over all of them, bit for bit. A group
     of one problem sees the binary labels ``targets == k``, a larger group
     the class indices shifted to its first problem (the rule's label for
-    its problem k is +1 where ``target == k``). The online mistakes, which
-    compare every problem's score, are counted afterwards from the
-    groups' score logs (the pass is run in chunks of
+    its problem k is +1 where ``target == k``). The online mistakes
+    compare every problem's score: each group's thread reduces its score
+    log to its best rival's and the true class's score per step
+    (:func:`~perceptrons._loops.perceptron.ovr_rivals`), and the groups'
+    reductions are compared here (the pass is run in chunks of
     :data:`_OVR_CHUNK_STEPS` rows so that the logs stay small; a chunk
     continues where the previous one stopped, so chunks change nothing).
 
@@ -1016,8 +1018,9 @@ def _ovr_epoch_in_threads(n_threads, store, targets, order, weights, theta,
                      else targets - targets.dtype.type(lo)
                      for lo, hi in groups]
 
-    def run(g, c0, steps, score_log):
+    def run(g, c0, steps, best_other, true_score):
         lo, hi = groups[g]
+        score_log = np.empty((steps.shape[0], hi - lo))
         group_store = store._replace(current=store.current[lo:hi],
                                      summed=store.summed[lo:hi],
                                      snapshot=store.snapshot[lo:hi])
@@ -1029,23 +1032,22 @@ def _ovr_epoch_in_threads(n_threads, store, targets, order, weights, theta,
                       n_updates[lo:hi], np.zeros(hi - lo), score_log)
         figure2_epoch(group_store, group_targets[g], steps, weights,
                       theta[lo:hi], rule, group_final, group_logs)
+        ovr_rivals(score_log, targets, steps, lo, best_other, true_score)
 
     n_mistakes = 0
     with ThreadPoolExecutor(n_threads) as pool:
         for c0 in range(0, order.shape[0], _OVR_CHUNK_STEPS):
             steps = order[c0:c0 + _OVR_CHUNK_STEPS]
-            logs_of = [np.empty((steps.shape[0], hi - lo))
-                       for lo, hi in groups]
-            for future in [pool.submit(run, g, c0, steps, logs_of[g])
+            # Per group and step: its best rival's score and the true
+            # class's (ovr_rivals), reduced over the groups here.
+            best_other = np.full((len(groups), steps.shape[0]), np.nan)
+            true_score = np.full((len(groups), steps.shape[0]), np.nan)
+            for future in [pool.submit(run, g, c0, steps, best_other[g],
+                                       true_score[g])
                            for g in range(len(groups))]:
                 future.result()
-            scores = np.hstack(logs_of)
-            truth = targets[steps].astype(np.intp)
-            rows = np.arange(steps.shape[0])
-            # is_online_mistake: another class scores at least the true one.
-            at_least = scores >= scores[rows, truth][:, None]
-            at_least[rows, truth] = False
-            n_mistakes += int(np.count_nonzero(at_least.any(axis=1)))
+            n_mistakes += int(np.count_nonzero(
+                np.fmax.reduce(best_other) >= np.fmax.reduce(true_score)))
     return n_mistakes
 
 
