@@ -49,7 +49,7 @@ thirty positional arguments:
     input, else (0,); ``threads[0]``, int64, the threads a block's tiles
     may use (1: serial; more: :func:`~perceptrons._loops.mercer.panel_dots_threaded`
     with numba's thread count, which the estimator sets to ``n_jobs``).
-``block = (S, X_block, G, row_to_block, rows, state)``
+``block = (S, X_block, G, row_to_block, rows, state, E, E_from, column)``
     The block state of one pass (:func:`new_kernel_block`), returned by
     the helpers that may grow it.
 
@@ -75,14 +75,16 @@ row outside the current block, the inner products of the next
 are computed a tile at a time, the support vectors packed in panels of
 ``PANEL_WIDTH`` slots (:func:`perceptrons._loops.mercer.panel_dots`, a
 register-blocked kernel as fast as OpenBLAS's dgemm), then transformed in
-place (:func:`fill_kernel_block`). Only the values against support vectors
-added inside the block are computed row by row
-(:func:`perceptrons._loops.mercer.dense_dots`), and all values of a block
+place (:func:`fill_kernel_block`). The values against a support vector
+added inside the block are computed as a column, against the block's
+remaining rows at once, when the first row needs them
+(:func:`_new_slot_values`, eight rows side by side in
+:func:`perceptrons._loops.mercer.dense_dots`); all values of a block
 shorter than ``SHORT_BLOCK`` rows (the end of a pass, a ``partial_fit``
 call of a few rows, whose first block would pack the whole support for a
-few rows). A pass thus costs about (support size × rows) kernel values at
-BLAS speed (blocks were 6.5x faster than row by row on MNIST, see
-BENCHMARKS.md), plus one copy of the support vectors' rows
+few rows) row by row. A pass thus costs about (support size × rows)
+kernel values at BLAS speed (blocks were 6.5x faster than row by row on
+MNIST, see BENCHMARKS.md), plus one copy of the support vectors' rows
 (``n_support × n_features`` floats) and ``BLOCK_ROWS × n_support`` block
 values.
 
@@ -123,6 +125,7 @@ from .mercer import (
     PANEL_WIDTH,
     TILE_ROWS,
     clear_row,
+    dense_dots,
     dot_n,
     fill_kernel_values,
     kernel_from_dots,
@@ -221,7 +224,7 @@ def _fill_values(data, kernel, i, rows, lo, hi, dense_work, out):
 
 
 @njit(cache=True, inline="always")
-def kernel_values(data, kernel, support, cache, i, block):
+def kernel_values(data, kernel, support, cache, i, step, block):
     """Row i's kernel values against ``support[:m]``, ``m = n_support[0]``.
 
     Parameters
@@ -232,6 +235,8 @@ def kernel_values(data, kernel, support, cache, i, block):
         (:func:`support_scores` sees to that).
     i : int
         The example.
+    step : int
+        Its step in the order the block was cut from.
 
     Returns
     -------
@@ -240,7 +245,8 @@ def kernel_values(data, kernel, support, cache, i, block):
         or the work row (valid until the next call).
     """
     if data[4]:
-        return _dense_kernel_values(data, kernel, support, cache, i, block)
+        return _dense_kernel_values(data, kernel, support, cache, i, step,
+                                    block)
     slots, m = support[0], support[2][0]
     X_indices, X_indptr = data[1], data[2]
     rows, cache_filled, kernel_work, dense_work = cache[:4]
@@ -267,14 +273,15 @@ def kernel_values(data, kernel, support, cache, i, block):
 
 
 @njit(cache=True, inline="always")
-def _dense_kernel_values(data, kernel, support, cache, i, block):
+def _dense_kernel_values(data, kernel, support, cache, i, step, block):
     """:func:`kernel_values` for dense input.
 
     Slots below ``cache_filled[i]`` come from the cache, the next ones up
     to the block's support size from the block (and join the cache),
-    the rest, added inside the block, from the per-row path. Only block
-    values are cached, so that a value never depends on the cache. A row of
-    a short block gets every value from the per-row path.
+    the rest, added inside the block, from the block's columns of new
+    slots (:func:`_new_slot_values`). Only block values are cached, so that
+    a value never depends on the cache. A row of a short block gets every
+    value from the per-row path.
     """
     slots, m = support[0], support[2][0]
     rows, cache_filled, kernel_work, dense_work = cache[:4]
@@ -304,9 +311,60 @@ def _dense_kernel_values(data, kernel, support, cache, i, block):
         # compiles to a pass 15% slower (USPS, r = 0.1: 0.086 s -> 0.106 s).
         m_block = filled
     if m > m_block:
-        _fill_values(data, kernel, i, slots, m_block, m, dense_work,
-                     kernel_work)
+        _new_slot_values(block, data, kernel, slots, i, step, m_block, m,
+                         dense_work, kernel_work)
     return kernel_work
+
+
+@njit(cache=True, inline="always")
+def _new_slot_values(block, data, kernel, slots, i, step, lo, hi, dense_work,
+                     out):
+    """``out[p] = k(x_i, x_slots[p])`` for ``lo <= p < hi``, slots added
+    inside the block, ``i = rows[b]`` the row at step ``step``.
+
+    Row by row, each of these values is a chain of fused multiply-adds on
+    its own, which waits on the latency of each step. Instead, the first
+    row that needs a new slot gets that slot's column: its values against
+    the block's rows from this one to the block's end, eight rows side by
+    side (:func:`~perceptrons._loops.mercer.dense_dots` with the slot as
+    the row: ``fma(a, b, s) == fma(b, a, s)``, the same chain), each
+    turned into a kernel value as the row path turns it (the same
+    functions, with ``x_i`` as the row). The column is kept for the
+    block's later rows (MNIST, 1,390 slots: about 88,000 values a pass).
+    A row out of the block's order, or slots that do not start at the
+    block's support size, get the row path: the same bits.
+    """
+    E, E_from, rows, state = block[6], block[7], block[4], block[5]
+    base, n_block = state[7], state[3]
+    b = step - state[5]
+    if (E.shape[0] == 0 or lo != base or hi - base > BLOCK_ROWS or b < 0
+            or b >= n_block or rows[b] != i):
+        _fill_values(data, kernel, i, slots, lo, hi, dense_work, out)
+        return
+    X_data, n_features, sq_norms = data[0], data[3], data[5]
+    code, degree, gamma, coef0, norms = kernel
+    column = block[8]
+    for c in range(state[6], hi - base):
+        q = base + c
+        dense_dots(X_data, n_features, slots[q], rows, b, n_block, column)
+        for r in range(b, n_block):
+            # The row path's transform of the pair (x_rows[r], x_slots[q]),
+            # through out[q] (rewritten below).
+            out[q] = column[r]
+            kernel_from_dots(sq_norms, code, degree, gamma, coef0, rows[r],
+                             slots, q, q + 1, out)
+            if norms.shape[0] > 0:
+                normalize_values(norms, rows[r], slots, q, q + 1, out)
+            E[r * BLOCK_ROWS + c] = out[q]
+        E_from[c] = b
+    if hi - base > state[6]:
+        state[6] = hi - base
+    for p in range(lo, hi):
+        c = p - base
+        if E_from[c] <= b:
+            out[p] = E[b * BLOCK_ROWS + c]
+        else:
+            _fill_values(data, kernel, i, slots, p, p + 1, dense_work, out)
 
 
 @njit(cache=True, inline="always")
@@ -354,14 +412,15 @@ def trial_kernel_row(data, kernel, support, cache, order, step, block):
         block = fill_kernel_block(block, data, kernel, support, cache, order,
                                   step, order.shape[0])
     m = support[2][0]
-    values = kernel_values(data, kernel, support, cache, i, block)
+    values = kernel_values(data, kernel, support, cache, i, step, block)
     return block, values, m
 
 
 # ------------------------------------------------------------------ blocks
 @njit(cache=True)
 def new_kernel_block(data):
-    """Empty block state ``(S, X_block, G, row_to_block, rows, state)``.
+    """Empty block state ``(S, X_block, G, row_to_block, rows, state, E,
+    E_from, column)``.
 
     ``S`` holds the support vectors' rows packed in panels of
     ``PANEL_WIDTH`` slots (:func:`perceptrons._loops.mercer.pack_panels`),
@@ -372,8 +431,14 @@ def new_kernel_block(data):
     block whose cache already holds those values, ``ROW_BY_ROW`` for a row
     of a short block (fewer than ``SHORT_BLOCK`` rows), -1 outside the block;
     ``rows[:state[3]]`` are the block's rows; ``state[0]`` counts the slots
-    packed into S; G has ``state[4]`` columns. CSR input gets zero-size
-    arrays: no blocks.
+    packed into S; G has ``state[4]`` columns. The block began at step
+    ``state[5]`` of its order, with ``state[7]`` slots; ``E`` (flat,
+    ``BLOCK_ROWS`` × ``BLOCK_ROWS``) holds the kernel values of its rows
+    against the slots added since, ``E[b * BLOCK_ROWS + c]`` for the row
+    at position b and slot ``state[7] + c``, for the first ``state[6]``
+    such slots and the positions from ``E_from[c]`` on
+    (:func:`_new_slot_values`; ``column`` is its work row). CSR input gets
+    zero-size arrays: no blocks.
 
     Parameters
     ----------
@@ -387,9 +452,12 @@ def new_kernel_block(data):
     n_features, is_dense = data[3], data[4]
     n_rows = data[5].shape[0] if is_dense else 0
     d = n_features if is_dense else 0
+    n_new = BLOCK_ROWS if is_dense else 0
     return (np.zeros(0), np.zeros((BLOCK_ROWS if is_dense else 0, d)),
             np.zeros(0), np.full(n_rows, -1, dtype=np.int64),
-            np.zeros(BLOCK_ROWS, dtype=np.int64), np.zeros(5, dtype=np.int64))
+            np.zeros(BLOCK_ROWS, dtype=np.int64), np.zeros(8, dtype=np.int64),
+            np.zeros(n_new * n_new), np.zeros(n_new, dtype=np.int64),
+            np.zeros(n_new))
 
 
 @njit(cache=True, inline="always")
@@ -406,6 +474,7 @@ def clear_kernel_block(block):
     for b in range(state[3]):
         row_to_block[rows[b]] = -1
     state[3] = 0
+    state[6] = 0
 
 
 # Not cached on its own: it calls parallel code (see the note at
@@ -433,11 +502,13 @@ def fill_kernel_block(block, data, kernel, support, cache, candidates, lo,
     block : tuple
         The block state, with S and G reallocated if they had to grow.
     """
-    S, X_block, G, row_to_block, rows, state = block
+    S, X_block, G, row_to_block, rows, state = block[:6]
     X_data, n_features, sq_norms = data[0], data[3], data[5]
     slots, m0 = support[0], support[2][0]
     cache_filled, threads = cache[1], cache[4][0]
     clear_kernel_block(block)
+    state[5] = lo
+    state[7] = m0
     n_block = min(BLOCK_ROWS, hi - lo)
     short = n_block < SHORT_BLOCK
     n_need = 0
@@ -494,7 +565,8 @@ def fill_kernel_block(block, data, kernel, support, cache, candidates, lo,
         transform_block_rows(values, rows, row_to_block, n_block, sq_norms,
                              kernel, slots[origin:], cache_filled, origin,
                              m0)
-    return (S, X_block, G, row_to_block, rows, state)
+    return (S, X_block, G, row_to_block, rows, state, block[6], block[7],
+            block[8])
 
 
 def transform_block_rows(values, rows, row_to_block, n_block, sq_norms,

@@ -284,3 +284,39 @@ def test_short_block_is_row_by_row():
     assert np.all(row_to_block[100 - SHORT_BLOCK + 1:] == ROW_BY_ROW)
     assert np.all(row_to_block[:100 - SHORT_BLOCK + 1] == -1)
     assert block[0].shape[0] == 0  # nothing gathered, no product
+
+
+def test_new_slot_columns_and_rows_asked_out_of_order_agree():
+    """A row asked again after later rows of its block filled the columns
+    of slots added since (its position is before theirs) gets those
+    values row by row: the same bits as the column gives its later rows,
+    and as a short block (all row by row) gives it."""
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((200, 257)) / 16.0
+    name, code, degree, gamma, coef0 = KERNELS[1]
+    order = rng.permutation(200)
+    state = engine_state(X, code, degree, gamma, coef0, False, 0,
+                         [int(j) for j in order[150:170]])
+    data, kernel, support, cache = state
+    coef = np.eye(200)
+    scores = np.empty(200)
+    block = new_kernel_block(data)
+    seen = {}
+    for step in list(range(40)) + [3, 17, 39, 0]:
+        block = support_scores(data, kernel, support, cache, order, step,
+                               coef, scores, block)
+        i = int(order[step])
+        for p in range(int(support[2][0])):
+            key = (i, int(support[0][p]))
+            assert seen.setdefault(key, scores[p]) == scores[p], key
+        if step < 40 and step % 3 == 0:
+            append_support(support, i)  # 14 slots added inside the block
+    assert support[2][0] == 20 + 14
+    # The same pairs from a short block: every value row by row.
+    short = engine_state(X, code, degree, gamma, coef0, False, 0,
+                         list(support[0][:support[2][0]]))
+    for step in (0, 3, 17, 39):
+        got = engine_rows(short, order[step:step + 1], 1)[0]
+        i = int(order[step])
+        for p, v in enumerate(got[i]):
+            assert seen[(i, int(support[0][p]))] == v
