@@ -96,12 +96,12 @@ def footer(records, *extra):
     seconds = sum(r["seconds"] for r in records)
     parts = [f"perceptrons {meta.get('perceptrons_version')}, numba "
              f"{meta.get('numba_version')}, numpy {meta.get('numpy_version')}"
-             f", git {_revisions(records, meta)}",
+             f", git {_revisions(records)}",
              f"{len(records)} records, {seconds:.1f} s of task time", *extra]
     return "; ".join(parts) + "."
 
 
-def _revisions(records, meta):
+def _revisions(records):
     """The git revision the records were made at, or, when a resumed run
     mixes several, each with its count of records (most first)."""
     def name(sha, dirty, count=None):
@@ -113,7 +113,7 @@ def _revisions(records, meta):
     counts = Counter((r["meta"].get("git_sha"),
                       bool(r["meta"].get("git_dirty"))) for r in records)
     if len(counts) <= 1:
-        return name(meta.get("git_sha"), meta.get("git_dirty"))
+        return name(*next(iter(counts), (None, False)))
     return ", ".join(name(sha, dirty, count)
                      for (sha, dirty), count in counts.most_common())
 

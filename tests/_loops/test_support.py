@@ -136,19 +136,20 @@ def test_rows_are_the_kernel_or_its_normalised_form(
         assert_allclose(values, K[i, support], rtol=1e-12, atol=1e-14)
 
 
-def pair_values(state, order, grow, out):
+def pair_values(state, order, grow, out, steps=None):
     """Record ``k(x_i, x_j)`` by example pair as the engine gives them.
 
-    One pass over ``order``; a presented row in ``grow`` then joins the
-    support, so later rows of its block get its values row by row. A pair
-    seen before (in ``out``) must get the same bits.
+    One pass over ``order`` (or its ``steps``, in the order given); a
+    presented row in ``grow`` then joins the support, so later rows of its
+    block get its values from the block's new columns. A pair seen before
+    (in ``out``) must get the same bits.
     """
     data, kernel, support, cache = state
     n = data[5].shape[0]
     coef = np.eye(n)
     scores = np.empty(n)
     block = new_kernel_block(data)
-    for step in range(order.shape[0]):
+    for step in range(order.shape[0]) if steps is None else steps:
         block = support_scores(data, kernel, support, cache, order, step,
                                coef, scores, block)
         i = int(order[step])
@@ -297,20 +298,12 @@ def test_new_slot_columns_and_rows_asked_out_of_order_agree():
     order = rng.permutation(200)
     state = engine_state(X, code, degree, gamma, coef0, False, 0,
                          [int(j) for j in order[150:170]])
-    data, kernel, support, cache = state
-    coef = np.eye(200)
-    scores = np.empty(200)
-    block = new_kernel_block(data)
+    support = state[2]
     seen = {}
-    for step in list(range(40)) + [3, 17, 39, 0]:
-        block = support_scores(data, kernel, support, cache, order, step,
-                               coef, scores, block)
-        i = int(order[step])
-        for p in range(int(support[2][0])):
-            key = (i, int(support[0][p]))
-            assert seen.setdefault(key, scores[p]) == scores[p], key
-        if step < 40 and step % 3 == 0:
-            append_support(support, i)  # 14 slots added inside the block
+    # 14 slots added inside the block (every third of its first 40 rows),
+    # then rows 3, 17, 39 and 0 asked again.
+    pair_values(state, order, {int(j) for j in order[:40:3]}, seen,
+                steps=list(range(40)) + [3, 17, 39, 0])
     assert support[2][0] == 20 + 14
     # The same pairs from a short block: every value row by row.
     short = engine_state(X, code, degree, gamma, coef0, False, 0,
