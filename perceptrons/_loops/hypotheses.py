@@ -7,8 +7,8 @@ running sums. These helpers hold that logic once; the one loop of
 :mod:`perceptrons._loops.perceptron` says how a step goes, and the store of
 :mod:`perceptrons._loops.storage` how the weights are kept.
 
-Two update rules share that loop, told apart by the class of ``rule`` when it
-is compiled (:func:`~perceptrons._loops._common.specialised`):
+Two update rules share that loop (the first in two classes), told apart by
+the class of ``rule`` when it is compiled (:func:`~perceptrons._loops._common.specialised`):
 
 ``ThresholdRule(eta, threshold_step, margin, lam, alpha_bound)``
     One or more binary problems (K&W Sec. 2.7: one-vs-rest trains one per
@@ -19,6 +19,12 @@ is compiled (:func:`~perceptrons._loops._common.specialised`):
     true class must score strictly above every other; an update moves the
     true class's row by ``+η x`` and the best other class's (lowest index
     among equals) by ``-η x``, and their thresholds against them.
+``BinaryRule(eta, threshold_step, margin, lam, alpha_bound)``
+    The threshold rule with exactly one problem (binary data). The same
+    arithmetic, the same bits; its one weight row and one counter are
+    constants of the compiled loop (:func:`rule_counts`), so the loop's
+    per-row and per-counter loops fold away and its step stays in
+    registers (a9a's epoch 0.74 → 0.60 ms).
 
 The fields are η, C, τ (absolute) and λ of Figure 2 (λ-trick, Eq. 1), and
 the α-bound (updates allowed per example and problem; negative: unbounded).
@@ -91,12 +97,27 @@ ThresholdRule = namedtuple(
     "ThresholdRule", ["eta", "threshold_step", "margin", "lam", "alpha_bound"])
 PrototypeRule = namedtuple(
     "PrototypeRule", ["eta", "threshold_step", "margin", "lam", "alpha_bound"])
+BinaryRule = namedtuple(
+    "BinaryRule", ["eta", "threshold_step", "margin", "lam", "alpha_bound"])
+
+
+def _rule_class(rule):
+    if isinstance(rule, types.BaseNamedTuple):
+        return rule.instance_class
+    return type(rule)
 
 
 def _is_prototype(rule):
-    if isinstance(rule, types.BaseNamedTuple):
-        return rule.instance_class is PrototypeRule
-    return isinstance(rule, PrototypeRule)
+    return _rule_class(rule) is PrototypeRule
+
+
+def threshold_rule(n_problems, primal=True):
+    """The rule class of ``n_problems`` binary threshold problems: the
+    :data:`BinaryRule` for one in the primal form, else the
+    :data:`ThresholdRule`. A dual pass's cost is its kernel values, so it
+    keeps the one compiled loop for any number of problems (each rule
+    class is another compilation of the dual loop, its longest)."""
+    return BinaryRule if n_problems == 1 and primal else ThresholdRule
 
 
 @njit(cache=True, inline="always")
@@ -128,8 +149,30 @@ def is_online_mistake(scores, target, n_problems):
 # ------------------------------------------------------------ the rules
 def by_rule(threshold, prototype):
     """The ``choose`` of :func:`~perceptrons._loops._common.specialised` for
-    a helper of the rules: by the class of ``rule``, its first argument."""
+    a helper of the rules: by the class of ``rule``, its first argument
+    (the :data:`BinaryRule` is a threshold rule)."""
     return lambda rule, *args: prototype if _is_prototype(rule) else threshold
+
+
+def _binary_counts(rule, theta, alpha_counts):
+    return 1, 1
+
+
+def _threshold_counts(rule, theta, alpha_counts):
+    return theta.shape[0], alpha_counts.shape[0]
+
+
+def _prototype_counts(rule, theta, alpha_counts):
+    return theta.shape[0], 1
+
+
+@specialised(lambda rule, theta, alpha_counts: (
+    _binary_counts if _rule_class(rule) is BinaryRule else
+    _prototype_counts if _is_prototype(rule) else _threshold_counts))
+def rule_counts(rule, theta, alpha_counts):
+    """``(n_rows, n_counters)``: the weight rows (``theta``'s length) and
+    the counters (``alpha_counts``' rows); constants where the rule fixes
+    them (one and one for the binary rule, one counter for prototypes)."""
 
 
 def _threshold_rival(rule, scores, target):
@@ -147,7 +190,8 @@ def rival(rule, scores, target):
 
 
 def _threshold_mistake(rule, scores, target, other):
-    return is_online_mistake(scores, target, scores.shape[0])
+    return is_online_mistake(scores, target,
+                             rule_counts(rule, scores, scores)[0])
 
 
 def _prototype_mistake(rule, scores, target, other):

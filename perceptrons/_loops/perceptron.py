@@ -30,6 +30,7 @@ from .hypotheses import (
     may_update,
     rival,
     rows_of,
+    rule_counts,
     signed_score,
     survive,
     update,
@@ -71,7 +72,7 @@ def figure2_epoch(store, targets, order, weights, theta, rule, final, logs):
         is 1).
     theta : ndarray of shape (n_rows,), float64
         Thresholds θ, updated in place.
-    rule : ThresholdRule or PrototypeRule
+    rule : ThresholdRule, BinaryRule or PrototypeRule
         Figure 2's update rule (:mod:`perceptrons._loops.hypotheses`).
     final, logs : tuple
         The final-hypothesis bookkeeping and this call's counters and logs
@@ -89,8 +90,7 @@ def figure2_epoch(store, targets, order, weights, theta, rule, final, logs):
      ls_current, current_vote) = final
     alpha_counts, vote_log, update_log, other_log, n_logged, n_updates, \
         scores, score_log = logs
-    n_rows = theta.shape[0]
-    n_counters = alpha_counts.shape[0]
+    n_rows, n_counters = rule_counts(rule, theta, alpha_counts)
     alpha_first = alpha_counts[0]
     n_mistakes = 0
     ctx = begin_pass(store)

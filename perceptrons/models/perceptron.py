@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._loops.mercer import KERNEL_LINEAR, KERNELS
 from .._loops.hypotheses import HYPOTHESES as _HYPOTHESES
-from .._loops.hypotheses import PrototypeRule, ThresholdRule
+from .._loops.hypotheses import PrototypeRule, threshold_rule
 from .._loops.perceptron import figure2_epoch, ovr_rivals
 from .._loops.voted import csr_gram_t
 from ..utils._param_validation import Interval, StrOptions
@@ -631,7 +631,8 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
     def _rule(self):
         """Figure 2's update rule for the loop (:mod:`perceptrons._loops.hypotheses`)."""
         s = self.state_
-        rule = PrototypeRule if s.prototype else ThresholdRule
+        rule = (PrototypeRule if s.prototype else threshold_rule(
+            s.theta.shape[0], primal=isinstance(s.weights, WeightRows)))
         return rule(float(self.eta), float(s.threshold_step), s.margin,
                     float(self.lam),
                     -1 if self.alpha_bound is None else int(self.alpha_bound))
@@ -1031,7 +1032,8 @@ def _ovr_epoch_in_threads(n_threads, store, targets, order, weights, theta,
                       update_log[lo:hi], other_log, n_logged[lo:hi],
                       n_updates[lo:hi], np.zeros(hi - lo), score_log)
         figure2_epoch(group_store, group_targets[g], steps, weights,
-                      theta[lo:hi], rule, group_final, group_logs)
+                      theta[lo:hi], threshold_rule(hi - lo)(*rule),
+                      group_final, group_logs)
         ovr_rivals(score_log, targets, steps, lo, best_other, true_score)
 
     n_mistakes = 0

@@ -6,7 +6,7 @@ import scipy.sparse as sp
 from sklearn.datasets import load_breast_cancer, load_digits, make_classification
 
 from perceptrons import Perceptron
-from tests._states import final_hypothesis
+from tests._states import assert_same_state, final_hypothesis
 
 HYPOTHESES = ["last", "longest", "voted", "averaged"]
 
@@ -141,6 +141,39 @@ def test_sparse_equals_dense(multiclass, hypothesis, multiclass_mode):
                                atol=1e-12)
     np.testing.assert_array_equal(dense.predict(X),
                                   sparse.predict(sp.csr_matrix(X)))
+
+
+@pytest.mark.parametrize("hypothesis", HYPOTHESES)
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("params", [
+    {}, {"margin": 0.5, "lam": 0.25}, {"alpha_bound": 2, "eta": 0.7},
+    {"tau": 0.3, "class_weight": {0: 2.0, 1: 0.5}}])
+def test_binary_rule_is_the_threshold_rule_bit_for_bit(
+        binary, monkeypatch, hypothesis, sparse, params):
+    """The binary rule's compiled loop (its counts constants) makes the
+    steps of the generic threshold rule with one problem, bit for bit."""
+    import perceptrons.models.perceptron as module
+    from perceptrons._loops.hypotheses import BinaryRule, ThresholdRule
+
+    X, y = binary
+    X = sp.csr_matrix(np.where(np.abs(X) < 0.5, 0.0, X)) if sparse else X
+    params = dict(hypothesis=hypothesis, max_iter=3, random_state=0,
+                  **params)
+    used = []
+    real = module.threshold_rule
+
+    def record(n_problems, primal=True):
+        used.append(real(n_problems, primal))
+        return used[-1]
+
+    monkeypatch.setattr(module, "threshold_rule", record)
+    binary_fit = Perceptron(**params).fit(X, y)
+    assert used and set(used) == {BinaryRule}
+    monkeypatch.setattr(module, "threshold_rule",
+                        lambda n_problems, primal=True: ThresholdRule)
+    generic_fit = Perceptron(**params).fit(X, y)
+    assert_same_state(binary_fit, generic_fit)
+    assert binary_fit.n_updates_ > 0
 
 
 def test_int64_indexed_csr_accepted(binary):
