@@ -298,29 +298,49 @@ def row_sq_norms(X_data, X_indices, X_indptr, n_rows):
 
 
 @njit(cache=True)
-def column_sq_sums(X_data, X_indices, X_indptr, n_features):
-    """``sum_i x_ij²`` for every column j, each summed in row order.
+def column_sq_sums(X_data, X_indices, X_indptr, n_features, out):
+    """``sum_i x_ij²`` for every column j, each summed in row order, and
+    the check of the CSR column indices.
 
     A dense matrix and its CSR twin give the same bits (zeros add nothing),
     and a NaN or infinity anywhere leaves its column non-finite: one cheap
-    pass gives K&W's average ⟨x, x⟩ and the finiteness check.
+    pass gives K&W's average ⟨x, x⟩ and the finiteness check. A CSR
+    entry's column is checked against ``[0, n_features)`` before its sum is
+    written, so this pass also serves as the index check of
+    :func:`~perceptrons.utils.validation.check_csr_structure` (``indptr``
+    checked before): one read of the indices instead of two (real-sim's
+    ``fit`` 1 ms shorter).
+
+    Parameters
+    ----------
+    X_data, X_indices, X_indptr : ndarray
+        The data matrix (module docstring).
+    n_features : int
+    out : ndarray of shape (n_features,), float64
+        Zeros; filled with the sums.
 
     Returns
     -------
-    ndarray of shape (n_features,), float64
+    int
+        -1, or the first CSR entry whose column is outside
+        ``[0, n_features)`` (the sums are then incomplete).
     """
-    out = np.zeros(n_features, dtype=np.float64)
     if X_data.ndim == 2:
         for i in range(X_data.shape[0]):
             x = X_data[i]
             for j in range(n_features):
                 v = np.float64(x[j])
                 out[j] += v * v
-    else:
-        for p in range(np.uint64(X_data.shape[0])):
-            v = np.float64(X_data[p])
-            out[column(X_indices, p)] += v * v
-    return out
+        return -1
+    width = np.uint64(n_features)
+    for p in range(np.uint64(X_data.shape[0])):
+        # A negative index reads as a huge one.
+        j = np.uint64(np.int64(X_indices[p]))
+        if j >= width:
+            return np.int64(p)
+        v = np.float64(X_data[p])
+        out[j] += v * v
+    return -1
 
 
 @njit(cache=True, inline="always")

@@ -45,11 +45,13 @@ from ..utils.parallel import (compiled_threads, contiguous_parts,
                               effective_n_jobs)
 from ..utils.random import epoch_orders
 from ..utils.validation import (as_loop_arrays, check_sparse_structure,
+                                outside_columns,
                                 plain_repr, plain_reprs)
 
 
 def checked_column_sq_sums(loop_arrays, n_features):
-    """``sum_i x_ij²`` for every column of X, rejecting non-finite input.
+    """``sum_i x_ij²`` for every column of X, rejecting non-finite input
+    and CSR column indices outside ``[0, n_features)``.
 
     Parameters
     ----------
@@ -65,9 +67,13 @@ def checked_column_sq_sums(loop_arrays, n_features):
     Raises
     ------
     ValueError
-        If X holds NaN or infinity, or the squares overflow float64.
+        If X holds NaN or infinity, the squares overflow float64, or a
+        column index is out of range.
     """
-    col_sq = column_sq_sums(*loop_arrays, n_features)
+    col_sq = np.zeros(n_features)
+    bad = column_sq_sums(*loop_arrays, n_features, col_sq)
+    if bad >= 0:
+        raise outside_columns(loop_arrays[1], bad, n_features)
     if not np.isfinite(col_sq).all():
         data = loop_arrays[0]
         if np.isnan(data).any():
@@ -97,17 +103,20 @@ def _plain_class_labels(y):
     return False
 
 
-def _validated(estimator, X, y="no_validation", reset=True, **kwargs):
+def _validated(estimator, X, y="no_validation", reset=True,
+               columns_checked_later=False, **kwargs):
     """scikit-learn's ``validate_data`` for the loops: float64, C order, CSR.
 
     A sparse X has its index arrays checked first (scipy checks none of
     them, and its conversion of a CSC or COO matrix to CSR writes through
     them); complex X is refused in one line, where scikit-learn's message
     prints the whole array. Input that is already what the loops read
-    takes :func:`_plain_input` instead.
+    takes :func:`_plain_input` instead. ``columns_checked_later``: a CSR
+    matrix's column indices are left to the caller's next pass
+    (:func:`checked_column_sq_sums`), which nothing before it follows.
     """
     if sp.issparse(X):
-        check_sparse_structure(X, "X")
+        check_sparse_structure(X, "X", columns=not columns_checked_later)
     plain = _plain_input(estimator, X, y, reset,
                          kwargs.get("ensure_all_finite", True))
     if plain is not None:
@@ -593,8 +602,12 @@ class BaseOnlinePerceptron(ClassifierMixin, BaseEstimator):
             # tenth of scikit-learn's validate_data per call).
             y = np.asarray(y)
         else:
+            # The squared-norm pass checks the CSR column indices too
+            # (read once, not twice); until then only scipy's duplicate
+            # and order checks read them, within each row's span.
             X, y = _validated(self, X, y, reset=reset, y_numeric=False,
-                              ensure_all_finite=False)
+                              ensure_all_finite=False,
+                              columns_checked_later=True)
         X = self._as_read(X)
         # Numeric labels with few classes are found and encoded in two
         # passes; they are plain class labels by construction.

@@ -102,7 +102,7 @@ def refuse_underflow(data, mean_sq_norm):
         f"{_SMALLEST_NORMAL:.3g}); scale the input (e.g. StandardScaler)")
 
 
-def check_csr_structure(matrix, where="X"):
+def check_csr_structure(matrix, where="X", columns=True):
     """Refuse a CSR matrix whose index arrays a compiled loop could follow
     out of bounds.
 
@@ -111,6 +111,17 @@ def check_csr_structure(matrix, where="X"):
     ``[0, n_columns)``. Cheap: one pass over the index arrays. scipy
     does not check this when a matrix is built from its arrays. A CSC
     matrix is checked the same way, its columns for rows.
+
+    Parameters
+    ----------
+    matrix : CSR or CSC matrix
+    where : str
+        What the matrix is, for the messages.
+    columns : bool, default=True
+        Check the column indices. False leaves them to a caller whose next
+        pass over the indices checks them before it follows one (the
+        training pass of :func:`~perceptrons._loops._common.column_sq_sums`
+        raises :func:`outside_columns`); CSC indices are always checked.
 
     Raises
     ------
@@ -132,11 +143,17 @@ def check_csr_structure(matrix, where="X"):
                         or np.any(np.diff(indptr) < 0)):
         raise ValueError(f"{where}: {fmt} indptr must start at 0, never "
                          "decrease and end at the number of stored values")
-    if indices.size:
+    if indices.size and (columns or fmt == "CSC"):
         bad = _first_outside(indices, n_columns)
         if bad >= 0:
-            raise ValueError(f"{where}: a {fmt} {minor} index is "
-                             f"{int(indices[bad])}, outside [0, {n_columns})")
+            raise outside_columns(indices, bad, n_columns, where, fmt, minor)
+
+
+def outside_columns(indices, bad, n_columns, where="X", fmt="CSR",
+                    minor="column"):
+    """The error for index ``indices[bad]`` outside ``[0, n_columns)``."""
+    return ValueError(f"{where}: a {fmt} {minor} index is "
+                      f"{int(indices[bad])}, outside [0, {n_columns})")
 
 
 @njit(cache=True)
@@ -159,7 +176,7 @@ def _first_outside(indices, n):
     return -1
 
 
-def check_sparse_structure(matrix, where="X"):
+def check_sparse_structure(matrix, where="X", columns=True):
     """Refuse a sparse matrix whose index arrays scipy's conversions or a
     compiled loop could follow out of bounds, before it is converted.
 
@@ -170,6 +187,9 @@ def check_sparse_structure(matrix, where="X"):
     range of its coordinates; other formats (LIL, DOK, DIA, BSR) are converted by code
     that checks what it reads, or are checked once converted to CSR.
 
+    ``columns=False`` leaves a CSR matrix's column indices to the caller
+    (:func:`check_csr_structure`).
+
     Raises
     ------
     ValueError
@@ -177,7 +197,7 @@ def check_sparse_structure(matrix, where="X"):
     """
     fmt = matrix.format
     if fmt in ("csr", "csc"):
-        check_csr_structure(matrix, where)
+        check_csr_structure(matrix, where, columns)
     elif fmt == "coo":
         for axis, (coords, size) in enumerate(zip(matrix.coords,
                                                   matrix.shape)):
