@@ -12,6 +12,7 @@ the same run.
 Run::
 
     python benchmarks/bench_float32_memory.py            # 200,000 × 500
+    python benchmarks/bench_float32_memory.py --write    # ... and BENCHMARKS.md
     python benchmarks/bench_float32_memory.py --quick    # 20,000 × 500
 """
 
@@ -19,6 +20,11 @@ import argparse
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+SECTION = "bench_float32_memory"
 
 ESTIMATORS = ["Perceptron", "Ballseptron", "PDM", "ROMMA",
               "HigherOrderPerceptron", "SecondOrderPerceptron"]
@@ -80,26 +86,68 @@ def main():
     parser.add_argument("--rows", type=int, default=None)
     parser.add_argument("--cols", type=int, default=500)
     parser.add_argument("--only", nargs="+", default=ESTIMATORS)
+    parser.add_argument("--write", action="store_true",
+                        help="replace this benchmark's section of "
+                             "BENCHMARKS.md")
     parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         name, n_rows, n_cols, layout, old = args.child
         _child(name, int(n_rows), int(n_cols), layout, bool(int(old)))
         return
+    import _common as C
+
     n_rows = args.rows or (20_000 if args.quick else 200_000)
-    print(f"fit(max_iter=1) on float32 X, {n_rows:,} × {args.cols}; peak "
-          "traced allocations during fit ÷ X's bytes")
-    print(f"{'estimator':<24}{'layout':<7}{'X MB':>8}{'float32':>10}"
-          f"{'as float64':>12}{'model MB':>10}")
+    rows = []
+    sizes = {}
     for name in args.only:
         for layout in ("dense", "csr"):
             new = _measure(name, n_rows, args.cols, layout, old=False)
             old = _measure(name, n_rows, args.cols, layout, old=True)
-            mb = new["x_bytes"] / 2 ** 20
-            print(f"{name:<24}{layout:<7}{mb:>8.0f}"
-                  f"{new['peak'] / new['x_bytes']:>10.3f}"
-                  f"{old['peak'] / old['x_bytes']:>12.3f}"
-                  f"{new['model'] / 2 ** 20:>10.2f}")
+            sizes[layout] = new["x_bytes"] / 2 ** 20
+            rows.append([name, layout, f"{sizes[layout]:.0f}",
+                         f"{new['peak'] / new['x_bytes']:.3f}",
+                         f"{old['peak'] / old['x_bytes']:.3f}",
+                         f"{new['model'] / 2 ** 20:.2f}"])
+            print(" | ".join(rows[-1]), flush=True)
+    only = ("" if args.only == ESTIMATORS
+            else " --only " + " ".join(args.only))
+    sizes_text = ", ".join(f"{layout}: {mb:.0f} MB"
+                           for layout, mb in sizes.items())
+    report = "\n".join([
+        "## float32 input: peak memory of `fit` (bench_float32_memory.py)",
+        "",
+        "Question (issue #23): how much memory beyond X itself does "
+        "`fit(max_iter=1)` take on float32 input, now that primal models "
+        "read float32 rows as they are, against converting X to float64 "
+        "first (the behaviour before #23)?",
+        "",
+        "Command: `python benchmarks/bench_float32_memory.py"
+        + (" --quick" if args.quick else "") + only + " --write`; the "
+        "method is in the script's docstring.",
+        "",
+        f"A float32 matrix of {n_rows:,} × {args.cols} ({sizes_text}; CSR "
+        "with 10 % nonzeros), each fit in a fresh process after compiling "
+        "on a slice; the peak of traced allocations (numpy's arrays "
+        "included) during `fit`, as a multiple of X's bytes. \"as "
+        "float64\" is `X.astype(np.float64)` then `fit`, measured in the "
+        "same run.",
+        "",
+        C.md_table(["estimator", "layout", "X MB", "float32 kept",
+                    "as float64", "model MB"], rows),
+        "",
+        "The weights stay float64 and every product with a float32 value "
+        "is taken in float64, so a float32 fit is the float64 fit of the "
+        "same values bit for bit (`tests/models/test_float32.py`). "
+        "Support-vector models (a kernel, HO/SO's dual form) and HO/SO "
+        "with `normalize=True` read a float64 copy.",
+        "",
+        "Machine:",
+        "",
+        C.machine_description(),
+    ])
+    print()
+    C.publish(report, SECTION, args.write)
 
 
 if __name__ == "__main__":

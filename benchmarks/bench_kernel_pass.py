@@ -65,8 +65,13 @@ What is timed
   (the whole call). Each timed round starts from a fresh first call
   (untimed).
 
-Each timed call is made once untimed first (numba compilation, caches), then
-at least ``--repeat`` times round-robin (``_common.time_interleaved``), and
+Each model is timed on each data set in a fresh process of its own (this
+script with ``--child``): a process that has fitted a large model before
+(MNIST's r = 0.1 Ballseptron keeps 14,904 support vectors) runs later kernel
+fits about 20 % slower (fresh pages for their 200 MB kernel cache), so
+models timed one after another in one process were not comparable. In that
+process each timed call is made once untimed first (numba compilation,
+caches), then at least ``--repeat`` times round-robin (``_common.time_interleaved``), and
 more (up to 50 rounds) until the case's timed calls add up to ``--min-time``
 seconds, so the millisecond cases get many samples; tables show
 the best run with the median beside it. BLAS/OpenMP pools are limited to one
@@ -79,6 +84,8 @@ for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
              "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
+import json  # noqa: E402
+import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -198,10 +205,14 @@ def fmt_rate(x):
     return f"{x / 1e6:,.1f} M/s"
 
 
-def run_case(name, X, y, repeat, min_time, block, log):
+def run_case(name, X, y, repeat, min_time, block, log, only=None):
+    """Table rows of the models on one data set (``only``: the model of
+    that index in :func:`models` alone)."""
     n, d = X.shape
     rows = []
-    for label, r, make in models():
+    for index, (label, r, make) in enumerate(models()):
+        if only is not None and index != only:
+            continue
         t0 = time.perf_counter()
         est = make().fit(X, y)            # support + compile (untimed)
         first = time.perf_counter() - t0
@@ -234,6 +245,25 @@ def run_case(name, X, y, repeat, min_time, block, log):
     return rows
 
 
+def run_case_in_children(case_index, name, argv, log):
+    """:func:`run_case`, each model in a fresh process (``--child``)."""
+    rows = []
+    for index in range(len(models())):
+        done = subprocess.run(
+            [sys.executable, __file__, *argv, "--child",
+             f"{case_index},{index}"], capture_output=True, text=True,
+            check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"{name}, model {index}: child failed\n"
+                               f"{done.stderr[-3000:]}")
+        for line in done.stdout.splitlines():
+            if line.startswith("ROW "):
+                rows.append(json.loads(line[4:]))
+            else:
+                log(line)
+    return rows
+
+
 def run_stream(X, y, n_first, n_stream, repeat, log):
     """Rows: ``n_stream`` one-row ``partial_fit`` calls after a first call
     on ``n_first`` rows, per model; ms per call (the whole call)."""
@@ -262,6 +292,11 @@ def run_stream(X, y, n_first, n_stream, repeat, log):
     return rows
 
 
+def argparse_suppress():
+    import argparse
+    return argparse.SUPPRESS
+
+
 def main(argv=None):
     def options(parser):
         parser.add_argument("--mnist-n", type=int, default=60000,
@@ -269,6 +304,8 @@ def main(argv=None):
                                  "0 skips MNIST (default 60000, all)")
         parser.add_argument("--block", type=int, default=BLOCK_ROWS,
                             help="rows per BLAS block of the reference")
+        parser.add_argument("--child", default=None,
+                            help=argparse_suppress())
 
     args = C.parse_bench_args(argv, __doc__,
                               "USPS, first 2000 rows only (< 1 min)",
@@ -279,8 +316,23 @@ def main(argv=None):
     def log(msg):
         print(msg, flush=True)
 
+    if args.child is not None:
+        case_index, model_index = map(int, args.child.split(","))
+        with threadpool_limits(limits=1):
+            name, X, y = load_cases(args.quick, args.mnist_n)[case_index]
+            # Compile (or load from numba's cache) on a tiny problem first.
+            models()[model_index][2]().fit(X[:200], y[:200])
+            for row in run_case(name, X, y, repeat, min_time, args.block,
+                                log, only=model_index):
+                print("ROW " + json.dumps(row), flush=True)
+        return
+
     start = time.perf_counter()
     loads = [C.load_average()]
+    child_argv = ((["--quick"] if args.quick else [])
+                  + ["--mnist-n", str(args.mnist_n), "--block",
+                     str(args.block), "--repeat", str(repeat), "--min-time",
+                     str(min_time)])
     with threadpool_limits(limits=1):
         cases = load_cases(args.quick, args.mnist_n)
         # Compile (or load from numba's cache) on a tiny problem first.
@@ -288,9 +340,9 @@ def main(argv=None):
         for _, _, make in models():
             make().fit(X0, y0)
         rows = []
-        for name, X, y in cases:
+        for case_index, (name, X, y) in enumerate(cases):
             log(f"{name}: {X.shape[0]} x {X.shape[1]}")
-            rows += run_case(name, X, y, repeat, min_time, args.block, log)
+            rows += run_case_in_children(case_index, name, child_argv, log)
         _, X_usps, y_usps = cases[0]
         n_first, n_stream = (500, 200) if args.quick else (3000, 1000)
         stream_rows = run_stream(X_usps, y_usps, n_first, n_stream, repeat,
@@ -337,8 +389,8 @@ def main(argv=None):
         "prototype Gram matrix (r > 0) is not counted.",
         "- *pass*: the whole `fit` (validation, norms, allocation and the "
         f"pass), best of at least {repeat} runs (more until {min_time:g} s of "
-        "timed calls) after one untimed warm-up, one thread; the run count "
-        "is not shown.",
+        "timed calls) after one untimed warm-up, one thread, each model in "
+        "a fresh process of its own; the run count is not shown.",
         f"- *BLAS blocks*: {args.block}-row blocks against the support "
         "vectors with a lower row index, `G = X[lo:hi] @ S.T; G = γG + c; "
         "G⁵`, no scores or updates; its rate counts the values it computed "
