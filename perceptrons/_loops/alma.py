@@ -244,7 +244,8 @@ def alma2_epoch(store, targets, order, weights, row_scale, bias_coord, bias,
                 for r in range(n_problems):
                     beta[r] += scale[r]
             continue
-        ctx = raw_scores(store, ctx, order, step, scores)
+        ctx = raw_scores(store, ctx, order, step, scores,
+                         store.current.shape[0])
         bc = bias_coord[i]
         for r in range(n_problems):
             y = _label(targets, i, r, n_problems)

@@ -336,7 +336,8 @@ def ballseptron_epoch(store, targets, order, weights, radius, scores, G,
     for step in range(order.shape[0]):
         i = order[step]
         y = 1.0 if targets[i] == 1 else -1.0
-        ctx = raw_scores(store, ctx, order, step, scores)
+        ctx = raw_scores(store, ctx, order, step, scores,
+                         store.current.shape[0])
         m = y * (scale * scores[0])
         if m <= 0.0:
             n_mistakes += 1
@@ -480,7 +481,8 @@ def ballseptron_prototype_epoch(store, targets, order, weights, radius,
         # Averaged: Σ_t W_t = summed + step · W before this step (module
         # notes), so an update Δ of W takes step · Δ off summed.
         beta = float(step)
-        ctx = raw_scores(store, ctx, order, step, scores)
+        ctx = raw_scores(store, ctx, order, step, scores,
+                         store.current.shape[0])
         o = best_other(scores, y)
         gap = scores[y] - scores[o]
         if gap <= 0.0:

@@ -157,7 +157,8 @@ def biased_scores(store, ctx, order, step, scores, intercept):
     """``scores[r] = w_r·x_i + b_r`` for every row, ``i = order[step]``
     (:func:`~perceptrons._loops.storage.raw_scores` plus the bias); returns
     the pass context."""
-    ctx = raw_scores(store, ctx, order, step, scores)
+    ctx = raw_scores(store, ctx, order, step, scores,
+                     store.current.shape[0])
     for r in range(intercept.shape[0]):
         scores[r] = scores[r] + intercept[r]
     return ctx

@@ -99,7 +99,7 @@ def figure2_epoch(store, targets, order, weights, theta, rule, final, logs):
         i = order[step]
         t_global = t_start + step + 1
         target = targets[i]
-        ctx = raw_scores(store, ctx, order, step, scores)
+        ctx = raw_scores(store, ctx, order, step, scores, n_rows)
         for r in range(n_rows):
             scores[r] = scores[r] - theta[r]
         if score_log.shape[0] > 0:
