@@ -31,4 +31,12 @@ old against new (``benchmarks/bench_checkouts.py``) is what catches it.
   :mod:`.matrix_rows`, :mod:`.voted` (voted prediction);
 * input: :mod:`.svmlight_text` (svmlight text parsed from a byte array, for
   the out-of-core reader).
+
+numba's on-disk cache of every function here is keyed by the contents of
+the whole folder (:mod:`._freshness`): helpers are inlined across files, so
+an edit to any file makes every cached loop stale.
 """
+
+from ._freshness import install as _install_cache_locators
+
+_install_cache_locators()
