@@ -94,3 +94,27 @@ def test_quick_start_has_two_commands_and_ci_runs_the_test_one():
     assert "pytest" in install_and_test
     ci = (ROOT / ".ci" / "run").read_text()
     assert install_and_test in ci.splitlines()
+
+
+def test_the_full_benchmark_run_writes_every_section():
+    """``benchmarks/run_all.py`` runs one script per marked section of
+    BENCHMARKS.md, and every benchmark script with a section is in it: a
+    new section cannot be left out of the full run, nor a script run for a
+    section that is gone."""
+    text = (ROOT / "BENCHMARKS.md").read_text()
+    sections = set(re.findall(r"^<!-- BEGIN (\S+) -->$", text, re.M))
+    assert sections == set(re.findall(r"^<!-- END (\S+) -->$", text, re.M))
+    source = (ROOT / "benchmarks" / "run_all.py").read_text()
+    run = dict(ast.literal_eval(
+        source.split("SCRIPTS = ", 1)[1].split("\n\n", 1)[0]))
+    written = {"run_all"}
+    for script in run:
+        path = ROOT / "benchmarks" / f"{script}.py"
+        assert path.exists(), script
+        named = re.search(r'^SECTION = "([^"]+)"|publish\(report, "([^"]+)"',
+                          path.read_text(), re.M)
+        written.add(named.group(1) or named.group(2))
+    assert written == sections
+    unrun = {p.stem for p in (ROOT / "benchmarks").glob("bench_*.py")
+             if "--write" in p.read_text()} - set(run)
+    assert unrun == set()
