@@ -112,6 +112,8 @@ def main():
             print(" | ".join(rows[-1]), flush=True)
     only = ("" if args.only == ESTIMATORS
             else " --only " + " ".join(args.only))
+    only += ((f" --rows {args.rows}" if args.rows else "")
+             + (f" --cols {args.cols}" if args.cols != 500 else ""))
     sizes_text = ", ".join(f"{layout}: {mb:.0f} MB"
                            for layout, mb in sizes.items())
     report = "\n".join([

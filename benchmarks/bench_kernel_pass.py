@@ -84,6 +84,7 @@ for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
              "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
+import argparse  # noqa: E402
 import json  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -292,11 +293,6 @@ def run_stream(X, y, n_first, n_stream, repeat, log):
     return rows
 
 
-def argparse_suppress():
-    import argparse
-    return argparse.SUPPRESS
-
-
 def main(argv=None):
     def options(parser):
         parser.add_argument("--mnist-n", type=int, default=60000,
@@ -305,7 +301,7 @@ def main(argv=None):
         parser.add_argument("--block", type=int, default=BLOCK_ROWS,
                             help="rows per BLAS block of the reference")
         parser.add_argument("--child", default=None,
-                            help=argparse_suppress())
+                            help=argparse.SUPPRESS)
 
     args = C.parse_bench_args(argv, __doc__,
                               "USPS, first 2000 rows only (< 1 min)",

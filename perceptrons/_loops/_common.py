@@ -154,7 +154,8 @@ def row_span(X_indptr, i):
     and ``w[X_indices[p]]`` against a negative index (a compare and a
     select each); CSR structure is checked before any loop reads it
     (:func:`~perceptrons.utils.validation.check_csr_structure`: ``indptr``
-    non-decreasing from 0, indices in ``[0, n_features)``), so unsigned
+    non-decreasing from 0, indices in ``[0, n_features)``; in training the
+    indices by the first pass, :func:`column_sq_sums`), so unsigned
     positions and columns (:func:`column`) read and write the same entries
     without the guards: a9a's mat-vec 0.50 → 0.25 ms, as fast as scipy's.
     """

@@ -80,10 +80,11 @@ updated in place:
 
 from collections import namedtuple
 
-from numba import njit, types
+from numba import njit
 
 from ._common import best_other, specialised
-from .storage import add_example, add_example_sum, add_pair, add_pair_sum
+from .storage import (add_example, add_example_sum, add_pair, add_pair_sum,
+                      store_class)
 
 HYPOTHESIS_LAST = 0
 HYPOTHESIS_LONGEST = 1
@@ -101,17 +102,11 @@ BinaryRule = namedtuple(
     "BinaryRule", ["eta", "threshold_step", "margin", "lam", "alpha_bound"])
 
 
-def _rule_class(rule):
-    if isinstance(rule, types.BaseNamedTuple):
-        return rule.instance_class
-    return type(rule)
-
-
 def _is_prototype(rule):
-    return _rule_class(rule) is PrototypeRule
+    return store_class(rule) is PrototypeRule
 
 
-def threshold_rule(n_problems, primal=True):
+def threshold_rule(n_problems, *, primal):
     """The rule class of ``n_problems`` binary threshold problems: the
     :data:`BinaryRule` for one in the primal form, else the
     :data:`ThresholdRule`. A dual pass's cost is its kernel values, so it
@@ -167,7 +162,7 @@ def _prototype_counts(rule, theta, alpha_counts):
 
 
 @specialised(lambda rule, theta, alpha_counts: (
-    _binary_counts if _rule_class(rule) is BinaryRule else
+    _binary_counts if store_class(rule) is BinaryRule else
     _prototype_counts if _is_prototype(rule) else _threshold_counts))
 def rule_counts(rule, theta, alpha_counts):
     """``(n_rows, n_counters)``: the weight rows (``theta``'s length) and

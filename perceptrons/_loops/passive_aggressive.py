@@ -95,6 +95,7 @@ from .storage import (
     raw_scores,
     self_sq_norm,
     storage_loop,
+    store_class,
 )
 
 __all__ = ["LOSS_ROUNDING", "PA1Rule", "PA2Rule", "PARule", "RULES",
@@ -114,11 +115,6 @@ PA2Rule = namedtuple("PA2Rule", ["C", "bias"])
 RULES = {"PA": PARule, "PA-I": PA1Rule, "PA-II": PA2Rule}
 
 
-def _rule_class(rule):
-    """The named-tuple class of a rule, or of its numba type."""
-    return getattr(rule, "instance_class", type(rule))
-
-
 def _pa_step(rule, loss, sq_norm, weight):
     return loss / sq_norm
 
@@ -135,7 +131,7 @@ _STEPS = {PARule: _pa_step, PA1Rule: _pa1_step, PA2Rule: _pa2_step}
 
 
 @specialised(lambda rule, loss, sq_norm, weight:
-             _STEPS[_rule_class(rule)])
+             _STEPS[store_class(rule)])
 def step_size(rule, loss, sq_norm, weight):
     """τ_t of Eq. (3) (PA) or Eq. (6) (PA-I, PA-II), the row's weight s
     scaling C (module notes).

@@ -82,7 +82,8 @@ INDEX_AHEAD, ROW_AHEAD = 8, 4
 
 
 def store_class(store):
-    """The named-tuple class of a store, or of its numba type when compiling."""
+    """The named-tuple class of a store (or of a rule: any named tuple), or
+    of its numba type when compiling."""
     if isinstance(store, types.BaseNamedTuple):
         return store.instance_class
     return type(store)

@@ -104,7 +104,8 @@ def subset_call(call, keep):
     call.X = X
     call.loop_arrays = as_loop_arrays(X)
     col_sq = np.zeros(X.shape[1])
-    column_sq_sums(*call.loop_arrays, X.shape[1], col_sq)  # rows checked
+    # Kept rows of X, whose columns the call's first pass checked.
+    column_sq_sums(*call.loop_arrays, X.shape[1], col_sq)
     call.sq_norm_sum = float(np.sum(col_sq))
     call.mean_sq_norm = call.sq_norm_sum / X.shape[0]
     if call.sq_norms.shape[0]:

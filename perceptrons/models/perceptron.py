@@ -1032,7 +1032,8 @@ def _ovr_epoch_in_threads(n_threads, store, targets, order, weights, theta,
                       update_log[lo:hi], other_log, n_logged[lo:hi],
                       n_updates[lo:hi], np.zeros(hi - lo), score_log)
         figure2_epoch(group_store, group_targets[g], steps, weights,
-                      theta[lo:hi], threshold_rule(hi - lo)(*rule),
+                      theta[lo:hi],
+                      threshold_rule(hi - lo, primal=True)(*rule),
                       group_final, group_logs)
         ovr_rivals(score_log, targets, steps, lo, best_other, true_score)
 

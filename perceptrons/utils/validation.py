@@ -108,7 +108,8 @@ def check_csr_structure(matrix, where="X", columns=True):
 
     ``indptr`` must start at 0, never decrease and end at ``len(indices)``
     (which ``len(data)`` equals); every column index must lie in
-    ``[0, n_columns)``. Cheap: one pass over the index arrays. scipy
+    ``[0, n_columns)`` (checked here unless ``columns=False``, see below).
+    Cheap: one pass over the index arrays. scipy
     does not check this when a matrix is built from its arrays. A CSC
     matrix is checked the same way, its columns for rows.
 

@@ -162,15 +162,15 @@ def test_binary_rule_is_the_threshold_rule_bit_for_bit(
     used = []
     real = module.threshold_rule
 
-    def record(n_problems, primal=True):
-        used.append(real(n_problems, primal))
+    def record(n_problems, *, primal):
+        used.append(real(n_problems, primal=primal))
         return used[-1]
 
     monkeypatch.setattr(module, "threshold_rule", record)
     binary_fit = Perceptron(**params).fit(X, y)
     assert used and set(used) == {BinaryRule}
     monkeypatch.setattr(module, "threshold_rule",
-                        lambda n_problems, primal=True: ThresholdRule)
+                        lambda n_problems, *, primal: ThresholdRule)
     generic_fit = Perceptron(**params).fit(X, y)
     assert_same_state(binary_fit, generic_fit)
     assert binary_fit.n_updates_ > 0
