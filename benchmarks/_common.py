@@ -265,6 +265,13 @@ def load_libsvm(name):
     return int32_csr(data.X), data.y
 
 
+def stacked_a9a(reps):
+    """a9a stacked ``reps`` times, in memory, CSR with int32 indices (a set
+    larger than the last-level cache from real rows)."""
+    X, y = load_libsvm("a9a")
+    return int32_csr(sp.vstack([X] * reps, format="csr")), np.tile(y, reps)
+
+
 def make_realsim_like(n_samples=72309, n_features=20958, mean_nnz=51.3,
                       positive_fraction=0.308, noise=0.03, random_state=0):
     """A seeded CSR matrix shaped like LIBSVM's real-sim (which is not here).

@@ -103,12 +103,6 @@ GOALS = {"fit_vs_sklearn": 0.5, "shuffled_vs_in_order": 1.5,
 # ----------------------------------------------------------------------------
 
 
-def stacked_a9a(reps):
-    """a9a stacked ``reps`` times, in memory, CSR with int32 indices."""
-    X, y = C.load_libsvm("a9a")
-    return C.int32_csr(sp.vstack([X] * reps, format="csr")), np.tile(y, reps)
-
-
 def load_cases(quick, reps):
     """``[dict(name, desc, X, y, test, voted_params)]``; ``test`` may be
     None."""
@@ -124,7 +118,7 @@ def load_cases(quick, reps):
     rs, y_rs = C.make_realsim_like(n_samples=n_rs, random_state=0)
     rs_t, y_rs_t = C.make_realsim_like(n_samples=2000 if quick else 10000,
                                        random_state=1)
-    big, y_big = stacked_a9a(reps)
+    big, y_big = C.stacked_a9a(reps)
     return [
         dict(name=f"a9a×{reps}", desc=f"a9a stacked {reps} times, CSR",
              X=big, y=y_big, test=None, voted_params=None),
