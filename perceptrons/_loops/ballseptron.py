@@ -170,7 +170,7 @@ def _gram(W, G):
 
 
 # Not cached on its own: it calls parallel code (see the note at
-# support.transform_block_rows_threaded).
+# mercer.panel_kernel_values_threaded).
 @njit(cache=False, fastmath=FASTMATH)
 def support_gram(data, kernel, support, cache, coef, scores, G, block):
     """``G = V Vᵀ`` exactly, ``V^k = Σ_p coef[k, p] φ(x_support[p])``.

@@ -26,9 +26,10 @@ same sum, the chain of fused multiply-adds in feature order::
 
 whatever computes it: one pair (:func:`chain_dot`), one row against many
 (:func:`dense_dots`, a few chains interleaved) or a block of rows against
-the support vectors packed in panels (:func:`panel_dots`, a register-blocked
-kernel that runs the chains of a 4-row, ``PANEL_WIDTH``-column tile side by
-side in SIMD registers; :mod:`perceptrons._loops.support` uses it for its
+the support vectors packed in panels (:func:`panel_kernel_values`, a
+register-blocked kernel that runs the chains of a 4-row,
+``PANEL_WIDTH``-column tile side by side in SIMD registers, then turns the
+tile into kernel values; :mod:`perceptrons._loops.support` uses it for its
 blocks). Each element of a tile is its own chain, so the tile's shape, the
 element's position in it, the vector width and the block around it change
 nothing: a pair gets the same bits from every path. No BLAS is involved, so
@@ -138,7 +139,7 @@ def _simd_doubles():
 
 #: Doubles per SIMD vector of the tile kernel (8 with AVX-512, else 4).
 SIMD_WIDTH = _simd_doubles()
-#: Rows of a tile of :func:`panel_dots`.
+#: Rows of a tile of :func:`panel_kernel_values`.
 TILE_ROWS = 4
 #: Support vectors per panel, the columns of a tile: 4 x 3 vectors of
 #: accumulators (12 of the 16 AVX2 or 32 AVX-512 registers); 4 x 24 and
@@ -168,7 +169,7 @@ def _fma_intrinsic(typingctx, a, b, c):
 
 def _tile_intrinsic(typingctx, a, a_start, a_stride, p, p_start, d, g,
                     g_start, g_stride):
-    """One tile of :func:`panel_dots`, in LLVM vector code.
+    """One tile of :func:`panel_kernel_values`, in LLVM vector code.
 
     ``g[g_start + r * g_stride + c] = Σ_k a[a_start + r * a_stride + k]
     p[p_start + k * PANEL_WIDTH + c]`` for ``r < TILE_ROWS``,
@@ -321,7 +322,7 @@ def dense_dots(data, n_features, i, rows, lo, hi, out):
 
 @njit(cache=True, fastmath=False)
 def pack_panels(data, n_features, rows, lo, hi, panels):
-    """Copy ``x_rows[p]``, ``lo <= p < hi``, into :func:`panel_dots` panels.
+    """Copy ``x_rows[p]``, ``lo <= p < hi``, into :func:`panel_kernel_values` panels.
 
     Slot p is column ``p % PANEL_WIDTH`` of panel ``p // PANEL_WIDTH``:
     ``panels[(p // W) * d * W + k * W + p % W] = x_rows[p][k]``
@@ -345,13 +346,20 @@ def pack_panels(data, n_features, rows, lo, hi, panels):
             out[k * w] = x[k]
 
 
-def panel_dots(A, n_rows, panels, t_lo, t_hi, G, n_cols):
-    """Inner products of rows of A and panel columns, a tile at a time.
+def panel_kernel_values(A, n_rows, panels, t_lo, t_hi, G, n_cols, a_rows,
+                        sq_norms, kernel, b_rows, n_b):
+    """Kernel values of rows of A and panel columns, a tile at a time.
 
+    Each tile's inner products are computed first,
     ``G[r * n_cols + (t - t_lo) * W + c] = <A[r], column c of panel t>``
-    (``W = PANEL_WIDTH``) for ``r < n_rows`` and ``t_lo <= t < t_hi``;
-    each value is the chain of :func:`chain_dot`, bit for bit, so it does
-    not depend on the tile, the rows or the panels computed with it.
+    (``W = PANEL_WIDTH``) for ``r < n_rows`` and ``t_lo <= t < t_hi``, each
+    the chain of :func:`chain_dot`, bit for bit, so that it does not depend
+    on the tile, the rows or the panels computed with it. Then, while the
+    tile is still in the core's cache, its elements of column
+    ``j < n_b`` and of a row r with ``a_rows[r] >= 0`` become kernel values,
+    the transform of every path (:func:`kernel_from_dots`, then
+    :func:`normalize_values`): ``k(x_{a_rows[r]}, x_{b_rows[j]})`` with
+    ``j = (t - t_lo) * W + c``. The others keep their inner products.
 
     Parameters
     ----------
@@ -365,17 +373,32 @@ def panel_dots(A, n_rows, panels, t_lo, t_hi, G, n_cols):
     G : ndarray of shape (>= n_rows * n_cols,), float64
     n_cols : int
         ``>= (t_hi - t_lo) * W``.
+    a_rows : ndarray of shape (>= n_rows,), int64
+        The data row of each row of A, or -1 (padding: inner products only).
+    sq_norms : ndarray of shape (n_samples,), float64
+        ``<x_j, x_j>`` of the data rows.
+    kernel : tuple
+        ``(code, degree, gamma, coef0, norms)``
+        (:mod:`perceptrons._loops.support`): the linear kernel with empty
+        ``norms`` leaves the inner products.
+    b_rows : ndarray of shape (>= n_b,), int64
+        The data row of each column of G.
+    n_b : int
+        Columns to transform, ``<= n_cols``.
     """
     d = A.shape[1]
     size = d * PANEL_WIDTH
     if (n_rows % TILE_ROWS != 0 or n_rows > A.shape[0] or t_lo < 0
             or t_hi * size > panels.shape[0]
             or n_cols < (t_hi - t_lo) * PANEL_WIDTH
-            or n_rows * n_cols > G.shape[0]):
-        raise ValueError("panel_dots: arrays too small for the tiles")
+            or n_rows * n_cols > G.shape[0] or a_rows.shape[0] < n_rows
+            or n_b > n_cols or n_b > b_rows.shape[0]):
+        raise ValueError("panel_kernel_values: arrays too small for the "
+                         "tiles")
+    code, degree, gamma, coef0, norms = kernel
     # Tiles write disjoint parts of G, each the same computation whatever
-    # thread runs it: panel_dots_threaded splits them across threads
-    # without changing a bit.
+    # thread runs it: panel_kernel_values_threaded splits them across
+    # threads without changing a bit.
     tiles_per_panel = n_rows // TILE_ROWS
     for q in prange((t_hi - t_lo) * tiles_per_panel):
         t = t_lo + q // tiles_per_panel
@@ -383,14 +406,35 @@ def panel_dots(A, n_rows, panels, t_lo, t_hi, G, n_cols):
         col = (t - t_lo) * PANEL_WIDTH
         _tile(A, r0 * d, d, panels, t * size, d, G, r0 * n_cols + col,
               n_cols)
+        hi = min(col + PANEL_WIDTH, n_b)
+        if hi <= col:
+            continue
+        for r in range(r0, r0 + TILE_ROWS):
+            i = a_rows[r]
+            if i < 0:
+                continue
+            values = G[r * n_cols:(r + 1) * n_cols]
+            kernel_from_dots(sq_norms, code, degree, gamma, coef0, i, b_rows,
+                             col, hi, values)
+            if norms.shape[0] > 0:
+                normalize_values(norms, i, b_rows, col, hi, values)
 
 
-#: :func:`panel_dots` with its tiles split across numba's threads (as many as
-#: ``numba.get_num_threads()``); the same values, bit for bit. Not cached on
-#: its own: see the note at ``support.transform_block_rows_threaded``.
-panel_dots_threaded = njit(cache=False, parallel=True)(
-    renamed(panel_dots, "panel_dots_threaded"))
-panel_dots = njit(cache=True, fastmath=False)(panel_dots)
+#: :func:`panel_kernel_values` with its tiles split across numba's threads
+#: (as many as ``numba.get_num_threads()``); the same values, bit for bit.
+#: Not cached on its own: numba 0.68 writes a broken cache entry for a
+#: function compiled while a function it calls that holds ``parallel=True``
+#: code, directly or further down, was loaded from the cache, and loading
+#: that entry in another process crashes it (segmentation fault; reproduced
+#: with a module of two and of three functions). So this function and every
+#: compiled function that calls it other than the loops themselves
+#: (``support.fill_kernel_block``, ``ballseptron.support_gram``) say
+#: ``cache=False``: compiled afresh whenever a loop is, they are linked into
+#: the loop's own cache entry, which loads correctly
+#: (tests/_loops/test_mercer.py checks that none is cached).
+panel_kernel_values_threaded = njit(cache=False, parallel=True)(
+    renamed(panel_kernel_values, "panel_kernel_values_threaded"))
+panel_kernel_values = njit(cache=True, fastmath=False)(panel_kernel_values)
 
 
 
@@ -454,6 +498,30 @@ def kernel_from_dots(sq_norms, kernel, degree, gamma, coef0, i, rows, lo, hi,
     for p in range(lo, hi):
         out[p] = kernel_from_dot(out[p], sq_i, sq_norms[rows[p]], kernel,
                                  degree, gamma, coef0)
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def normalize_values(norms, i, rows, lo, hi, out):
+    """``out[p] /= ‖φ(x_i)‖ ‖φ(x_rows[p])‖`` for ``lo <= p < hi``.
+
+    A pair with a zero norm gets 0. Every path of the compiled code
+    normalises its kernel values here, so that they differ only as the raw
+    values do.
+
+    Parameters
+    ----------
+    norms : ndarray of shape (n_samples,), float64
+        ``sqrt(k(x_j, x_j))`` of the kernel before normalisation.
+    i : int
+    rows : ndarray of shape (>= hi,), int64
+    lo, hi : int
+    out : ndarray of shape (>= hi,), float64
+        Raw kernel values, normalised in place.
+    """
+    r_i = norms[i]
+    for p in range(lo, hi):
+        r = r_i * norms[rows[p]]
+        out[p] = out[p] / r if r > 0.0 else 0.0
 
 
 @njit(cache=True, fastmath=FASTMATH)

@@ -47,8 +47,9 @@ thirty positional arguments:
     (n_samples,); a work row, float64 (n_samples,), used when the support
     outgrows the cache; a zeroed work vector, float64 (n_features,) for CSR
     input, else (0,); ``threads[0]``, int64, the threads a block's tiles
-    may use (1: serial; more: :func:`~perceptrons._loops.mercer.panel_dots_threaded`
-    with numba's thread count, which the estimator sets to ``n_jobs``).
+    may use (1: serial; more:
+    :func:`~perceptrons._loops.mercer.panel_kernel_values_threaded` with
+    numba's thread count, which the estimator sets to ``n_jobs``).
 ``block = (S, X_block, G, row_to_block, rows, state, E, E_from, column)``
     The block state of one pass (:func:`new_kernel_block`), returned by
     the helpers that may grow it.
@@ -73,9 +74,10 @@ processed in blocks of ``BLOCK_ROWS`` presented rows: when a pass reaches a
 row outside the current block, the inner products of the next
 ``BLOCK_ROWS`` rows with the support held then (beyond each row's cache)
 are computed a tile at a time, the support vectors packed in panels of
-``PANEL_WIDTH`` slots (:func:`perceptrons._loops.mercer.panel_dots`, a
-register-blocked kernel as fast as OpenBLAS's dgemm), then transformed in
-place (:func:`fill_kernel_block`). The values against a support vector
+``PANEL_WIDTH`` slots (:func:`perceptrons._loops.mercer.panel_kernel_values`,
+a register-blocked kernel as fast as OpenBLAS's dgemm), each tile
+transformed into kernel values while it is still in cache
+(:func:`fill_kernel_block`). The values against a support vector
 added inside the block are computed as a column, against the block's
 remaining rows at once, when the first row needs them
 (:func:`_new_slot_values`, eight rows side by side in
@@ -110,15 +112,18 @@ features on Haswell and Sandybridge, 200 or 1000 columns on SkylakeX), so
 the cache size changed results there.
 
 The functions that compute here (:func:`fill_kernel_block`,
-:func:`normalize_values`) are compiled with ``fastmath=FASTMATH``, the flags
+:func:`_new_slot_values`) are compiled with ``fastmath=FASTMATH``, the flags
 of the dual loops (see :mod:`perceptrons._loops._common`); the inlined
 helpers take their caller's flags. The inner products come from
 :mod:`perceptrons._loops.mercer`, explicit fused multiply-adds that no flag
-reorders.
+reorders, and so do the transforms into kernel values
+(:func:`~perceptrons._loops.mercer.kernel_from_dots`,
+:func:`~perceptrons._loops.mercer.normalize_values`), compiled with the same
+flags.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ._common import FASTMATH, renamed
 from .mercer import (
@@ -129,9 +134,10 @@ from .mercer import (
     dot_n,
     fill_kernel_values,
     kernel_from_dots,
+    normalize_values,
     pack_panels,
-    panel_dots,
-    panel_dots_threaded,
+    panel_kernel_values,
+    panel_kernel_values_threaded,
     scatter_row,
 )
 
@@ -185,29 +191,6 @@ def append_support(support, i):
 
 
 # ------------------------------------------------------------ kernel values
-@njit(cache=True, fastmath=FASTMATH)
-def normalize_values(norms, i, rows, lo, hi, out):
-    """``out[p] /= ‖φ(x_i)‖ ‖φ(x_rows[p])‖`` for ``lo <= p < hi``.
-
-    A pair with a zero norm gets 0. The row-by-row and the block paths use
-    this same expression, so they differ only as the raw values do.
-
-    Parameters
-    ----------
-    norms : ndarray of shape (n_samples,), float64
-        ``sqrt(k(x_j, x_j))`` of the kernel before normalisation.
-    i : int
-    rows : ndarray of shape (>= hi,), int64
-    lo, hi : int
-    out : ndarray of shape (>= hi,), float64
-        Raw kernel values, normalised in place.
-    """
-    r_i = norms[i]
-    for p in range(lo, hi):
-        r = r_i * norms[rows[p]]
-        out[p] = out[p] / r if r > 0.0 else 0.0
-
-
 @njit(cache=True, inline="always")
 def _fill_values(data, kernel, i, rows, lo, hi, dense_work, out):
     """``out[p] = k(x_i, x_rows[p])`` for ``lo <= p < hi``, row by row.
@@ -481,7 +464,7 @@ def clear_kernel_block(block):
 
 
 # Not cached on its own: it calls parallel code (see the note at
-# transform_block_rows_threaded).
+# mercer.panel_kernel_values_threaded).
 @njit(cache=False, fastmath=FASTMATH)
 def fill_kernel_block(block, data, kernel, support, cache, candidates, lo,
                       hi):
@@ -489,7 +472,7 @@ def fill_kernel_block(block, data, kernel, support, cache, candidates, lo,
 
     Their kernel values against the support held now, beyond what each
     row's cache already holds, are computed a tile at a time
-    (:func:`perceptrons._loops.mercer.panel_dots`).
+    (:func:`perceptrons._loops.mercer.panel_kernel_values`).
 
     Parameters
     ----------
@@ -551,66 +534,28 @@ def fill_kernel_block(block, data, kernel, support, cache, candidates, lo,
         G = np.empty(max(2 * G.shape[0], BLOCK_ROWS * n_cols))
     threaded = (threads > 1
                 and n_rows * n_cols * n_features >= THREADED_TILE_WORK)
-    if threaded:
-        panel_dots_threaded(X_block, n_rows, S, t_lo, t_hi, G, n_cols)
-    else:
-        panel_dots(X_block, n_rows, S, t_lo, t_hi, G, n_cols)
     origin = t_lo * PANEL_WIDTH
+    # Each row of the tiles becomes kernel values for its slots up to m0
+    # (those below its cache's end too: never read); the padding rows stay
+    # inner products.
+    a_rows = np.full(n_rows, -1, dtype=np.int64)
+    for b in range(n_block):
+        g = row_to_block[rows[b]]
+        if g < BLOCK_ROWS:
+            a_rows[g] = rows[b]
+    if threaded:
+        panel_kernel_values_threaded(X_block, n_rows, S, t_lo, t_hi, G,
+                                     n_cols, a_rows, sq_norms, kernel,
+                                     slots[origin:], m0 - origin)
+    else:
+        panel_kernel_values(X_block, n_rows, S, t_lo, t_hi, G, n_cols,
+                            a_rows, sq_norms, kernel, slots[origin:],
+                            m0 - origin)
     state[1] = origin
     state[2] = m0
     state[4] = n_cols
-    values = G[:n_rows * n_cols].reshape((n_rows, n_cols))
-    if threaded:
-        transform_block_rows_threaded(values, rows, row_to_block, n_block,
-                                      sq_norms, kernel, slots[origin:],
-                                      cache_filled, origin, m0)
-    else:
-        transform_block_rows(values, rows, row_to_block, n_block, sq_norms,
-                             kernel, slots[origin:], cache_filled, origin,
-                             m0)
     return (S, X_block, G, row_to_block, rows, state, block[6], block[7],
             block[8])
-
-
-def transform_block_rows(values, rows, row_to_block, n_block, sq_norms,
-                         kernel, slots, cache_filled, origin, m0):
-    """Inner products of a block's rows to kernel values, in place.
-
-    Row ``rows[b]``'s values are ``values[row_to_block[rows[b]]]`` (rows
-    coded ``IN_CACHE`` or ``ROW_BY_ROW`` have none), its slots from its
-    cache's end to ``m0``; the transform of every path
-    (:func:`~perceptrons._loops.mercer.kernel_from_dots`, then
-    :func:`normalize_values`). Each row is transformed on its own, so
-    :data:`transform_block_rows_threaded` splits the rows across threads
-    without changing a bit.
-    """
-    code, degree, gamma, coef0, norms = kernel
-    for b in prange(n_block):
-        i = rows[b]
-        g = row_to_block[i]
-        if g < BLOCK_ROWS:
-            kernel_from_dots(sq_norms, code, degree, gamma, coef0, i, slots,
-                             cache_filled[i] - origin, m0 - origin,
-                             values[g])
-            if norms.shape[0] > 0:
-                normalize_values(norms, i, slots, cache_filled[i] - origin,
-                                 m0 - origin, values[g])
-
-
-# cache=False, here, for mercer.panel_dots_threaded and for every compiled
-# function that calls them other than the loops themselves
-# (fill_kernel_block, ballseptron.support_gram): numba 0.68 writes a broken
-# cache entry for a function compiled while a function it calls that holds
-# parallel=True code, directly or further down, was loaded from the cache,
-# and loading that entry in another process crashes it (segmentation fault;
-# reproduced with a module of two and of three functions). Compiled afresh
-# whenever a loop is, they are linked into the loop's own cache entry, which
-# loads correctly (tests/_loops/test_mercer.py checks that none is cached).
-transform_block_rows_threaded = njit(cache=False, fastmath=FASTMATH,
-                                     parallel=True)(
-    renamed(transform_block_rows, "transform_block_rows_threaded"))
-transform_block_rows = njit(cache=True, fastmath=FASTMATH)(
-    transform_block_rows)
 
 
 @njit(cache=True, inline="always")

@@ -16,6 +16,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.metrics.pairwise import polynomial_kernel
 
 from perceptrons._loops.mercer import (
+    KERNEL_LINEAR,
     KERNEL_POLY,
     KERNEL_RBF,
     PANEL_WIDTH,
@@ -25,9 +26,11 @@ from perceptrons._loops.mercer import (
     fill_kernel_values,
     gram_block,
     kernel_diag,
+    kernel_from_dots,
+    normalize_values,
     pack_panels,
-    panel_dots,
-    panel_dots_threaded,
+    panel_kernel_values,
+    panel_kernel_values_threaded,
     row_sq_norms_of,
     scatter_row,
 )
@@ -184,17 +187,17 @@ def test_dense_inner_products_are_one_chain(d):
         picked = rng.permutation(n)[:2 * TILE_ROWS]
         n_cols = (t_hi - t_lo) * PANEL_WIDTH + 3
         G = np.full(picked.shape[0] * n_cols, np.nan)
-        panel_dots(np.ascontiguousarray(X[picked]), picked.shape[0], panels,
-                   t_lo, t_hi, G, n_cols)
+        _panel_dots(panel_kernel_values, np.ascontiguousarray(X[picked]),
+                    picked.shape[0], panels, t_lo, t_hi, G, n_cols)
         # The threaded tiles: the same values, whatever the thread count.
         before = numba.get_num_threads()
         try:
             for threads in range(1, numba.config.NUMBA_NUM_THREADS + 1):
                 numba.set_num_threads(threads)
                 G_threaded = np.full_like(G, np.nan)
-                panel_dots_threaded(np.ascontiguousarray(X[picked]),
-                                    picked.shape[0], panels, t_lo, t_hi,
-                                    G_threaded, n_cols)
+                _panel_dots(panel_kernel_values_threaded,
+                            np.ascontiguousarray(X[picked]), picked.shape[0],
+                            panels, t_lo, t_hi, G_threaded, n_cols)
                 assert_array_equal(G_threaded, G)
         finally:
             numba.set_num_threads(before)
@@ -204,34 +207,103 @@ def test_dense_inner_products_are_one_chain(d):
             assert_array_equal(G[r, :hi - lo], reference[i, slots[lo:hi]])
 
 
-def test_panel_dots_checks_its_bounds():
+def _panel_dots(fn, A, n_rows, panels, t_lo, t_hi, G, n_cols):
+    """The tiles' inner products alone: the linear kernel, no row known."""
+    fn(A, n_rows, panels, t_lo, t_hi, G, n_cols,
+       np.full(n_rows, -1, dtype=np.int64), np.zeros(0),
+       (KERNEL_LINEAR, 1, 1.0, 0.0, np.zeros(0)), np.zeros(0, np.int64), 0)
+
+
+@pytest.mark.parametrize("normalized", [False, True])
+@pytest.mark.parametrize("code", [KERNEL_POLY, KERNEL_RBF])
+def test_tiles_become_the_kernel_values_of_every_path(code, normalized):
+    """The kernel values of a tile are its inner products transformed by
+    kernel_from_dots and normalize_values, the functions of every other
+    path, bit for bit, serial and threaded; padding rows (a_rows -1) and the
+    columns from n_b on keep their inner products."""
+    rng = np.random.default_rng(code)
+    n, d = 3 * PANEL_WIDTH + 5, 37
+    X = rng.standard_normal((n, d)) / np.sqrt(d)
+    X[3] = 0.0  # a zero norm: normalised values 0
+    sq = (X * X).sum(axis=1)
+    slots = rng.permutation(n).astype(np.int64)
+    panels = np.zeros(-(-n // PANEL_WIDTH) * d * PANEL_WIDTH)
+    pack_panels(X.reshape(-1), d, slots, 0, n, panels)
+    t_lo, t_hi = 1, -(-n // PANEL_WIDTH)
+    origin = t_lo * PANEL_WIDTH
+    n_rows = 3 * TILE_ROWS
+    picked = np.r_[rng.choice(n, n_rows - 2, replace=False), 3, 3]
+    a_rows = picked.astype(np.int64)
+    a_rows[-3] = -1  # a padding row
+    n_cols = (t_hi - t_lo) * PANEL_WIDTH
+    n_b = n - origin - 4  # the last slots are left as inner products
+    degree, gamma, coef0 = 3, 0.7, 0.4
+    norms = np.sqrt(kernel_diag(sq, code, degree, gamma, coef0))
+    norms[3] = 0.0
+    kernel = (code, degree, gamma, coef0, norms if normalized else np.zeros(0))
+    A = np.ascontiguousarray(X[picked])
+    dots = np.full(n_rows * n_cols, np.nan)
+    _panel_dots(panel_kernel_values, A, n_rows, panels, t_lo, t_hi, dots,
+                n_cols)
+    dots = dots.reshape(n_rows, n_cols)
+    expected = dots.copy()
+    b_rows = slots[origin:]
+    for r in range(n_rows):
+        if a_rows[r] >= 0:
+            kernel_from_dots(sq, code, degree, gamma, coef0, a_rows[r], b_rows,
+                             0, n_b, expected[r])
+            if normalized:
+                normalize_values(norms, a_rows[r], b_rows, 0, n_b,
+                                 expected[r])
+    assert not np.array_equal(expected, dots)
+    for fn in (panel_kernel_values, panel_kernel_values_threaded):
+        G = np.full(n_rows * n_cols, np.nan)
+        fn(A, n_rows, panels, t_lo, t_hi, G, n_cols, a_rows, sq, kernel,
+           b_rows, n_b)
+        assert_array_equal(G.reshape(n_rows, n_cols), expected)
+
+
+def test_panel_kernel_values_checks_its_bounds():
     A = np.zeros((TILE_ROWS, 3))
     panels = np.zeros(3 * PANEL_WIDTH)
     G = np.zeros(TILE_ROWS * PANEL_WIDTH)
-    panel_dots(A, TILE_ROWS, panels, 0, 1, G, PANEL_WIDTH)
-    for args in [(A, TILE_ROWS - 1, panels, 0, 1, G, PANEL_WIDTH),
-                 (A, 2 * TILE_ROWS, panels, 0, 1, G, PANEL_WIDTH),
-                 (A, TILE_ROWS, panels, 0, 2, G, 2 * PANEL_WIDTH),
-                 (A, TILE_ROWS, panels, 0, 1, G[:-1], PANEL_WIDTH)]:
+    a_rows = np.full(TILE_ROWS, -1, dtype=np.int64)
+    b_rows = np.zeros(PANEL_WIDTH, dtype=np.int64)
+    kernel = (KERNEL_POLY, 2, 1.0, 1.0, np.zeros(0))
+    tail = (np.zeros(1), kernel, b_rows, PANEL_WIDTH)
+    panel_kernel_values(A, TILE_ROWS, panels, 0, 1, G, PANEL_WIDTH, a_rows,
+                        *tail)
+    for args in [(A, TILE_ROWS - 1, panels, 0, 1, G, PANEL_WIDTH, a_rows),
+                 (A, 2 * TILE_ROWS, panels, 0, 1, G, PANEL_WIDTH, a_rows),
+                 (A, TILE_ROWS, panels, 0, 2, G, 2 * PANEL_WIDTH, a_rows),
+                 (A, TILE_ROWS, panels, 0, 1, G[:-1], PANEL_WIDTH, a_rows),
+                 (A, TILE_ROWS, panels, 0, 1, G, PANEL_WIDTH, a_rows[:-1])]:
         with pytest.raises(ValueError):
-            panel_dots(*args)
+            panel_kernel_values(*args, *tail)
+    for n_b in (PANEL_WIDTH + 1,):
+        with pytest.raises(ValueError):
+            panel_kernel_values(A, TILE_ROWS, panels, 0, 1, G, PANEL_WIDTH,
+                                a_rows, np.zeros(1), kernel, b_rows, n_b)
+    with pytest.raises(ValueError):
+        panel_kernel_values(A, TILE_ROWS, panels, 0, 1, G, PANEL_WIDTH,
+                            a_rows, np.zeros(1), kernel, b_rows[:-1],
+                            PANEL_WIDTH)
 
 
 def test_parallel_functions_are_not_cached_on_their_own():
     """numba 0.68 writes a cache entry that crashes another process for a
     function compiled while a function it calls holding parallel=True code
-    was loaded from the cache; the threaded tiles and transform, and the
+    was loaded from the cache; the threaded tiles, and the
     compiled functions between them and the loops, are therefore never
-    cached themselves (see perceptrons._loops.support)."""
+    cached themselves (see mercer.panel_kernel_values_threaded)."""
     if numba.config.DISABLE_JIT:
         pytest.skip("no compiled functions, hence no caches, without the JIT")
     from numba.core.caching import NullCache
 
     from perceptrons._loops.ballseptron import support_gram
-    from perceptrons._loops.support import (fill_kernel_block,
-                                            transform_block_rows_threaded)
+    from perceptrons._loops.support import fill_kernel_block
 
-    for fn in (panel_dots_threaded, transform_block_rows_threaded,
-               fill_kernel_block, support_gram):
+    for fn in (panel_kernel_values_threaded, fill_kernel_block,
+               support_gram):
         assert isinstance(fn._cache, NullCache), fn
 
