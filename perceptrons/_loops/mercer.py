@@ -139,7 +139,8 @@ def _simd_doubles():
 
 #: Doubles per SIMD vector of the tile kernel (8 with AVX-512, else 4).
 SIMD_WIDTH = _simd_doubles()
-#: Rows of a tile of :func:`panel_kernel_values`.
+#: Rows of a tile of :func:`panel_kernel_values` (the tile kernel takes
+#: its four rows' starts).
 TILE_ROWS = 4
 #: Support vectors per panel, the columns of a tile: 4 x 3 vectors of
 #: accumulators (12 of the 16 AVX2 or 32 AVX-512 registers); 4 x 24 and
@@ -167,12 +168,13 @@ def _fma_intrinsic(typingctx, a, b, c):
     return types.float64(a, b, c), codegen
 
 
-def _tile_intrinsic(typingctx, a, a_start, a_stride, p, p_start, d, g,
+def _tile_intrinsic(typingctx, a, a_0, a_1, a_2, a_3, p, p_start, d, g,
                     g_start, g_stride):
     """One tile of :func:`panel_kernel_values`, in LLVM vector code.
 
-    ``g[g_start + r * g_stride + c] = Σ_k a[a_start + r * a_stride + k]
-    p[p_start + k * PANEL_WIDTH + c]`` for ``r < TILE_ROWS``,
+    ``g[g_start + r * g_stride + c] = Σ_k a[a_r + k]
+    p[p_start + k * PANEL_WIDTH + c]`` for ``r < TILE_ROWS`` (the rows start
+    at ``a_0, ..., a_3``, anywhere in ``a``),
     ``c < PANEL_WIDTH``, each element the chain of fused multiply-adds over
     ``k = 0, ..., d - 1`` (module notes): its accumulator holds it alone, a
     lane of a SIMD register that the loop over k updates with one
@@ -184,10 +186,10 @@ def _tile_intrinsic(typingctx, a, a_start, a_stride, p, p_start, d, g,
     if not all(isinstance(t, types.Array) and t.dtype == f64
                and t.layout == "C" for t in arrays):
         return None
-    ints = (a_start, a_stride, p_start, d, g_start, g_stride)
+    ints = (a_0, a_1, a_2, a_3, p_start, d, g_start, g_stride)
     if not all(isinstance(t, types.Integer) for t in ints):
         return None
-    sig = types.void(a, a_start, a_stride, p, p_start, d, g, g_start,
+    sig = types.void(a, a_0, a_1, a_2, a_3, p, p_start, d, g, g_start,
                      g_stride)
 
     def codegen(context, builder, sig, args):
@@ -195,7 +197,7 @@ def _tile_intrinsic(typingctx, a, a_start, a_stride, p, p_start, d, g,
         vec = ir.VectorType(ir.DoubleType(), SIMD_WIDTH)
         i32 = ir.IntType(32)
         fma = _fmuladd(builder, vec)
-        _, a_start, a_stride, _, p_start, d, _, g_start, g_stride = [
+        _, a_0, a_1, a_2, a_3, _, p_start, d, _, g_start, g_stride = [
             context.cast(builder, v, t, types.intp)
             if isinstance(t, types.Integer) else v
             for v, t in zip(args, sig.args)]
@@ -207,10 +209,9 @@ def _tile_intrinsic(typingctx, a, a_start, a_stride, p, p_start, d, g,
         def const(n):
             return context.get_constant(types.intp, n)
 
-        a_rows = [builder.gep(data(0), [builder.add(
-            a_start, builder.mul(a_stride, const(r)))])
-            for r in range(TILE_ROWS)]
-        p_base = builder.gep(data(3), [p_start])
+        a_rows = [builder.gep(data(0), [start])
+                  for start in (a_0, a_1, a_2, a_3)]
+        p_base = builder.gep(data(5), [p_start])
         acc = [[cgutils.alloca_once(builder, vec) for _ in range(n_vec)]
                for _ in range(TILE_ROWS)]
         zero = ir.Constant(vec, [0.0] * SIMD_WIDTH)
@@ -233,7 +234,7 @@ def _tile_intrinsic(typingctx, a, a_start, a_stride, p, p_start, d, g,
                 for v in range(n_vec):
                     builder.store(builder.call(fma, [
                         x, columns[v], builder.load(acc[r][v])]), acc[r][v])
-        g_base = builder.gep(data(6), [g_start])
+        g_base = builder.gep(data(8), [g_start])
         for r in range(TILE_ROWS):
             g_row = builder.gep(g_base, [builder.mul(g_stride, const(r))])
             for v in range(n_vec):
@@ -250,11 +251,11 @@ if config.DISABLE_JIT:
         """Plain Python (``NUMBA_DISABLE_JIT=1``): ``a * b + c``, not fused."""
         return a * b + c
 
-    def _tile(a, a_start, a_stride, p, p_start, d, g, g_start, g_stride):
+    def _tile(a, a_0, a_1, a_2, a_3, p, p_start, d, g, g_start, g_stride):
         """Plain Python: the tile's chains, unfused as :func:`fma` here."""
         a, g = a.reshape(-1), g.reshape(-1)
         panel = p[p_start:p_start + d * PANEL_WIDTH].reshape(d, PANEL_WIDTH)
-        starts = a_start + a_stride * np.arange(TILE_ROWS)
+        starts = np.array([a_0, a_1, a_2, a_3])
         acc = np.zeros((TILE_ROWS, PANEL_WIDTH))
         for k in range(d):
             acc = a[starts + k][:, None] * panel[k] + acc
@@ -346,55 +347,65 @@ def pack_panels(data, n_features, rows, lo, hi, panels):
             out[k * w] = x[k]
 
 
-def panel_kernel_values(A, n_rows, panels, t_lo, t_hi, G, n_cols, a_rows,
-                        sq_norms, kernel, b_rows, n_b):
-    """Kernel values of rows of A and panel columns, a tile at a time.
+def panel_kernel_values(X, n_features, a_rows, n_rows, panels, t_lo, t_hi,
+                        G, n_cols, sq_norms, kernel, b_rows, n_b):
+    """Kernel values of rows of X and panel columns, a tile at a time.
 
     Each tile's inner products are computed first,
-    ``G[r * n_cols + (t - t_lo) * W + c] = <A[r], column c of panel t>``
-    (``W = PANEL_WIDTH``) for ``r < n_rows`` and ``t_lo <= t < t_hi``, each
-    the chain of :func:`chain_dot`, bit for bit, so that it does not depend
-    on the tile, the rows or the panels computed with it. Then, while the
-    tile is still in the core's cache, its elements of column
-    ``j < n_b`` and of a row r with ``a_rows[r] >= 0`` become kernel values,
-    the transform of every path (:func:`kernel_from_dots`, then
-    :func:`normalize_values`): ``k(x_{a_rows[r]}, x_{b_rows[j]})`` with
-    ``j = (t - t_lo) * W + c``. The others keep their inner products.
+    ``G[r * n_cols + (t - t_lo) * W + c] = <x_{a_rows[r]}, column c of
+    panel t>`` (``W = PANEL_WIDTH``) for ``r < n_rows`` and
+    ``t_lo <= t < t_hi``, each the chain of :func:`chain_dot`, bit for bit,
+    so that it does not depend on the tile, the rows or the panels computed
+    with it; the rows are read where they are, not copied. Then, while the
+    tile is still in the core's cache, its elements of column ``j < n_b``
+    become kernel values, the transform of every path
+    (:func:`kernel_from_dots`, then :func:`normalize_values`):
+    ``k(x_{a_rows[r]}, x_{b_rows[j]})`` with ``j = (t - t_lo) * W + c``.
+    A row r with ``a_rows[r] = -1`` pads a tile: it repeats the tile's
+    first row as inner products (never read).
 
     Parameters
     ----------
-    A : ndarray of shape (>= n_rows, d), float64, C-contiguous
+    X : ndarray of shape (n_samples * n_features,), float64
+        The rows, flat (:func:`perceptrons.utils.validation.as_flat_loop_arrays`).
+    n_features : int
+    a_rows : ndarray of shape (>= n_rows,), int64
+        The row of X of each row of G, or -1 (padding, not the first of its
+        tile).
     n_rows : int
         A multiple of ``TILE_ROWS``.
     panels : ndarray, float64
-        Packed by :func:`pack_panels` with ``n_features = d``.
+        Packed by :func:`pack_panels` with the same ``n_features``.
     t_lo, t_hi : int
         Panels to compute.
     G : ndarray of shape (>= n_rows * n_cols,), float64
     n_cols : int
         ``>= (t_hi - t_lo) * W``.
-    a_rows : ndarray of shape (>= n_rows,), int64
-        The data row of each row of A, or -1 (padding: inner products only).
     sq_norms : ndarray of shape (n_samples,), float64
-        ``<x_j, x_j>`` of the data rows.
+        ``<x_j, x_j>`` of the rows of X.
     kernel : tuple
         ``(code, degree, gamma, coef0, norms)``
         (:mod:`perceptrons._loops.support`): the linear kernel with empty
         ``norms`` leaves the inner products.
     b_rows : ndarray of shape (>= n_b,), int64
-        The data row of each column of G.
+        The row of X of each column of G.
     n_b : int
         Columns to transform, ``<= n_cols``.
     """
-    d = A.shape[1]
+    d = n_features
     size = d * PANEL_WIDTH
-    if (n_rows % TILE_ROWS != 0 or n_rows > A.shape[0] or t_lo < 0
+    n_samples = X.shape[0] // d if d > 0 else 0
+    if (n_rows % TILE_ROWS != 0 or a_rows.shape[0] < n_rows or t_lo < 0
             or t_hi * size > panels.shape[0]
             or n_cols < (t_hi - t_lo) * PANEL_WIDTH
-            or n_rows * n_cols > G.shape[0] or a_rows.shape[0] < n_rows
+            or n_rows * n_cols > G.shape[0]
             or n_b > n_cols or n_b > b_rows.shape[0]):
         raise ValueError("panel_kernel_values: arrays too small for the "
                          "tiles")
+    for r in range(n_rows):
+        i = a_rows[r]
+        if i >= n_samples or (i < 0 and (i != -1 or r % TILE_ROWS == 0)):
+            raise ValueError("panel_kernel_values: a row outside X")
     code, degree, gamma, coef0, norms = kernel
     # Tiles write disjoint parts of G, each the same computation whatever
     # thread runs it: panel_kernel_values_threaded splits them across
@@ -404,8 +415,11 @@ def panel_kernel_values(A, n_rows, panels, t_lo, t_hi, G, n_cols, a_rows,
         t = t_lo + q // tiles_per_panel
         r0 = (q % tiles_per_panel) * TILE_ROWS
         col = (t - t_lo) * PANEL_WIDTH
-        _tile(A, r0 * d, d, panels, t * size, d, G, r0 * n_cols + col,
-              n_cols)
+        first = a_rows[r0]
+        _tile(X, first * d, _row_or(a_rows[r0 + 1], first) * d,
+              _row_or(a_rows[r0 + 2], first) * d,
+              _row_or(a_rows[r0 + 3], first) * d, panels, t * size, d, G,
+              r0 * n_cols + col, n_cols)
         hi = min(col + PANEL_WIDTH, n_b)
         if hi <= col:
             continue
@@ -418,6 +432,12 @@ def panel_kernel_values(A, n_rows, panels, t_lo, t_hi, G, n_cols, a_rows,
                              col, hi, values)
             if norms.shape[0] > 0:
                 normalize_values(norms, i, b_rows, col, hi, values)
+
+
+@njit(cache=True, inline="always")
+def _row_or(row, other):
+    """``row``, or ``other`` for a padding row (-1)."""
+    return row if row >= 0 else other
 
 
 #: :func:`panel_kernel_values` with its tiles split across numba's threads

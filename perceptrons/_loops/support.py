@@ -50,7 +50,7 @@ thirty positional arguments:
     may use (1: serial; more:
     :func:`~perceptrons._loops.mercer.panel_kernel_values_threaded` with
     numba's thread count, which the estimator sets to ``n_jobs``).
-``block = (S, X_block, G, row_to_block, rows, state, E, E_from, column)``
+``block = (S, a_rows, G, row_to_block, rows, state, E, E_from, column)``
     The block state of one pass (:func:`new_kernel_block`), returned by
     the helpers that may grow it.
 
@@ -405,14 +405,14 @@ def trial_kernel_row(data, kernel, support, cache, order, step, block):
 # ------------------------------------------------------------------ blocks
 @njit(cache=True)
 def new_kernel_block(data):
-    """Empty block state ``(S, X_block, G, row_to_block, rows, state, E,
+    """Empty block state ``(S, a_rows, G, row_to_block, rows, state, E,
     E_from, column)``.
 
     ``S`` holds the support vectors' rows packed in panels of
     ``PANEL_WIDTH`` slots (:func:`perceptrons._loops.mercer.pack_panels`),
-    ``X_block`` the rows of the block that need values, ``G`` (flat) their
-    kernel values against slots ``[state[1], state[2])`` (``state[1]`` a
-    panel's first slot);
+    ``a_rows`` the rows of the block that need values (then -1 up to a
+    whole tile), ``G`` (flat) their kernel values against slots
+    ``[state[1], state[2])`` (``state[1]`` a panel's first slot);
     ``row_to_block[i]`` is row i's row of G, ``IN_CACHE`` for a row of the
     block whose cache already holds those values, ``ROW_BY_ROW`` for a row
     of a short block (fewer than ``SHORT_BLOCK`` rows), -1 outside the block;
@@ -435,11 +435,10 @@ def new_kernel_block(data):
     -------
     tuple
     """
-    n_features, is_dense = data[3], data[4]
+    is_dense = data[4]
     n_rows = data[5].shape[0] if is_dense else 0
-    d = n_features if is_dense else 0
     n_new = BLOCK_ROWS if is_dense else 0
-    return (np.zeros(0), np.zeros((BLOCK_ROWS if is_dense else 0, d)),
+    return (np.zeros(0), np.full(n_new, -1, dtype=np.int64),
             np.zeros(0), np.full(n_rows, -1, dtype=np.int64),
             np.zeros(BLOCK_ROWS, dtype=np.int64), np.zeros(8, dtype=np.int64),
             np.zeros(n_new * n_new), np.zeros(n_new, dtype=np.int64),
@@ -488,7 +487,7 @@ def fill_kernel_block(block, data, kernel, support, cache, candidates, lo,
     block : tuple
         The block state, with S and G reallocated if they had to grow.
     """
-    S, X_block, G, row_to_block, rows, state = block[:6]
+    S, a_rows, G, row_to_block, rows, state = block[:6]
     X_data, n_features, sq_norms = data[0], data[3], data[5]
     slots, m0 = support[0], support[2][0]
     cache_filled, threads = cache[1], cache[4][0]
@@ -507,7 +506,7 @@ def fill_kernel_block(block, data, kernel, support, cache, candidates, lo,
         elif cache_filled[i] < m0:
             # Row i needs the values of slots [cache_filled[i], m0).
             c_lo = min(c_lo, cache_filled[i])
-            X_block[n_need] = X_data[i * n_features:(i + 1) * n_features]
+            a_rows[n_need] = i
             row_to_block[i] = n_need
             n_need += 1
         else:
@@ -515,11 +514,11 @@ def fill_kernel_block(block, data, kernel, support, cache, candidates, lo,
     state[3] = n_block
     if n_need == 0:
         return block
-    # Whole tiles: rows up to a multiple of TILE_ROWS (zeros), the panels
+    # Whole tiles: rows up to a multiple of TILE_ROWS (padding), the panels
     # that hold slots [c_lo, m0); their values past m0 are never read.
     n_rows = -(-n_need // TILE_ROWS) * TILE_ROWS
     for b in range(n_need, n_rows):
-        X_block[b] = 0.0
+        a_rows[b] = -1
     t_lo = c_lo // PANEL_WIDTH
     t_hi = -(-m0 // PANEL_WIDTH)
     size = n_features * PANEL_WIDTH
@@ -535,26 +534,20 @@ def fill_kernel_block(block, data, kernel, support, cache, candidates, lo,
     threaded = (threads > 1
                 and n_rows * n_cols * n_features >= THREADED_TILE_WORK)
     origin = t_lo * PANEL_WIDTH
-    # Each row of the tiles becomes kernel values for its slots up to m0
-    # (those below its cache's end too: never read); the padding rows stay
-    # inner products.
-    a_rows = np.full(n_rows, -1, dtype=np.int64)
-    for b in range(n_block):
-        g = row_to_block[rows[b]]
-        if g < BLOCK_ROWS:
-            a_rows[g] = rows[b]
+    # Each row becomes kernel values for its slots up to m0 (those below
+    # its cache's end too: never read).
     if threaded:
-        panel_kernel_values_threaded(X_block, n_rows, S, t_lo, t_hi, G,
-                                     n_cols, a_rows, sq_norms, kernel,
+        panel_kernel_values_threaded(X_data, n_features, a_rows, n_rows, S,
+                                     t_lo, t_hi, G, n_cols, sq_norms, kernel,
                                      slots[origin:], m0 - origin)
     else:
-        panel_kernel_values(X_block, n_rows, S, t_lo, t_hi, G, n_cols,
-                            a_rows, sq_norms, kernel, slots[origin:],
-                            m0 - origin)
+        panel_kernel_values(X_data, n_features, a_rows, n_rows, S, t_lo,
+                            t_hi, G, n_cols, sq_norms, kernel,
+                            slots[origin:], m0 - origin)
     state[1] = origin
     state[2] = m0
     state[4] = n_cols
-    return (S, X_block, G, row_to_block, rows, state, block[6], block[7],
+    return (S, a_rows, G, row_to_block, rows, state, block[6], block[7],
             block[8])
 
 

@@ -187,16 +187,15 @@ def test_dense_inner_products_are_one_chain(d):
         picked = rng.permutation(n)[:2 * TILE_ROWS]
         n_cols = (t_hi - t_lo) * PANEL_WIDTH + 3
         G = np.full(picked.shape[0] * n_cols, np.nan)
-        _panel_dots(panel_kernel_values, np.ascontiguousarray(X[picked]),
-                    picked.shape[0], panels, t_lo, t_hi, G, n_cols)
+        _panel_dots(panel_kernel_values, data, d, picked, panels, t_lo, t_hi,
+                    G, n_cols)
         # The threaded tiles: the same values, whatever the thread count.
         before = numba.get_num_threads()
         try:
             for threads in range(1, numba.config.NUMBA_NUM_THREADS + 1):
                 numba.set_num_threads(threads)
                 G_threaded = np.full_like(G, np.nan)
-                _panel_dots(panel_kernel_values_threaded,
-                            np.ascontiguousarray(X[picked]), picked.shape[0],
+                _panel_dots(panel_kernel_values_threaded, data, d, picked,
                             panels, t_lo, t_hi, G_threaded, n_cols)
                 assert_array_equal(G_threaded, G)
         finally:
@@ -207,11 +206,12 @@ def test_dense_inner_products_are_one_chain(d):
             assert_array_equal(G[r, :hi - lo], reference[i, slots[lo:hi]])
 
 
-def _panel_dots(fn, A, n_rows, panels, t_lo, t_hi, G, n_cols):
-    """The tiles' inner products alone: the linear kernel, no row known."""
-    fn(A, n_rows, panels, t_lo, t_hi, G, n_cols,
-       np.full(n_rows, -1, dtype=np.int64), np.zeros(0),
-       (KERNEL_LINEAR, 1, 1.0, 0.0, np.zeros(0)), np.zeros(0, np.int64), 0)
+def _panel_dots(fn, data, d, rows, panels, t_lo, t_hi, G, n_cols):
+    """The tiles' inner products alone: the linear kernel."""
+    rows = np.asarray(rows, dtype=np.int64)
+    fn(data, d, rows, rows.shape[0], panels, t_lo, t_hi, G, n_cols,
+       np.zeros(0), (KERNEL_LINEAR, 1, 1.0, 0.0, np.zeros(0)),
+       np.zeros(0, np.int64), 0)
 
 
 @pytest.mark.parametrize("normalized", [False, True])
@@ -232,19 +232,19 @@ def test_tiles_become_the_kernel_values_of_every_path(code, normalized):
     t_lo, t_hi = 1, -(-n // PANEL_WIDTH)
     origin = t_lo * PANEL_WIDTH
     n_rows = 3 * TILE_ROWS
-    picked = np.r_[rng.choice(n, n_rows - 2, replace=False), 3, 3]
+    picked = np.r_[rng.choice(n, n_rows - 4, replace=False), 3, 3, 3, 3]
     a_rows = picked.astype(np.int64)
-    a_rows[-3] = -1  # a padding row
+    a_rows[-3:] = -1  # padding: the tile's first row again
     n_cols = (t_hi - t_lo) * PANEL_WIDTH
     n_b = n - origin - 4  # the last slots are left as inner products
     degree, gamma, coef0 = 3, 0.7, 0.4
     norms = np.sqrt(kernel_diag(sq, code, degree, gamma, coef0))
     norms[3] = 0.0
     kernel = (code, degree, gamma, coef0, norms if normalized else np.zeros(0))
-    A = np.ascontiguousarray(X[picked])
+    data = X.reshape(-1)
     dots = np.full(n_rows * n_cols, np.nan)
-    _panel_dots(panel_kernel_values, A, n_rows, panels, t_lo, t_hi, dots,
-                n_cols)
+    _panel_dots(panel_kernel_values, data, d, picked, panels, t_lo, t_hi,
+                dots, n_cols)
     dots = dots.reshape(n_rows, n_cols)
     expected = dots.copy()
     b_rows = slots[origin:]
@@ -258,36 +258,37 @@ def test_tiles_become_the_kernel_values_of_every_path(code, normalized):
     assert not np.array_equal(expected, dots)
     for fn in (panel_kernel_values, panel_kernel_values_threaded):
         G = np.full(n_rows * n_cols, np.nan)
-        fn(A, n_rows, panels, t_lo, t_hi, G, n_cols, a_rows, sq, kernel,
+        fn(data, d, a_rows, n_rows, panels, t_lo, t_hi, G, n_cols, sq, kernel,
            b_rows, n_b)
         assert_array_equal(G.reshape(n_rows, n_cols), expected)
 
 
 def test_panel_kernel_values_checks_its_bounds():
-    A = np.zeros((TILE_ROWS, 3))
-    panels = np.zeros(3 * PANEL_WIDTH)
+    """Too small arrays and rows outside X (or a tile without a first
+    row) are refused before any tile is read or written."""
+    d = 3
+    X = np.zeros(2 * d)
+    panels = np.zeros(d * PANEL_WIDTH)
     G = np.zeros(TILE_ROWS * PANEL_WIDTH)
-    a_rows = np.full(TILE_ROWS, -1, dtype=np.int64)
+    rows = np.array([1, 0, -1, -1], dtype=np.int64)
     b_rows = np.zeros(PANEL_WIDTH, dtype=np.int64)
     kernel = (KERNEL_POLY, 2, 1.0, 1.0, np.zeros(0))
-    tail = (np.zeros(1), kernel, b_rows, PANEL_WIDTH)
-    panel_kernel_values(A, TILE_ROWS, panels, 0, 1, G, PANEL_WIDTH, a_rows,
-                        *tail)
-    for args in [(A, TILE_ROWS - 1, panels, 0, 1, G, PANEL_WIDTH, a_rows),
-                 (A, 2 * TILE_ROWS, panels, 0, 1, G, PANEL_WIDTH, a_rows),
-                 (A, TILE_ROWS, panels, 0, 2, G, 2 * PANEL_WIDTH, a_rows),
-                 (A, TILE_ROWS, panels, 0, 1, G[:-1], PANEL_WIDTH, a_rows),
-                 (A, TILE_ROWS, panels, 0, 1, G, PANEL_WIDTH, a_rows[:-1])]:
+
+    def call(X=X, rows=rows, n_rows=TILE_ROWS, t_hi=1, G=G,
+             n_cols=PANEL_WIDTH, b_rows=b_rows, n_b=PANEL_WIDTH):
+        panel_kernel_values(X, d, rows, n_rows, panels, 0, t_hi, G, n_cols,
+                            np.zeros(2), kernel, b_rows, n_b)
+
+    call()
+    for bad in [dict(n_rows=TILE_ROWS - 1), dict(n_rows=2 * TILE_ROWS),
+                dict(t_hi=2, n_cols=2 * PANEL_WIDTH), dict(G=G[:-1]),
+                dict(rows=rows[:-1]), dict(n_b=PANEL_WIDTH + 1),
+                dict(b_rows=b_rows[:-1]),
+                dict(rows=np.array([2, 0, -1, -1])),  # outside X
+                dict(rows=np.array([-1, 0, 1, 1])),  # no first row
+                dict(rows=np.array([0, -2, 1, 1]))]:
         with pytest.raises(ValueError):
-            panel_kernel_values(*args, *tail)
-    for n_b in (PANEL_WIDTH + 1,):
-        with pytest.raises(ValueError):
-            panel_kernel_values(A, TILE_ROWS, panels, 0, 1, G, PANEL_WIDTH,
-                                a_rows, np.zeros(1), kernel, b_rows, n_b)
-    with pytest.raises(ValueError):
-        panel_kernel_values(A, TILE_ROWS, panels, 0, 1, G, PANEL_WIDTH,
-                            a_rows, np.zeros(1), kernel, b_rows[:-1],
-                            PANEL_WIDTH)
+            call(**bad)
 
 
 def test_parallel_functions_are_not_cached_on_their_own():
