@@ -20,6 +20,7 @@ from perceptrons._loops.mercer import (
     KERNEL_POLY,
     KERNEL_RBF,
     PANEL_WIDTH,
+    PANELS_PER_TASK,
     TILE_ROWS,
     chain_dot,
     dense_dots,
@@ -214,15 +215,18 @@ def _panel_dots(fn, data, d, rows, panels, t_lo, t_hi, G, n_cols):
        np.zeros(0, np.int64), 0)
 
 
+@pytest.mark.parametrize("n_panels", [4, 2 * PANELS_PER_TASK + 3])
 @pytest.mark.parametrize("normalized", [False, True])
 @pytest.mark.parametrize("code", [KERNEL_POLY, KERNEL_RBF])
-def test_tiles_become_the_kernel_values_of_every_path(code, normalized):
+def test_tiles_become_the_kernel_values_of_every_path(code, normalized,
+                                                      n_panels):
     """The kernel values of a tile are its inner products transformed by
     kernel_from_dots and normalize_values, the functions of every other
-    path, bit for bit, serial and threaded; padding rows (a_rows -1) and the
-    columns from n_b on keep their inner products."""
+    path, bit for bit, serial and threaded, in one group of panels or
+    several; padding rows (a_rows -1) and the columns from n_b on keep
+    their inner products."""
     rng = np.random.default_rng(code)
-    n, d = 3 * PANEL_WIDTH + 5, 37
+    n, d = (n_panels - 1) * PANEL_WIDTH + 5, 37
     X = rng.standard_normal((n, d)) / np.sqrt(d)
     X[3] = 0.0  # a zero norm: normalised values 0
     sq = (X * X).sum(axis=1)
