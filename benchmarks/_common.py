@@ -265,10 +265,10 @@ def load_libsvm(name):
     return int32_csr(data.X), data.y
 
 
-def stacked_a9a(reps):
-    """a9a stacked ``reps`` times, in memory, CSR with int32 indices (a set
-    larger than the last-level cache from real rows)."""
-    X, y = load_libsvm("a9a")
+def stacked(X, y, reps):
+    """CSR rows ``X`` (labels ``y``) stacked ``reps`` times, in memory, int32
+    indices: a set larger than the last-level cache from real rows (a9a
+    as :func:`load_libsvm` gives it, which the caller has already read)."""
     return int32_csr(sp.vstack([X] * reps, format="csr")), np.tile(y, reps)
 
 

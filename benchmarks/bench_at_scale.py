@@ -118,7 +118,7 @@ def load_cases(quick, reps):
     rs, y_rs = C.make_realsim_like(n_samples=n_rs, random_state=0)
     rs_t, y_rs_t = C.make_realsim_like(n_samples=2000 if quick else 10000,
                                        random_state=1)
-    big, y_big = C.stacked_a9a(reps)
+    big, y_big = C.stacked(a9a, y_a9a, reps)
     return [
         dict(name=f"a9a×{reps}", desc=f"a9a stacked {reps} times, CSR",
              X=big, y=y_big, test=None, voted_params=None),

@@ -100,7 +100,7 @@ FIT_TARGETS = {"a9a": 0.5, "w8a": 0.5, "real-sim-like": 0.5,
 FLOOR_TARGET = 3.0
 # a9a stacked this many times (794 MiB of CSR) is the case larger than the
 # last-level cache (480 MiB here) that the floor target is about; the same
-# stacking as bench_at_scale.py's.
+# stacking as bench_at_scale.py's (_common.stacked).
 STACKED_REPS = 150
 
 # ----------------------------------------------------------------------------
@@ -117,12 +117,12 @@ def load_cases(quick):
     digits = mnist.y_train[:n_mnist]
     a9a, y_a9a = C.load_libsvm("a9a")
     w8a, y_w8a = C.load_libsvm("w8a")
+    reps = 2 if quick else STACKED_REPS
+    big, y_big = C.stacked(a9a, y_a9a, reps)
     a9a, y_a9a = a9a[:n_libsvm], y_a9a[:n_libsvm]
     w8a, y_w8a = w8a[:n_libsvm], y_w8a[:n_libsvm]
     rs, y_rs = C.make_realsim_like(n_samples=8000 if quick else 72309,
                                    random_state=0)
-    reps = 2 if quick else STACKED_REPS
-    big, y_big = C.stacked_a9a(reps)
     return [
         ("mnist-ovr", "MNIST, 10 digits one-vs-rest, dense /255",
          X_mnist, digits),

@@ -326,7 +326,8 @@ def dense_dots(data, n_features, i, rows, lo, hi, out):
 
 @njit(cache=True, fastmath=False)
 def pack_panels(data, n_features, rows, lo, hi, panels):
-    """Copy ``x_rows[p]``, ``lo <= p < hi``, into :func:`panel_kernel_values` panels.
+    """Copy ``x_rows[p]``, ``lo <= p < hi``, into the panels of
+    :func:`panel_kernel_values`.
 
     Slot p is column ``p % PANEL_WIDTH`` of panel ``p // PANEL_WIDTH``:
     ``panels[(p // W) * d * W + k * W + p % W] = x_rows[p][k]``
@@ -410,16 +411,16 @@ def panel_kernel_values(X, n_features, a_rows, n_rows, panels, t_lo, t_hi,
         if i >= n_samples or (i < 0 and (i != -1 or r % TILE_ROWS == 0)):
             raise ValueError("panel_kernel_values: a row outside X")
     code, degree, gamma, coef0, norms = kernel
-    # Tiles write disjoint parts of G, each the same computation whatever
+    # Tasks write disjoint parts of G, each the same computation whatever
     # thread runs it: panel_kernel_values_threaded splits them across
-    # threads without changing a bit.
-    # A task is one row tile against a group of at most PANELS_PER_TASK
-    # panels, then the transform of those values: long enough ranges that
-    # the calls to the transform cost little beside it (one panel a task
-    # made USPS's serial pass 10 % slower). Tasks go group by group, so
-    # that the threads share a group's panels in cache, and the groups are
-    # as even as whole panels allow, so that the threads' equal shares of
-    # the tasks are equal shares of the work.
+    # threads without changing a bit. A task is one row tile against a
+    # group of at most PANELS_PER_TASK panels, then the transform of those
+    # values: ranges long enough that the calls to the transform cost
+    # little beside it (one panel a task made USPS's serial pass 10 %
+    # slower). Tasks go group by group, so that the threads share a
+    # group's panels in cache, and the groups are as even as whole panels
+    # allow, so that the threads' equal shares of the tasks are equal
+    # shares of the work.
     tiles_per_panel = n_rows // TILE_ROWS
     n_panels = t_hi - t_lo
     n_groups = -(-n_panels // PANELS_PER_TASK)

@@ -95,7 +95,7 @@ same sum, the chain of fused multiply-adds over the features in order (see
 :mod:`perceptrons._loops.mercer`), and every path turns it into a kernel
 value with the same functions
 (:func:`perceptrons._loops.mercer.kernel_from_dots`,
-:func:`normalize_values`). A pair thus gets the same bits from every block
+:func:`perceptrons._loops.mercer.normalize_values`). A pair thus gets the same bits from every block
 (whatever its rows, its columns, its length or the row's position in it),
 from the row-by-row path and from the cache, at any position in the pass;
 no BLAS is called, so neither the BLAS library nor its kernel nor its
@@ -143,8 +143,8 @@ from .mercer import (
 
 __all__ = ["BLOCK_ROWS", "IN_CACHE", "ROW_BY_ROW", "SHORT_BLOCK",
            "append_support", "clear_kernel_block", "fill_kernel_block",
-           "kernel_values", "new_kernel_block", "normalize_values",
-           "support_scores", "trial_kernel_row"]
+           "kernel_values", "new_kernel_block", "support_scores",
+           "trial_kernel_row"]
 
 # Presented rows per block (see the module notes).
 BLOCK_ROWS = 128
