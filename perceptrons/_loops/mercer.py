@@ -636,7 +636,13 @@ def gram_block(A, B, kernel, degree, gamma, coef0, sq_a=None, sq_b=None):
 
 
 def _int_power(G, degree):
-    """``G ** degree`` by repeated multiplication, as :func:`kernel_from_dot`."""
+    """``G ** degree`` by repeated multiplication, factor after factor.
+
+    :func:`kernel_from_dot` writes the same product, but the dual loops
+    compile it with reassociation, and LLVM groups the factors otherwise
+    from degree 4 on: the two agree to rounding there, as the BLAS product
+    ``G`` itself does with the loops' inner products.
+    """
     if degree == 1:
         return G
     out = G.copy()
