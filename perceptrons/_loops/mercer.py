@@ -421,20 +421,23 @@ def panel_kernel_values(X, n_features, a_rows, n_rows, panels, t_lo, t_hi,
     # group's panels in cache, and the groups are as even as whole panels
     # allow, so that the threads' equal shares of the tasks are equal
     # shares of the work.
-    tiles_per_panel = n_rows // TILE_ROWS
+    n_row_tiles = n_rows // TILE_ROWS
     n_panels = t_hi - t_lo
     n_groups = -(-n_panels // PANELS_PER_TASK)
-    for q in prange(n_groups * tiles_per_panel):
-        group = q // tiles_per_panel
+    for q in prange(n_groups * n_row_tiles):
+        group = q // n_row_tiles
         t0 = t_lo + n_panels * group // n_groups
         t1 = t_lo + n_panels * (group + 1) // n_groups
-        r0 = (q % tiles_per_panel) * TILE_ROWS
+        r0 = (q % n_row_tiles) * TILE_ROWS
+        # The tile's four rows, for every panel of the group.
         first = a_rows[r0]
+        a_0 = first * d
+        a_1 = _row_or(a_rows[r0 + 1], first) * d
+        a_2 = _row_or(a_rows[r0 + 2], first) * d
+        a_3 = _row_or(a_rows[r0 + 3], first) * d
         for t in range(t0, t1):
-            _tile(X, first * d, _row_or(a_rows[r0 + 1], first) * d,
-                  _row_or(a_rows[r0 + 2], first) * d,
-                  _row_or(a_rows[r0 + 3], first) * d, panels, t * size, d,
-                  G, r0 * n_cols + (t - t_lo) * PANEL_WIDTH, n_cols)
+            _tile(X, a_0, a_1, a_2, a_3, panels, t * size, d, G,
+                  r0 * n_cols + (t - t_lo) * PANEL_WIDTH, n_cols)
         lo = (t0 - t_lo) * PANEL_WIDTH
         hi = min((t1 - t_lo) * PANEL_WIDTH, n_b)
         if hi <= lo:

@@ -95,11 +95,11 @@ same sum, the chain of fused multiply-adds over the features in order (see
 :mod:`perceptrons._loops.mercer`), and every path turns it into a kernel
 value with the same functions
 (:func:`perceptrons._loops.mercer.kernel_from_dots`,
-:func:`perceptrons._loops.mercer.normalize_values`). A pair thus gets the same bits from every block
-(whatever its rows, its columns, its length or the row's position in it),
-from the row-by-row path and from the cache, at any position in the pass;
-no BLAS is called, so neither the BLAS library nor its kernel nor its
-thread count matters. Which path computes a pair still depends on the order
+:func:`perceptrons._loops.mercer.normalize_values`). A pair thus gets the
+same bits from every block (whatever its rows, its columns, its length or
+the row's position in it), from the row-by-row path and from the cache, at
+any position in the pass; no BLAS is called, so neither the BLAS library
+nor its kernel nor its thread count matters. Which path computes a pair still depends on the order
 of presentation alone (only block values enter the cache), but the paths
 agree anyway; the results are bit for bit the same for every cache size,
 and dense and CSR input agree to rounding (CSR sums run over the
