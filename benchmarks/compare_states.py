@@ -23,7 +23,9 @@ Command
 ``record`` fingerprints whatever ``perceptrons`` is importable (10 s with
 numba's cache warm, ~2.5 min compiling from cold). ``compare`` exits with
 status 1 when a value differs or a key of A is missing from B (a public
-attribute or a case that vanished; ``--allow-missing`` relaxes the latter);
+attribute or a case that vanished; ``--allow-missing`` relaxes the latter,
+for a recording of some estimators only: ``record --only
+Perceptron,KernelPerceptron``);
 keys only in B (new attributes) are listed, not counted against B.
 
 What is recorded
@@ -237,13 +239,16 @@ class Recorder:
                             **self.arrays)
 
 
-def estimator_cases(rec, log):
-    """The scenarios of every registered estimator."""
+def estimator_cases(rec, log, only=None):
+    """The scenarios of every registered estimator (of those named in
+    ``only``, when given)."""
     from perceptrons.registry import ESTIMATORS
 
     data = {k: make_data(k) for k in LABELS}
     large = {k: make_data(k, N_LARGE) for k in LABELS}
     for entry in ESTIMATORS:
+        if only is not None and entry.class_name not in only:
+            continue
         cls = entry.load()
         takes_hypothesis = "hypothesis" in inspect.signature(
             cls.decision_function).parameters
@@ -281,8 +286,9 @@ def estimator_cases(rec, log):
                         big["X_probe"], hyps)
 
 
-def mixing_cases(rec, log):
-    """Parameter mixing in this process, 3 shards, 3 epochs."""
+def mixing_cases(rec, log, only=None):
+    """Parameter mixing in this process, 3 shards, 3 epochs (of the
+    estimators named in ``only``, when given)."""
     from perceptrons import Ballseptron, Perceptron
     from perceptrons.distributed import ParameterMixing
 
@@ -297,6 +303,8 @@ def mixing_cases(rec, log):
     for n_classes in LABELS:
         by_input = make_data(n_classes)
         for name, (cls, params) in estimators.items():
+            if only is not None and cls.__name__ not in only:
+                continue
             log(f"ParameterMixing {name} {n_classes} classes")
             for kind, d in by_input.items():
                 X, y = d["X"], d["y"]
@@ -331,7 +339,7 @@ def run_meta():
                 "OPENBLAS_CORETYPE") if k in os.environ}}
 
 
-def record(path):
+def record(path, only=None):
     import time
 
     t0 = time.time()
@@ -342,8 +350,8 @@ def record(path):
     meta = run_meta()
     log(f"recording perceptrons from {meta['perceptrons']}")
     rec = Recorder()
-    estimator_cases(rec, log)
-    mixing_cases(rec, log)
+    estimator_cases(rec, log, only)
+    mixing_cases(rec, log, only)
     rec.save(path, meta)
     n_err = sum(m.get("kind") == "error" for m in rec.index.values())
     print(f"wrote {path}: {len(rec.index)} keys, {len(rec.arrays)} arrays, "
@@ -449,6 +457,9 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("record", help="fingerprint the importable package")
     p.add_argument("out", help="the .npz to write")
+    p.add_argument("--only", default=None,
+                   help="record only these estimator classes (comma-"
+                   "separated class names); compare with --allow-missing")
     p = sub.add_parser("compare", help="compare two fingerprints bit for bit")
     p.add_argument("a")
     p.add_argument("b")
@@ -458,7 +469,8 @@ def main(argv=None):
                    help="list at most this many keys per section")
     args = parser.parse_args(argv)
     if args.command == "record":
-        record(args.out)
+        record(args.out, None if args.only is None
+               else set(args.only.split(",")))
         return 0
     return compare(args.a, args.b, args.allow_missing, args.show)
 

@@ -35,6 +35,7 @@ from sklearn.base import (BaseEstimator, ClassifierMixin, MetaEstimatorMixin,
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .models._driver import OnlineClassifier, mixing
 from .utils._param_validation import HasMethods, Interval, StrOptions
 from .utils.random import draw_order
 from .utils.validation import check_sparse_structure
@@ -69,19 +70,16 @@ def _prepare_shard(template, shard):
 
     The estimator's own input validation (types, finiteness, ``<x, x>``,
     label encoding) runs here, on the worker that holds the shard, instead
-    of once per epoch; its :class:`~perceptrons.models._base.TrainingCall`
+    of once per epoch; its :class:`~perceptrons.models._driver.TrainingCall`
     is kept with the rows.
     """
     est = clone(template)
     try:
-        X, y, call = est._validate_input(shard.X, shard.y, reset=True)
+        X, y, call = mixing.prepared_shard(est, shard.X, shard.y)
     except ValueError as exc:
         raise ValueError(f"shard {shard.name}: {exc}") from None
     prepared = _Shard(X, y, shard.name)
     prepared.zero_based = getattr(shard, "zero_based", None)
-    # What validation read of the input: given to the estimator on the
-    # first epoch.
-    call.feature_names_in = getattr(est, "feature_names_in_", None)
     prepared.call = call
     return prepared
 
@@ -114,15 +112,15 @@ def _shard_epoch(template, start, shard, rng, scratch, facts):
     est = clone(template)
     if start is not None:
         # The mixed state, validated where it was mixed.
-        est._adopt_state(copy.deepcopy(start))
+        mixing.adopt(est, copy.deepcopy(start))
     n = shard.X.shape[0]
     if template.shuffle:
         # As fit's epoch_orders: one generator per shard, one order per
         # epoch.
         rng = check_random_state(copy.deepcopy(rng))
     order = draw_order(rng, n, template.shuffle)
-    scratch = est._shard_pass(
-        shard.call, shard.y, order, classes=facts["classes"],
+    scratch = mixing.shard_pass(
+        est, shard.call, shard.y, order, classes=facts["classes"],
         mean_sq_norm=facts["mean_sq_norm"], carry=copy.deepcopy(scratch))
     return est.state_, rng, scratch
 
@@ -302,12 +300,12 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             from .models.perceptron import Perceptron
 
             return Perceptron()
-        if not hasattr(self.estimator, "_mixing_refusal"):
+        if not isinstance(self.estimator, OnlineClassifier):
             raise TypeError(
                 f"ParameterMixing mixes the estimators of perceptrons, not "
                 f"{type(self.estimator).__name__}")
         template = clone(self.estimator)
-        reason = template._mixing_refusal()
+        reason = mixing.mixing_refusal(template)
         if reason is not None:
             raise ValueError(f"{type(template).__name__} cannot be trained by "
                              f"parameter mixing: {reason}")
@@ -483,7 +481,7 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 # Σ μ w = w: the shard's state is the model, bit for bit.
                 model._set_state(states[0])
             else:
-                model._mix_states(start, states, mu)
+                mixing.mix_states(model, start, states, mu)
             start = model.state_
             updates.append(shard_updates)
             if not shard_updates.any():

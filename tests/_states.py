@@ -52,7 +52,8 @@ def final_hypothesis(est):
     from perceptrons.models._kernel import linear_coef
     from perceptrons.models._weights import WeightRows
 
-    weights, intercept = est._final_hypothesis()
+    weights, intercept = type(est)._algorithm.of(est).final_hypothesis(
+        est.state_)
     w = est.state_.weights
     if not isinstance(w, WeightRows) and w.kernel.code == KERNEL_LINEAR:
         weights = linear_coef(weights, w.pool.X)

@@ -94,7 +94,7 @@ class LastOrAveragedMixin:
         if self.state_.averaged and not call.averaged:
             self.state_ = self._without_running_sums(self.state_)
         call.keep_summed, call.keep_snapshot = call.averaged, False
-        self.state_.weights.begin_call(self, call)
+        self.state_.weights.begin_call(self._new_kernel_call, call)
         return self.state_
 
     def _rows_are_finite(self, call):

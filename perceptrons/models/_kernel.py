@@ -22,7 +22,8 @@ from ..utils.parallel import effective_n_jobs
 from ._state import State, scalar
 from ._support import KernelCall
 
-__all__ = ["KernelMixin", "KernelSpec", "linear_coef"]
+__all__ = ["KernelAlgorithm", "KernelMixin", "KernelParams", "KernelSpec",
+           "linear_coef"]
 
 #: Rows of test data per Gram block, at most: bounds a block's memory to
 #: ``BLOCK_ROWS × n_support`` doubles.
@@ -170,6 +171,59 @@ class KernelMixin:
 
     def _new_kernel_call(self, spec, X, sq_norms, n_passes, n_pool=0,
                          normalized=False):
+        """The :class:`~perceptrons.models._support.KernelCall` of this
+        call, ``k(x, x)`` checked.
+
+        Parameters
+        ----------
+        spec : KernelSpec
+        X : {ndarray, CSR matrix} of shape (n, n_features)
+            The rows the loops index (a pool's rows first).
+        sq_norms : ndarray of shape (n,), float64
+        n_passes : int
+            Passes the call makes (see
+            :func:`~perceptrons.models._support.kernel_cache`).
+        n_pool : int, default=0
+        normalized : bool, default=False
+            See :class:`~perceptrons.models._support.KernelCall`.
+        """
+        return KernelCall(X, sq_norms, spec.checked_diag(sq_norms),
+                          spec.args(), self.cache_size, n_passes, n_pool,
+                          normalized, effective_n_jobs(self.n_jobs))
+
+
+class KernelParams:
+    """An estimator's kernel parameters ``kernel, degree, gamma, coef0,
+    cache_size`` (its ``__init__`` passes them on) and their constraints
+    :data:`KERNEL_CONSTRAINTS` (a class adds its own ``kernel`` entry)."""
+
+    def __init__(self, *, kernel, degree, gamma, coef0, cache_size,
+                 **params):
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.cache_size = cache_size
+        super().__init__(**params)
+
+    KERNEL_CONSTRAINTS = KernelMixin.KERNEL_CONSTRAINTS
+
+
+class KernelAlgorithm:
+    """The kernel of an algorithm's parameters, and its dual passes'
+    per-call state (for an :class:`~perceptrons.models._driver.Algorithm`
+    of an estimator with :class:`KernelParams`)."""
+
+    def kernel_spec(self, n_features):
+        """The kernel of the parameters, ``gamma=None`` resolved to
+        ``1 / n_features``."""
+        return KernelSpec(code=KERNELS[self.kernel], degree=int(self.degree),
+                          gamma=(1.0 / n_features if self.gamma is None
+                                 else float(self.gamma)),
+                          coef0=float(self.coef0))
+
+    def new_kernel_call(self, spec, X, sq_norms, n_passes, n_pool=0,
+                        normalized=False):
         """The :class:`~perceptrons.models._support.KernelCall` of this
         call, ``k(x, x)`` checked.
 

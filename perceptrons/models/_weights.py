@@ -71,7 +71,7 @@ class WeightRows(State):
     def check(self, sizes, where):
         _kept_widths(self, where, sizes["n_features"])
 
-    def begin_call(self, est, call):
+    def begin_call(self, new_kernel_call, call):
         """Nothing: the primal loops read the call's rows directly."""
 
     def store(self, call, order):
@@ -141,16 +141,18 @@ class DualWeights(State):
     def check(self, sizes, where):
         _kept_widths(self, where, sizes["n_pool"])
 
-    def begin_call(self, est, call, normalized=False):
+    def begin_call(self, new_kernel_call, call, normalized=False):
         """Start the call's support set with the pool in front of its rows
         (:class:`~perceptrons.models._support.KernelCall`), and its
         coefficient arrays with the pool's coefficients in front;
         ``summed`` and ``snapshot`` get columns when ``call.keep_summed``
         and ``call.keep_snapshot`` ask for them (the algorithm's choice).
+        ``new_kernel_call`` makes the call's kernel state
+        (:meth:`~perceptrons.models._kernel.KernelAlgorithm.new_kernel_call`).
         """
         rows, sq = self.pool.in_front_of(call.X, call.sq_norms)
-        kc = est._new_kernel_call(self.kernel, rows, sq, call.n_passes,
-                                  self.pool.size, normalized)
+        kc = new_kernel_call(self.kernel, rows, sq, call.n_passes,
+                             self.pool.size, normalized)
         n = rows.shape[0]
         n_rows = self.current.shape[0]
 

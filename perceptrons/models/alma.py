@@ -512,7 +512,7 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
         refuse_underflow(call.loop_arrays[0], call.mean_sq_norm)
         if isinstance(w, DualWeights):
             call.keep_summed, call.keep_snapshot = s.averaged, False
-            w.begin_call(self, call, normalized=True)
+            w.begin_call(self._new_kernel_call, call, normalized=True)
             kc = call.dual
             # The normalised kernel of [φ(x), ρ]: k(x, z) + ρ² over the
             # norms sqrt(k(x, x) + ρ²); the ρ² part is the bias coordinate.

@@ -1,46 +1,39 @@
 """The perceptron family of Khardon & Wachman (2007), Figure 2, primal or
 dual (with a Mercer kernel): one estimator, one loop, one state.
 
-The rule is :func:`perceptrons._loops.perceptron.figure2_epoch`; how w is
-stored (weight vectors, or coefficients over support vectors) is the
-state's ``weights``, chosen once when the state is made
-(:mod:`perceptrons.models._weights`). The thresholds, the final hypotheses'
-bookkeeping and the vote log do not depend on the storage.
+The rule is :func:`perceptrons._loops.perceptron.figure2_epoch`, run by
+:class:`Figure2`; how w is stored (weight vectors, or coefficients over
+support vectors) is the state's ``weights``, chosen once when the state is
+made (:mod:`perceptrons.models._weights`). The thresholds, the final
+hypotheses' bookkeeping and the vote log do not depend on the storage.
 """
 
 import dataclasses
-from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
-from .._loops.mercer import KERNEL_LINEAR, KERNELS
 from .._loops.hypotheses import HYPOTHESES as _HYPOTHESES
 from .._loops.hypotheses import PrototypeRule, threshold_rule
-from .._loops.perceptron import figure2_epoch, ovr_rivals
-from .._loops.voted import csr_gram_t
+from .._loops.mercer import KERNEL_LINEAR, KERNELS
+from .._loops.perceptron import figure2_epoch
 from ..utils._param_validation import Interval, StrOptions
-from ..utils.parallel import contiguous_parts, effective_n_jobs
+from ..utils.parallel import effective_n_jobs
 from ..utils.validation import linear_scores, refuse_underflow
-from ._base import BaseOnlinePerceptron, mixed_rows_and_offset
-from ._kernel import BLOCK_ROWS, KernelMixin, linear_coef
-from ._ovr import problem_signs
-from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
+from ._driver import Algorithm, OnlineClassifier
+from ._driver.mixing import mixed_rows_and_offset
+from ._driver.prediction import validate_for_prediction
+from ._kernel import KernelAlgorithm, KernelParams, linear_coef
+from ._ovr import compact_targets, ovr_epoch_in_threads, problem_signs
 from ._state import FittedState, array, scalar, sub
+from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._support import SupportPool
-from ._voted import (
-    VotedLog,
-    gram_t_from,
-    longest_survivor,
-    voted_binary_scores,
-    voted_prototype_scores,
-)
+from ._voted import VotedLog, longest_survivor, voted_decision
 from ._weights import DualWeights, WeightRows
 
-__all__ = ["Perceptron", "PerceptronState"]
+__all__ = ["Figure2", "Perceptron", "PerceptronState"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,7 +124,6 @@ class PerceptronState(FittedState):
                 raise ValueError(f"{where}.voted: labels must be ±1")
 
 
-@with_stopping_docs
 def _as_two_prototypes(value, ndim):
     """One row (``coef_`` or ``intercept_`` of two prototypes: their
     difference d) as the prototypes ``(-d/2, d/2)``; other shapes as given
@@ -146,7 +138,452 @@ def _as_two_prototypes(value, ndim):
     return arr
 
 
-class Perceptron(KernelMixin, BaseOnlinePerceptron):
+_NO_SCORE_LOG = np.zeros((0, 0))
+
+
+@dataclasses.dataclass(eq=False)
+class Figure2Work:
+    """Per-call scratch of :class:`Figure2`.
+
+    Attributes
+    ----------
+    alpha_counts : ndarray of shape (n_counters, n_loop_rows), int64
+        α_i per counter (updates each row caused; the λ-trick's indicator).
+    vote_log, update_log : ndarray of shape (n_counters, n_samples), int64
+        A voted run's votes of the retired hypotheses and the rows of its
+        updates, in one pass (reused by the next).
+    other_log : ndarray of shape (n_samples,) or (0,), int64
+        A voted prototype run's decreased classes.
+    epoch_logs : list
+        Each pass's logged updates (voted).
+    scores : ndarray of shape (n_rows,)
+        The loop's work space.
+    """
+
+    alpha_counts: np.ndarray
+    vote_log: np.ndarray
+    update_log: np.ndarray
+    other_log: np.ndarray
+    epoch_logs: list
+    scores: np.ndarray
+
+
+class Figure2(KernelAlgorithm, Algorithm):
+    """Khardon & Wachman's Figure 2 as the driver runs it (the algorithm
+    of :class:`Perceptron`; see its docstring for the parameters)."""
+
+    state_type = PerceptronState
+
+    def needs_row_sq_norms(self):
+        # Only the λ-trick reads ‖x_i‖² per row in the primal form; every
+        # kernel value starts from ‖x‖² and ‖z‖².
+        return self.kernel is not None or self.lam != 0
+
+    def weights_refusal(self):
+        return None
+
+    def one_at_a_time_refusal(self):
+        auto = [name for name in ("theta_init", "threshold_step")
+                if getattr(self, name) == "auto"]
+        if not auto:
+            return None
+        return (f"{' and '.join(auto)}='auto' is the average <x, x> of the "
+                "training rows (K&W Sec. 3.2), which one example does not "
+                "give: pass a value (e.g. the average squared norm of a "
+                "sample of the stream), or start with partial_fit on a batch "
+                "and go on with learn_one")
+
+    def final_after_quiet_pass(self):
+        # w and θ move only on an update; the other hypotheses go on
+        # counting (average, votes, survival runs).
+        return self.hypothesis == "last"
+
+    # ----------------------------------------------------------- state
+    def new_state(self, call, fitted):
+        X = call.X
+        n_classes = fitted["classes"].shape[0]
+        prototype = self.multiclass == "prototype"
+        n_rows = n_classes if (prototype or n_classes > 2) else 1
+        n_counters = 1 if prototype else n_rows
+        kernel = (None if self.kernel is None
+                  else self.kernel_spec(X.shape[1]))
+        theta_init, threshold_step = self._resolve_thresholds(call, kernel)
+        averaged = self.hypothesis == "averaged"
+        longest = self.hypothesis == "longest"
+        voted = self.hypothesis == "voted"
+        if kernel is None:
+            weights = WeightRows.zeros(n_rows, X.shape[1], averaged, longest)
+        else:
+            weights = DualWeights.empty(kernel, n_rows, X.shape[1],
+                                        sp.issparse(X))
+
+        def counters():
+            return np.zeros(n_counters, dtype=np.int64)
+
+        return PerceptronState(
+            **fitted, theta_init=theta_init, threshold_step=threshold_step,
+            margin=self._resolve_margin(theta_init),
+            hypothesis=self.hypothesis, prototype=prototype,
+            theta=np.full(n_rows, theta_init), theta_avg_acc=np.zeros(n_rows),
+            theta_ls=np.full(n_rows, theta_init), tally=counters(),
+            best_tally=counters(), ls_current=counters(),
+            current_vote=counters(), n_updates_per_problem=counters(),
+            weights=weights,
+            vote_rows=(SupportPool.empty(X.shape[1], sp.issparse(X))
+                       if voted and kernel is None else None),
+            voted=VotedLog.empty(n_counters) if voted else None)
+
+    def _resolve_thresholds(self, call, kernel):
+        """θ_Init and C, "auto" resolved: the average ``<φ(x_i), φ(x_i)>``
+        (K&W Sec. 3.2), computed only when a parameter asks for it.
+
+        Raises
+        ------
+        ValueError
+            If that average overflows float64.
+        """
+        avg = None
+        if self.theta_init == "auto" or self.threshold_step == "auto":
+            if kernel is None or kernel.code == KERNEL_LINEAR:
+                # From column sums: the same bits for dense and CSR input,
+                # and the linear kernel's bits are the primal form's.
+                avg = float(call.mean_sq_norm)
+            else:
+                avg = float(np.mean(kernel.diag(call.sq_norms)))
+            if not np.isfinite(avg):
+                what, remedy = (("squared norm", "scale the input")
+                                if kernel is None else
+                                ("k(x, x)",
+                                 "scale the input or lower degree/gamma"))
+                raise ValueError(
+                    f"the average {what} of the rows overflows float64 "
+                    "(needed for theta_init/threshold_step='auto'); "
+                    f"{remedy}")
+        theta_init = avg if self.theta_init == "auto" else float(
+            self.theta_init)
+        threshold_step = avg if self.threshold_step == "auto" else float(
+            self.threshold_step)
+        return theta_init, threshold_step
+
+    def _resolve_margin(self, theta_init):
+        """The absolute margin: ``margin``, or ``tau`` times θ_Init.
+
+        Raises
+        ------
+        ValueError
+            If both ``margin`` and ``tau`` are set.
+        """
+        if self.tau is None:
+            return float(self.margin)
+        if self.margin != 0:
+            raise ValueError(
+                f"margin={self.margin!r} and tau={self.tau!r} are both set; "
+                "pass one: margin is absolute, tau is in units of theta_init")
+        return float(self.tau) * theta_init
+
+    def n_problems(self, state):
+        # The prototype rule keeps one row per class, two classes included.
+        return state.theta.shape[0]
+
+    def initial_shapes(self, state, coef_init, intercept_init):
+        # Two prototypes export their difference (coef_, intercept_): a
+        # difference d starts them at -d/2 and d/2, the pair the rule keeps
+        # (each update adds x to one and -x to the other).
+        if state.prototype and state.classes.shape[0] == 2:
+            return tuple(
+                None if value is None else _as_two_prototypes(value, ndim)
+                for value, ndim in ((coef_init, 2), (intercept_init, 1)))
+        return coef_init, intercept_init
+
+    def set_initial(self, state, coef, intercept):
+        if not isinstance(state.weights, WeightRows):
+            raise ValueError("coef_init/intercept_init start a primal weight "
+                             "vector; with a kernel the weights are dual "
+                             "coefficients (set kernel=None)")
+        if state.hypothesis == "voted":
+            raise ValueError("coef_init/intercept_init cannot start a voted "
+                             "perceptron: its vote replays every hypothesis "
+                             "from w = 0")
+        # The initial hypothesis is also the first longest survivor.
+        if coef is not None:
+            state.weights.current[:] = coef
+            if state.weights.snapshot.shape[1]:
+                state.weights.snapshot[:] = coef
+        if intercept is not None:
+            state.theta[:] = -intercept
+            state.theta_ls[:] = -intercept
+
+    # ----------------------------------------------------------- training
+    @property
+    def carried_scratch(self):
+        # The α counts matter only to the λ-trick and the α-bound.
+        active = self.lam != 0 or self.alpha_bound is not None
+        return ("alpha_counts",) if active else ()
+
+    def begin_call(self, call):
+        """The call's α counters, vote logs and score work space, and the
+        weights' per-call state."""
+        refuse_underflow(call.loop_arrays[0], call.mean_sq_norm)
+        s = call.state
+        n = call.X.shape[0]
+        n_counters = s.tally.shape[0]
+        call.keep_summed = s.hypothesis == "averaged"
+        call.keep_snapshot = s.hypothesis == "longest"
+        s.weights.begin_call(self.new_kernel_call, call)
+        # A dual call's loops index the pool's rows first.
+        n_loop = n + (call.dual.n_pool if call.dual is not None else 0)
+        # An epoch makes at most n updates per problem; only "voted" logs them.
+        n_log = n if s.hypothesis == "voted" else 0
+        call.work = Figure2Work(
+            alpha_counts=np.zeros((n_counters, n_loop), dtype=np.int64),
+            vote_log=np.zeros((n_counters, n_log), dtype=np.int64),
+            update_log=np.zeros((n_counters, n_log), dtype=np.int64),
+            other_log=np.zeros(n_log if s.prototype else 0, dtype=np.int64),
+            epoch_logs=[], scores=np.zeros(s.theta.shape[0]))
+
+    def _rule(self, state):
+        """Figure 2's update rule for the loop (:mod:`perceptrons._loops.hypotheses`)."""
+        rule = (PrototypeRule if state.prototype else threshold_rule(
+            state.theta.shape[0],
+            primal=isinstance(state.weights, WeightRows)))
+        return rule(float(self.eta), float(state.threshold_step),
+                    state.margin, float(self.lam),
+                    -1 if self.alpha_bound is None else int(self.alpha_bound))
+
+    def run_epoch(self, call, targets, order):
+        s, work = call.state, call.work
+        n_logged = np.zeros(s.tally.shape[0], dtype=np.int64)
+        before = int(s.n_updates_per_problem.sum())
+        final = (_HYPOTHESES[s.hypothesis], call.t, s.theta_avg_acc,
+                 s.theta_ls, s.tally, s.best_tally, s.ls_current,
+                 s.current_vote)
+        logs = (work.alpha_counts, work.vote_log, work.update_log,
+                work.other_log, n_logged, s.n_updates_per_problem,
+                work.scores, _NO_SCORE_LOG)
+        if isinstance(s.weights, WeightRows):
+            # The primal loop's shuffled passes read targets at random rows
+            # (the dual loop keeps int64 targets: a narrower type changes
+            # how LLVM compiles its fast-math arithmetic).
+            targets = compact_targets(call, targets)
+        loop_targets, loop_order = s.weights.padded(call, targets, order)
+        args = (s.weights.store(call, order), loop_targets, loop_order,
+                s.weights.padded_weights(call), s.theta, self._rule(s), final,
+                logs)
+        n_threads = min(effective_n_jobs(self.n_jobs), s.theta.shape[0])
+        if (n_threads > 1 and isinstance(s.weights, WeightRows)
+                and not s.prototype):
+            n_mistakes = ovr_epoch_in_threads(n_threads, *args)
+        else:
+            n_mistakes = figure2_epoch(*args)
+        if s.hypothesis == "voted":
+            # This epoch's logged updates; the logs are reused next epoch.
+            work.epoch_logs.append(
+                [(work.update_log[k, :n].copy(), work.vote_log[k, :n].copy(),
+                  work.other_log[:n].copy() if s.prototype else None)
+                 for k, n in enumerate(n_logged)])
+        return n_mistakes, int(s.n_updates_per_problem.sum()) - before
+
+    def is_finite(self, call):
+        return (call.state.weights.is_finite(call)
+                and bool(np.isfinite(call.state.theta).all()))
+
+    def end_call(self, call, targets):
+        s = call.state
+        # Each loop row's weight (None: every weight is 1), read before the
+        # weights' end_call leaves the call's layout.
+        row_weights = (s.weights.padded_weights(call)
+                       if call.weights.shape[0] else None)
+        weights = s.weights.end_call(call)
+        if s.hypothesis != "voted":
+            return s.replace(weights=weights)
+        if isinstance(weights, DualWeights):
+            # The logged rows index the call's rows after the old pool.
+            slot_of_row, offset, vote_rows = call.slot_of_row, 0, None
+            row_targets = call.dual.padded(targets, targets)[0]
+        else:
+            vote_rows, slot_of_row = _kept_vote_rows(s.vote_rows, call)
+            offset, row_targets = 0, targets
+        epochs = []
+        for epoch in call.work.epoch_logs:
+            per_counter = []
+            for k, (rows, votes, other) in enumerate(epoch):
+                label = (row_targets[rows] if s.prototype else
+                         problem_signs(row_targets[rows], k,
+                                       s.tally.shape[0]).astype(np.int64))
+                per_counter.append((
+                    slot_of_row[rows] + offset, label, votes, other,
+                    None if row_weights is None else row_weights[rows]))
+            epochs.append(per_counter)
+        return s.replace(weights=weights, vote_rows=vote_rows,
+                         voted=s.voted.extended(epochs))
+
+    # ----------------------------------------------------------- results
+    def final_hypothesis(self, state):
+        """Weights and intercept of the final (non-voted) hypothesis: for
+        "voted", the last one (prediction uses the vote).
+
+        Returns
+        -------
+        weights : ndarray of shape (n_rows, n_columns)
+        intercept : ndarray of shape (n_rows,)
+            ``-θ``, a new array.
+        """
+        s = state
+        w = s.weights
+        if s.hypothesis == "averaged":
+            # The loops accumulate Σ (s-1)·Δ over updates at step s, so the
+            # average over t_ steps is the current value minus acc / t_.
+            return (w.current - w.summed / s.t,
+                    -(s.theta - s.theta_avg_acc / s.t))
+        if s.hypothesis == "longest":
+            return w.snapshot.copy(), -s.theta_ls
+        return w.current.copy(), -s.theta
+
+    def public(self, state):
+        s = state
+        weights, intercept = self.final_hypothesis(s)
+        public = {"theta_init_": s.theta_init,
+                  "threshold_step_": s.threshold_step, "margin_": s.margin}
+        if s.hypothesis != "voted":
+            # Two prototypes decide by their difference: one row.
+            public["intercept_"] = _two_prototypes_as_one(s, intercept)
+        w = s.weights
+        if isinstance(w, WeightRows):
+            if s.hypothesis != "voted":
+                public["coef_"] = _two_prototypes_as_one(s, weights.T).T
+            return public
+        keep = (np.ones(weights.shape[1], dtype=bool)
+                if s.hypothesis == "voted" else np.any(weights != 0.0, axis=0))
+        pool = w.pool
+        public["gamma_"] = w.kernel.gamma
+        public["support_"] = pool.index[keep]
+        public["dual_coef_"] = np.ascontiguousarray(weights[:, keep])
+        public["support_vectors_"] = (pool.X if keep.all()
+                                      else pool.X[np.flatnonzero(keep)])
+        if w.kernel.code == KERNEL_LINEAR and s.hypothesis != "voted":
+            # The primal weights the coefficients stand for.
+            public["coef_"] = _two_prototypes_as_one(s, linear_coef(
+                public["dual_coef_"], public["support_vectors_"]).T).T
+        return public
+
+    def no_coef_reason(self, state, view):
+        if state.hypothesis == "voted":
+            return ("hypothesis='voted' decides by a vote of every "
+                    "hypothesis of the run, not by one weight vector; "
+                    "decision_function(X, hypothesis='last') scores the last "
+                    "one")
+        return super().no_coef_reason(state, view)
+
+    def decides_in_blocks(self, state, view):
+        # The vote is scored in Gram blocks of BLOCK_ROWS test rows.
+        return (state.hypothesis == "voted"
+                or super().decides_in_blocks(state, view))
+
+    def decision(self, state, view, X):
+        s = state
+        if s.hypothesis == "voted":
+            return _two_prototypes_as_one(s, voted_decision(
+                s, self.eta, X, _pool_gram(s)))
+        if isinstance(s.weights, WeightRows):
+            # coef_ and intercept_: one row for two prototypes.
+            scores = linear_scores(X, view["coef_"])
+        else:
+            scores = _two_prototypes_as_one(s, s.weights.kernel.scores(
+                X, view["support_vectors_"], view["dual_coef_"]))
+        scores += view["intercept_"]
+        return scores
+
+    def derived_decision(self, state, X, hypothesis):
+        """Scores of another final hypothesis of a voted run ("last", or
+        "longest" in the primal one-vs-rest form) on validated X."""
+        s = state
+        if hypothesis == "last":
+            # As a fit with hypothesis="last" scores (decision): two
+            # prototypes by their difference, then the intercept.
+            if isinstance(s.weights, WeightRows):
+                scores = linear_scores(
+                    X, _two_prototypes_as_one(s, s.weights.current.T).T)
+            else:
+                w = s.weights
+                scores = _two_prototypes_as_one(s, w.kernel.scores(
+                    X, w.pool.X, w.current, w.pool.sq_norms()))
+            scores += _two_prototypes_as_one(s, -s.theta)
+        else:
+            # "longest": one-vs-rest only (Perceptron._check_derivable).
+            W, intercept = longest_survivor(
+                s.voted.binary_arrays(s.current_vote), s.vote_rows.X,
+                float(self.eta), s.threshold_step, s.theta_init,
+                s.n_features_in)
+            scores = linear_scores(X, W) + intercept
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    # ----------------------------------------------------------- mixing
+    def mixing_refusal(self):
+        if self.kernel is not None:
+            return (f"with kernel={self.kernel!r} the model is dual "
+                    "coefficients over each shard's own support vectors, "
+                    "not a weight vector the shards share")
+        if self.hypothesis in ("voted", "longest"):
+            return (f"hypothesis={self.hypothesis!r} is a hypothesis of one "
+                    "run (its votes or its longest survival); a mix of runs "
+                    "has none: use 'last' or 'averaged'")
+        return None
+
+    def mix_arrays(self, start, states, mu, counted):
+        """w and θ mixed by μ; the averaged hypothesis from the pooled sum
+        of every hypothesis any shard visited (see ``ParameterMixing``)."""
+        # The state keeps acc with  Σ_t w_t = t·w - acc  (_loops notes).
+        return counted.replace(**mixed_rows_and_offset(
+            start, states, mu, counted, counted.hypothesis == "averaged",
+            "theta", "theta_avg_acc"))
+
+
+def _two_prototypes_as_one(state, scores):
+    """Columns (or, 1-D, entries) of the two prototypes as their
+    difference: one for two classes, positive favours classes_[1]."""
+    if state.prototype and scores.shape[-1] == 2:
+        return scores[..., 1:] - scores[..., :1]
+    return scores
+
+
+def _pool_gram(state):
+    """A dual voted run's kernel values of test rows against every pool
+    row (the vote replays updates against them); None in the primal form
+    (:func:`~perceptrons.models._voted.voted_decision`)."""
+    if isinstance(state.weights, WeightRows):
+        return None
+    w = state.weights
+    sq = w.pool.sq_norms()
+
+    def gram(block):
+        return w.kernel.gram(block, w.pool.X, sq)
+
+    gram.n_support = w.pool.size
+    return gram
+
+
+def _kept_vote_rows(pool, call):
+    """Primal voted run: the rows this call's updates came from join
+    the vote rows ``pool``, by row index after the earlier ones.
+
+    Returns
+    -------
+    SupportPool
+    slot_of_row : ndarray of int64
+        The new slot of each of the call's rows (-1: not kept).
+    """
+    rows = [log[0] for epoch in call.work.epoch_logs for log in epoch]
+    used = (np.unique(np.concatenate(rows)) if rows
+            else np.zeros(0, dtype=np.int64))
+    stacked, _ = pool.in_front_of(call.X, np.zeros(call.X.shape[0]))
+    keep = np.concatenate([np.arange(pool.size), pool.size + used])
+    slot_of_row = np.full(call.X.shape[0], -1, dtype=np.int64)
+    slot_of_row[used] = pool.size + np.arange(used.shape[0])
+    return pool.kept(stacked, keep, call.X.shape[0]), slot_of_row
+
+
+@with_stopping_docs
+class Perceptron(KernelParams, OnlineClassifier):
     r"""Threshold perceptron with margin, λ-trick, α-bound and voting.
 
     The algorithm family of Khardon & Wachman [1]_, Figure 2: a weight vector
@@ -403,7 +840,7 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
     """
 
     _parameter_constraints = {
-        **BaseOnlinePerceptron._parameter_constraints,
+        **OnlineClassifier._parameter_constraints,
         **STOPPING_CONSTRAINTS,
         "eta": [Interval(Real, 0, None, closed="neither")],
         "theta_init": [Interval(Real, None, None, closed="neither"),
@@ -417,10 +854,11 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
         "hypothesis": [StrOptions(set(_HYPOTHESES))],
         "multiclass": [StrOptions({"ovr", "prototype"})],
         "kernel": [StrOptions(set(KERNELS)), None],
-        **KernelMixin.KERNEL_CONSTRAINTS,
+        **KernelParams.KERNEL_CONSTRAINTS,
     }
 
-    _state_type = PerceptronState
+
+    _algorithm = Figure2
 
     @classmethod
     def _test_params(cls):
@@ -465,116 +903,6 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
                          class_weight=class_weight, warm_start=warm_start,
                          n_jobs=n_jobs)
 
-    # ----------------------------------------------------------- state
-    def _needs_row_sq_norms(self):
-        # Only the λ-trick reads ‖x_i‖² per row in the primal form; every
-        # kernel value starts from ‖x‖² and ‖z‖².
-        return self.kernel is not None or self.lam != 0
-
-    def _new_state(self, call, fitted):
-        X = call.X
-        n_classes = fitted["classes"].shape[0]
-        prototype = self.multiclass == "prototype"
-        n_rows = n_classes if (prototype or n_classes > 2) else 1
-        n_counters = 1 if prototype else n_rows
-        kernel = (None if self.kernel is None
-                  else self._kernel_spec(X.shape[1]))
-        theta_init, threshold_step = self._resolve_thresholds(call, kernel)
-        averaged = self.hypothesis == "averaged"
-        longest = self.hypothesis == "longest"
-        voted = self.hypothesis == "voted"
-        if kernel is None:
-            weights = WeightRows.zeros(n_rows, X.shape[1], averaged, longest)
-        else:
-            weights = DualWeights.empty(kernel, n_rows, X.shape[1],
-                                        sp.issparse(X))
-
-        def counters():
-            return np.zeros(n_counters, dtype=np.int64)
-
-        return PerceptronState(
-            **fitted, theta_init=theta_init, threshold_step=threshold_step,
-            margin=self._resolve_margin(theta_init),
-            hypothesis=self.hypothesis, prototype=prototype,
-            theta=np.full(n_rows, theta_init), theta_avg_acc=np.zeros(n_rows),
-            theta_ls=np.full(n_rows, theta_init), tally=counters(),
-            best_tally=counters(), ls_current=counters(),
-            current_vote=counters(), n_updates_per_problem=counters(),
-            weights=weights,
-            vote_rows=(SupportPool.empty(X.shape[1], sp.issparse(X))
-                       if voted and kernel is None else None),
-            voted=VotedLog.empty(n_counters) if voted else None)
-
-    def _resolve_thresholds(self, call, kernel):
-        """θ_Init and C, "auto" resolved: the average ``<φ(x_i), φ(x_i)>``
-        (K&W Sec. 3.2), computed only when a parameter asks for it.
-
-        Raises
-        ------
-        ValueError
-            If that average overflows float64.
-        """
-        avg = None
-        if self.theta_init == "auto" or self.threshold_step == "auto":
-            if kernel is None or kernel.code == KERNEL_LINEAR:
-                # From column sums: the same bits for dense and CSR input,
-                # and the linear kernel's bits are the primal form's.
-                avg = float(call.mean_sq_norm)
-            else:
-                avg = float(np.mean(kernel.diag(call.sq_norms)))
-            if not np.isfinite(avg):
-                what, remedy = (("squared norm", "scale the input")
-                                if kernel is None else
-                                ("k(x, x)",
-                                 "scale the input or lower degree/gamma"))
-                raise ValueError(
-                    f"the average {what} of the rows overflows float64 "
-                    "(needed for theta_init/threshold_step='auto'); "
-                    f"{remedy}")
-        theta_init = avg if self.theta_init == "auto" else float(
-            self.theta_init)
-        threshold_step = avg if self.threshold_step == "auto" else float(
-            self.threshold_step)
-        return theta_init, threshold_step
-
-    def _resolve_margin(self, theta_init):
-        """The absolute margin: ``margin``, or ``tau`` times θ_Init.
-
-        Raises
-        ------
-        ValueError
-            If both ``margin`` and ``tau`` are set.
-        """
-        if self.tau is None:
-            return float(self.margin)
-        if self.margin != 0:
-            raise ValueError(
-                f"margin={self.margin!r} and tau={self.tau!r} are both set; "
-                "pass one: margin is absolute, tau is in units of theta_init")
-        return float(self.tau) * theta_init
-
-    def _set_initial(self, coef, intercept):
-        s = self.state_
-        if not isinstance(s.weights, WeightRows):
-            raise ValueError("coef_init/intercept_init start a primal weight "
-                             "vector; with a kernel the weights are dual "
-                             "coefficients (set kernel=None)")
-        if s.hypothesis == "voted":
-            raise ValueError("coef_init/intercept_init cannot start a voted "
-                             "perceptron: its vote replays every hypothesis "
-                             "from w = 0")
-        # The initial hypothesis is also the first longest survivor.
-        if coef is not None:
-            s.weights.current[:] = coef
-            if s.weights.snapshot.shape[1]:
-                s.weights.snapshot[:] = coef
-        if intercept is not None:
-            s.theta[:] = -intercept
-            s.theta_ls[:] = -intercept
-
-    def _weights_refusal(self):
-        return None
-
     def _xfail_checks(self):
         expected = super()._xfail_checks()
         if self.threshold_step == 0 and self.theta_init == 0:
@@ -586,228 +914,6 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
                 "with them the check passes)")
         return expected
 
-    def _one_at_a_time_refusal(self):
-        auto = [name for name in ("theta_init", "threshold_step")
-                if getattr(self, name) == "auto"]
-        if not auto:
-            return None
-        return (f"{' and '.join(auto)}='auto' is the average <x, x> of the "
-                "training rows (K&W Sec. 3.2), which one example does not "
-                "give: pass a value (e.g. the average squared norm of a "
-                "sample of the stream), or start with partial_fit on a batch "
-                "and go on with learn_one")
-
-    def _final_after_quiet_pass(self):
-        # w and θ move only on an update; the other hypotheses go on
-        # counting (average, votes, survival runs).
-        return self.hypothesis == "last"
-
-    def _n_problems(self):
-        # The prototype rule keeps one row per class, two classes included.
-        return self.state_.theta.shape[0]
-
-    # ----------------------------------------------------------- training
-    def _begin_call(self, call):
-        """The call's α counters, vote logs and score work space, and the
-        weights' per-call state."""
-        refuse_underflow(call.loop_arrays[0], call.mean_sq_norm)
-        s = self.state_
-        n = call.X.shape[0]
-        n_counters = s.tally.shape[0]
-        call.keep_summed = s.hypothesis == "averaged"
-        call.keep_snapshot = s.hypothesis == "longest"
-        s.weights.begin_call(self, call)
-        # A dual call's loops index the pool's rows first.
-        n_loop = n + (call.dual.n_pool if hasattr(call, "dual") else 0)
-        call.alpha_counts = np.zeros((n_counters, n_loop), dtype=np.int64)
-        # An epoch makes at most n updates per problem; only "voted" logs them.
-        n_log = n if s.hypothesis == "voted" else 0
-        call.vote_log = np.zeros((n_counters, n_log), dtype=np.int64)
-        call.update_log = np.zeros((n_counters, n_log), dtype=np.int64)
-        call.other_log = np.zeros(n_log if s.prototype else 0, dtype=np.int64)
-        call.epoch_logs = []
-        call.scores = np.zeros(s.theta.shape[0])
-
-    def _rule(self):
-        """Figure 2's update rule for the loop (:mod:`perceptrons._loops.hypotheses`)."""
-        s = self.state_
-        rule = (PrototypeRule if s.prototype else threshold_rule(
-            s.theta.shape[0], primal=isinstance(s.weights, WeightRows)))
-        return rule(float(self.eta), float(s.threshold_step), s.margin,
-                    float(self.lam),
-                    -1 if self.alpha_bound is None else int(self.alpha_bound))
-
-    def _run_epoch(self, call, targets, order):
-        s = self.state_
-        n_logged = np.zeros(s.tally.shape[0], dtype=np.int64)
-        before = int(s.n_updates_per_problem.sum())
-        final = (_HYPOTHESES[s.hypothesis], call.t, s.theta_avg_acc,
-                 s.theta_ls, s.tally, s.best_tally, s.ls_current,
-                 s.current_vote)
-        logs = (call.alpha_counts, call.vote_log, call.update_log,
-                call.other_log, n_logged, s.n_updates_per_problem,
-                call.scores, _NO_SCORE_LOG)
-        if isinstance(s.weights, WeightRows):
-            # The primal loop's shuffled passes read targets at random rows
-            # (the dual loop keeps int64 targets: a narrower type changes
-            # how LLVM compiles its fast-math arithmetic).
-            targets = _compact_targets(call, targets)
-        loop_targets, loop_order = s.weights.padded(call, targets, order)
-        args = (s.weights.store(call, order), loop_targets, loop_order,
-                s.weights.padded_weights(call), s.theta, self._rule(), final,
-                logs)
-        n_threads = min(effective_n_jobs(self.n_jobs), s.theta.shape[0])
-        if (n_threads > 1 and isinstance(s.weights, WeightRows)
-                and not s.prototype):
-            n_mistakes = _ovr_epoch_in_threads(n_threads, *args)
-        else:
-            n_mistakes = figure2_epoch(*args)
-        if s.hypothesis == "voted":
-            # This epoch's logged updates; the logs are reused next epoch.
-            call.epoch_logs.append(
-                [(call.update_log[k, :n].copy(), call.vote_log[k, :n].copy(),
-                  call.other_log[:n].copy() if s.prototype else None)
-                 for k, n in enumerate(n_logged)])
-        return n_mistakes, int(s.n_updates_per_problem.sum()) - before
-
-    def _state_is_finite(self, call):
-        return (self.state_.weights.is_finite(call)
-                and bool(np.isfinite(self.state_.theta).all()))
-
-    def _end_call(self, call, targets):
-        s = self.state_
-        # Each loop row's weight (None: every weight is 1), read before the
-        # weights' end_call leaves the call's layout.
-        row_weights = (s.weights.padded_weights(call)
-                       if call.weights.shape[0] else None)
-        weights = s.weights.end_call(call)
-        if s.hypothesis != "voted":
-            return s.replace(weights=weights)
-        if isinstance(weights, DualWeights):
-            # The logged rows index the call's rows after the old pool.
-            slot_of_row, offset, vote_rows = call.slot_of_row, 0, None
-            row_targets = call.dual.padded(targets, targets)[0]
-        else:
-            vote_rows, slot_of_row = self._kept_vote_rows(call)
-            offset, row_targets = 0, targets
-        epochs = []
-        for epoch in call.epoch_logs:
-            per_counter = []
-            for k, (rows, votes, other) in enumerate(epoch):
-                label = (row_targets[rows] if s.prototype else
-                         problem_signs(row_targets[rows], k,
-                                       s.tally.shape[0]).astype(np.int64))
-                per_counter.append((
-                    slot_of_row[rows] + offset, label, votes, other,
-                    None if row_weights is None else row_weights[rows]))
-            epochs.append(per_counter)
-        return s.replace(weights=weights, vote_rows=vote_rows,
-                         voted=s.voted.extended(epochs))
-
-    def _kept_vote_rows(self, call):
-        """Primal voted run: the rows this call's updates came from join
-        ``vote_rows``, by row index after the earlier ones.
-
-        Returns
-        -------
-        SupportPool
-        slot_of_row : ndarray of int64
-            The new slot of each of the call's rows (-1: not kept).
-        """
-        pool = self.state_.vote_rows
-        rows = [log[0] for epoch in call.epoch_logs for log in epoch]
-        used = (np.unique(np.concatenate(rows)) if rows
-                else np.zeros(0, dtype=np.int64))
-        stacked, _ = pool.in_front_of(call.X, np.zeros(call.X.shape[0]))
-        keep = np.concatenate([np.arange(pool.size), pool.size + used])
-        slot_of_row = np.full(call.X.shape[0], -1, dtype=np.int64)
-        slot_of_row[used] = pool.size + np.arange(used.shape[0])
-        return pool.kept(stacked, keep, call.X.shape[0]), slot_of_row
-
-    # ----------------------------------------------------------- results
-    def _final_hypothesis(self):
-        """Weights and intercept of the final (non-voted) hypothesis: for
-        "voted", the last one (prediction uses the vote).
-
-        Returns
-        -------
-        weights : ndarray of shape (n_rows, n_columns)
-        intercept : ndarray of shape (n_rows,)
-            ``-θ``, a new array.
-        """
-        s = self.state_
-        w = s.weights
-        if s.hypothesis == "averaged":
-            # The loops accumulate Σ (s-1)·Δ over updates at step s, so the
-            # average over t_ steps is the current value minus acc / t_.
-            return (w.current - w.summed / s.t,
-                    -(s.theta - s.theta_avg_acc / s.t))
-        if s.hypothesis == "longest":
-            return w.snapshot.copy(), -s.theta_ls
-        return w.current.copy(), -s.theta
-
-    def _public_model(self):
-        s = self.state_
-        weights, intercept = self._final_hypothesis()
-        public = {"theta_init_": s.theta_init,
-                  "threshold_step_": s.threshold_step, "margin_": s.margin}
-        if s.hypothesis != "voted":
-            # Two prototypes decide by their difference: one row.
-            public["intercept_"] = self._two_prototypes_as_one(intercept)
-        w = s.weights
-        if isinstance(w, WeightRows):
-            if s.hypothesis != "voted":
-                public["coef_"] = self._two_prototypes_as_one(weights.T).T
-            return public
-        keep = (np.ones(weights.shape[1], dtype=bool)
-                if s.hypothesis == "voted" else np.any(weights != 0.0, axis=0))
-        pool = w.pool
-        public["gamma_"] = w.kernel.gamma
-        public["support_"] = pool.index[keep]
-        public["dual_coef_"] = np.ascontiguousarray(weights[:, keep])
-        public["support_vectors_"] = (pool.X if keep.all()
-                                      else pool.X[np.flatnonzero(keep)])
-        if w.kernel.code == KERNEL_LINEAR and s.hypothesis != "voted":
-            # The primal weights the coefficients stand for.
-            public["coef_"] = self._two_prototypes_as_one(linear_coef(
-                public["dual_coef_"], public["support_vectors_"]).T).T
-        return public
-
-    def _no_coef_reason(self):
-        if self.state_.hypothesis == "voted":
-            return ("hypothesis='voted' decides by a vote of every "
-                    "hypothesis of the run, not by one weight vector; "
-                    "decision_function(X, hypothesis='last') scores the last "
-                    "one")
-        return super()._no_coef_reason()
-
-    # ----------------------------------------------------------- mixing
-    @property
-    def _carried_scratch(self):
-        # The α counts matter only to the λ-trick and the α-bound.
-        active = self.lam != 0 or self.alpha_bound is not None
-        return ("alpha_counts",) if active else ()
-
-    def _mixing_refusal(self):
-        if self.kernel is not None:
-            return (f"with kernel={self.kernel!r} the model is dual "
-                    "coefficients over each shard's own support vectors, "
-                    "not a weight vector the shards share")
-        if self.hypothesis in ("voted", "longest"):
-            return (f"hypothesis={self.hypothesis!r} is a hypothesis of one "
-                    "run (its votes or its longest survival); a mix of runs "
-                    "has none: use 'last' or 'averaged'")
-        return None
-
-    def _mix_arrays(self, start, states, mu, counted):
-        """w and θ mixed by μ; the averaged hypothesis from the pooled sum
-        of every hypothesis any shard visited (see ``ParameterMixing``)."""
-        # The state keeps acc with  Σ_t w_t = t·w - acc  (_loops notes).
-        return counted.replace(**mixed_rows_and_offset(
-            start, states, mu, counted, counted.hypothesis == "averaged",
-            "theta", "theta_avg_acc"))
-
-    # ----------------------------------------------------------- prediction
     def decision_function(self, X, hypothesis=None):
         """Raw scores; the predicted class has the largest.
 
@@ -838,26 +944,9 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
                                   and hypothesis == self.state_.hypothesis):
             return super().decision_function(X)
         self._check_derivable(hypothesis)
-        X = self._validate_for_prediction(X)
-        s = self.state_
-        if hypothesis == "last":
-            # As a fit with hypothesis="last" scores (_decision): two
-            # prototypes by their difference, then the intercept.
-            two_as_one = self._two_prototypes_as_one
-            if isinstance(s.weights, WeightRows):
-                scores = linear_scores(X, two_as_one(s.weights.current.T).T)
-            else:
-                scores = two_as_one(self._support_scores(X,
-                                                         s.weights.current))
-            scores += two_as_one(-s.theta)
-        else:
-            # "longest": one-vs-rest only (_check_derivable).
-            W, intercept = longest_survivor(
-                s.voted.binary_arrays(s.current_vote), s.vote_rows.X,
-                float(self.eta), s.threshold_step, s.theta_init,
-                s.n_features_in)
-            scores = linear_scores(X, W) + intercept
-        return scores[:, 0] if scores.shape[1] == 1 else scores
+        algo = self._algorithm_of_params(validate=False)
+        X = validate_for_prediction(self, algo, X)
+        return algo.derived_decision(self.state_, X, hypothesis)
 
     def predict(self, X, hypothesis=None):
         """Predicted labels.
@@ -892,221 +981,3 @@ class Perceptron(KernelMixin, BaseOnlinePerceptron):
             raise ValueError("'longest' is replayed from a voted fit in the "
                              "primal one-vs-rest form only (no kernel, "
                              f"multiclass='ovr'): {refit}")
-
-    def _decides_in_blocks(self):
-        # The vote is scored in Gram blocks of BLOCK_ROWS test rows.
-        return (self.state_.hypothesis == "voted"
-                or super()._decides_in_blocks())
-
-    def _decision(self, X):
-        s = self.state_
-        if s.hypothesis == "voted":
-            return self._two_prototypes_as_one(self._voted_decision(X))
-        if isinstance(s.weights, WeightRows):
-            # coef_ and intercept_: one row for two prototypes.
-            scores = linear_scores(X, self.coef_)
-        else:
-            scores = self._two_prototypes_as_one(s.weights.kernel.scores(
-                X, self.support_vectors_, self.dual_coef_))
-        scores += self.intercept_
-        return scores
-
-    def _support_scores(self, X, coef):
-        """Scores of coefficients over every pool row (the dual form)."""
-        w = self.state_.weights
-        return w.kernel.scores(X, w.pool.X, coef, w.pool.sq_norms())
-
-    def _initial_arrays(self, coef_init, intercept_init):
-        # Two prototypes export their difference (coef_, intercept_): a
-        # difference d starts them at -d/2 and d/2, the pair the rule keeps
-        # (each update adds x to one and -x to the other).
-        if self.state_.prototype and self.state_.classes.shape[0] == 2:
-            coef_init, intercept_init = (
-                None if value is None else _as_two_prototypes(value, ndim)
-                for value, ndim in ((coef_init, 2), (intercept_init, 1)))
-        return super()._initial_arrays(coef_init, intercept_init)
-
-    def _two_prototypes_as_one(self, scores):
-        """Columns (or, 1-D, entries) of the two prototypes as their
-        difference: one for two classes, positive favours classes_[1]."""
-        if self.state_.prototype and scores.shape[-1] == 2:
-            return scores[..., 1:] - scores[..., :1]
-        return scores
-
-    def _voted_decision(self, X):
-        """Vote totals of the voted hypothesis (Freund & Schapire)."""
-        s = self.state_
-        n_support, fill = self._voted_support(X)
-        # Every voter starts from the initial hypothesis (w = 0, θ_Init).
-        theta_start = np.full(s.theta.shape[0], s.theta_init)
-        if s.prototype:
-            arrays = s.voted.prototype_arrays(s.current_vote)
-            scores = voted_prototype_scores
-        else:
-            arrays = s.voted.binary_arrays(s.current_vote)
-            scores = voted_binary_scores
-        return scores(fill, X, n_support, arrays, float(self.eta),
-                      s.threshold_step, theta_start)
-
-    def _voted_support(self, X):
-        """The support rows of the vote and a ``fill`` of the transposed
-        Gram blocks between them and test rows
-        (:func:`~perceptrons.models._voted.voted_binary_scores`)."""
-        s = self.state_
-        if not isinstance(s.weights, WeightRows):
-            # The vote replays updates against every pool row.
-            w = s.weights
-            sq = w.pool.sq_norms()
-            return w.pool.size, gram_t_from(
-                lambda block: w.kernel.gram(block, w.pool.X, sq), BLOCK_ROWS)
-        S = s.vote_rows.X
-        if S.shape[0] == 0:
-            return 0, None
-        if not (sp.issparse(X) and sp.issparse(S)):
-            # BLAS may round a product differently for another block
-            # shape: blocks of BLOCK_ROWS rows, the same on every call.
-            return S.shape[0], gram_t_from(
-                lambda block: safe_sparse_dot(block, S.T, dense_output=True),
-                BLOCK_ROWS)
-        # scikit-learn's sparse product wants S.T as CSR: convert it once,
-        # not once per block.
-        ST = S.T.tocsr()
-        if X.has_canonical_format and _dense_block_is_cheaper(X, S, ST):
-            return S.shape[0], _csr_gram_t_fill(S)
-        return S.shape[0], gram_t_from(
-            lambda block: safe_sparse_dot(block, ST, dense_output=True))
-
-
-_NO_SCORE_LOG = np.zeros((0, 0))
-
-#: Steps of a threaded one-vs-rest pass between two countings of its online
-#: mistakes (its score log holds this many rows per problem).
-_OVR_CHUNK_STEPS = 1 << 16
-
-
-def _ovr_epoch_in_threads(n_threads, store, targets, order, weights, theta,
-                          rule, final, logs):
-    """:func:`~perceptrons._loops.perceptron.figure2_epoch` of a primal
-    one-vs-rest pass, its problems split across ``n_threads`` threads.
-
-    One-vs-rest problems share nothing but the rows (K&W Sec. 2.7): each
-    thread runs the compiled pass (which releases the GIL) over every row
-    for a contiguous group of problems, on views of their weight rows,
-    thresholds, counters and logs, so each problem makes the same steps in
-    the same order as in one pass over all of them, bit for bit. A group
-    of one problem sees the binary labels ``targets == k``, a larger group
-    the class indices shifted to its first problem (the rule's label for
-    its problem k is +1 where ``target == k``). The online mistakes
-    compare every problem's score: each group's thread reduces its score
-    log to its best rival's and the true class's score per step
-    (:func:`~perceptrons._loops.perceptron.ovr_rivals`), and the groups'
-    reductions are compared here (the pass is run in chunks of
-    :data:`_OVR_CHUNK_STEPS` rows so that the logs stay small; a chunk
-    continues where the previous one stopped, so chunks change nothing).
-
-    Returns
-    -------
-    int
-        Online mistakes of the pass, as the single-threaded pass counts
-        them.
-    """
-    (hypothesis, t_start, theta_avg_acc, theta_ls, tally, best_tally,
-     ls_current, current_vote) = final
-    (alpha_counts, vote_log, update_log, other_log, n_logged, n_updates,
-     _, _) = logs
-    groups = contiguous_parts(theta.shape[0], n_threads)
-    group_targets = [(targets == lo).astype(targets.dtype) if hi - lo == 1
-                     else targets - targets.dtype.type(lo)
-                     for lo, hi in groups]
-
-    def run(g, c0, steps, best_other, true_score):
-        lo, hi = groups[g]
-        score_log = np.empty((steps.shape[0], hi - lo))
-        group_store = store._replace(current=store.current[lo:hi],
-                                     summed=store.summed[lo:hi],
-                                     snapshot=store.snapshot[lo:hi])
-        group_final = (hypothesis, t_start + c0, theta_avg_acc[lo:hi],
-                       theta_ls[lo:hi], tally[lo:hi], best_tally[lo:hi],
-                       ls_current[lo:hi], current_vote[lo:hi])
-        group_logs = (alpha_counts[lo:hi], vote_log[lo:hi],
-                      update_log[lo:hi], other_log, n_logged[lo:hi],
-                      n_updates[lo:hi], np.zeros(hi - lo), score_log)
-        figure2_epoch(group_store, group_targets[g], steps, weights,
-                      theta[lo:hi],
-                      threshold_rule(hi - lo, primal=True)(*rule),
-                      group_final, group_logs)
-        ovr_rivals(score_log, targets, steps, lo, best_other, true_score)
-
-    n_mistakes = 0
-    with ThreadPoolExecutor(n_threads) as pool:
-        for c0 in range(0, order.shape[0], _OVR_CHUNK_STEPS):
-            steps = order[c0:c0 + _OVR_CHUNK_STEPS]
-            # Per group and step: its best rival's score and the true
-            # class's (ovr_rivals), reduced over the groups here.
-            best_other = np.full((len(groups), steps.shape[0]), np.nan)
-            true_score = np.full((len(groups), steps.shape[0]), np.nan)
-            for future in [pool.submit(run, g, c0, steps, best_other[g],
-                                       true_score[g])
-                           for g in range(len(groups))]:
-                future.result()
-            n_mistakes += int(np.count_nonzero(
-                np.fmax.reduce(best_other) >= np.fmax.reduce(true_score)))
-    return n_mistakes
-
-
-def _compact_targets(call, targets):
-    """The class indices as the smallest integer type that holds them, made
-    once per call.
-
-    A shuffled pass reads ``targets[i]`` at a random row: as int8 a
-    4.9-million-row set's labels take 4.9 MB, which stay in the last-level
-    cache, instead of 39 MB, each read a cache miss. The values, hence the
-    results, are the same.
-    """
-    cached = getattr(call, "compact_targets", None)
-    if cached is None or cached[0] is not targets:
-        n_classes = int(targets.max(initial=0)) + 1
-        cached = call.compact_targets = (
-            targets, targets.astype(np.min_scalar_type(-n_classes)))
-    return cached[1]
-
-
-def _dense_block_is_cheaper(X, S, ST):
-    """Whether :func:`~perceptrons._loops.voted.csr_gram_t` beats the
-    sparse product for the Gram blocks of CSR test rows X and support
-    vectors S.
-
-    The sparse product costs one scattered multiply-add per pair of
-    nonzeros in the same column (``Σ_j nnz_j(X) nnz_j(S)``); the dense block
-    one in-register multiply-add per nonzero of S and test row
-    (``n_samples · nnz(S)``), about ``_DENSE_BLOCK_SPEEDUP`` times cheaper
-    each. On a9a's 16,281 test rows and 18,082 support vectors the dense
-    block makes 2.2 times as many multiply-adds (4.1e9 against 1.9e9) and
-    the whole prediction is 2.2 times faster; on real-sim-shaped rows
-    (20,958 columns) the sparse product makes far fewer and wins.
-    """
-    per_column = np.bincount(X.indices, minlength=X.shape[1]).astype(
-        np.float64)
-    sparse_cost = float(per_column @ np.diff(ST.indptr).astype(np.float64))
-    dense_cost = float(X.shape[0]) * S.nnz
-    return dense_cost <= _DENSE_BLOCK_SPEEDUP * sparse_cost
-
-
-#: Cost of a scattered multiply-add of the sparse product over one of the
-#: dense block's (measured on a9a; see :func:`_dense_block_is_cheaper`).
-_DENSE_BLOCK_SPEEDUP = 4.0
-
-
-def _csr_gram_t_fill(S):
-    """A ``fill`` for CSR test rows (canonical) and CSR support vectors S,
-    with :func:`~perceptrons._loops.voted.csr_gram_t`."""
-    work = {}
-
-    def fill(X, lo, hi, GT):
-        XT = work.get("XT")
-        if XT is None or XT.shape[1] != GT.shape[1]:
-            XT = work["XT"] = np.zeros((X.shape[1], GT.shape[1]))
-        csr_gram_t(X.data, X.indices, X.indptr, lo, hi, S.data, S.indices,
-                   S.indptr, XT, GT)
-
-    return fill

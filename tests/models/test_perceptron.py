@@ -301,7 +301,7 @@ def test_voted_sparse_gram_paths_agree_bit_for_bit(monkeypatch):
     scikit-learn's sparse product, whichever is cheaper: the same votes.
     Non-canonical CSR input (unsorted indices) takes the sparse product and
     predicts the same."""
-    import perceptrons.models.perceptron as forms
+    import perceptrons.models._voted as forms
 
     X, y = make_classification(n_samples=300, n_features=30, n_informative=8,
                                random_state=3)

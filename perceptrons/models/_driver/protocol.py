@@ -1,0 +1,230 @@
+"""What an algorithm gives the estimator driver: the algorithm protocol.
+
+The driver (:class:`~perceptrons.models._driver.estimator.OnlineClassifier`
+and its modules) validates input, encodes labels, resolves weights,
+stopping rules, warm starts, ``partial_fit``, ``learn_one``, parameter
+mixing and threaded prediction, once for every algorithm. What differs from
+one algorithm to the next is a small object, an :class:`Algorithm`: its
+state type, how a fresh state looks, one compiled pass, and the public view
+of a state (river's small classes, optax's ``init``/``update``). An
+estimator class names its algorithm (``_algorithm``) and holds nothing else
+but its docstring, parameters and constraints.
+
+An algorithm is made from its estimator's parameters for each call
+(:meth:`Algorithm.of`): it reads the parameters as attributes of its own
+(``self.eta``), never the estimator. During a training call its hooks read
+and replace the state through ``call.state``; outside one they receive the
+state (and, where they score, the public view ``view``: the estimator's
+published attributes). Every hook but :meth:`new_state`,
+:meth:`run_epoch`, :meth:`public` and :meth:`decision` has a default that
+suits a plain linear algorithm.
+"""
+
+__all__ = ["Algorithm"]
+
+
+class Algorithm:
+    """One algorithm as the driver runs it (see the module notes).
+
+    Parameters
+    ----------
+    params : dict
+        The estimator's parameters (``get_params(deep=False)``), made the
+        algorithm's attributes.
+    estimator_name : str
+        The estimator's class name, for messages.
+    """
+
+    #: The fitted state's type (:mod:`perceptrons.models._state`): what
+    #: prediction and ``partial_fit`` need, and all a model file holds.
+    state_type = None
+
+    #: Per-example scratch of ``call.work`` that a multi-epoch ``fit``
+    #: keeps from one epoch to the next (e.g. the α counts of the
+    #: λ-trick): iterative parameter mixing hands it from a shard's epoch
+    #: to the same shard's next one.
+    carried_scratch = ()
+
+    #: State counters a mixed epoch adds up over the shards: running totals,
+    #: and per-epoch arrays that gain one entry (the shards' sum) per epoch.
+    mixed_totals = ("n_mistakes", "n_updates")
+    mixed_per_epoch = ("mistakes_per_epoch", "updates_per_epoch")
+
+    #: ``max_iter`` caps the passes of a ``fit`` that stops on its own
+    #: (a run to convergence); a streaming trainer, which cannot check
+    #: convergence, then runs one pass.
+    max_iter_is_a_cap = False
+
+    def __init__(self, params, estimator_name):
+        self.__dict__.update(params)
+        #: The estimator's class name, for messages.
+        self.estimator_name = estimator_name
+
+    @classmethod
+    def of(cls, estimator):
+        """The algorithm of an estimator's current parameters."""
+        return cls({name: getattr(estimator, name)
+                    for name in estimator._get_param_names()},
+                   type(estimator).__name__)
+
+    # ----------------------------------------------------------- input
+    def needs_row_sq_norms(self):
+        """Whether the passes read ``call.sq_norms`` (``<x_i, x_i>``)."""
+        return True
+
+    def keeps_float32(self):
+        """Whether float32 X is read as it is: the primal forms (float32
+        rows, float64 weights and sums). Support-vector forms keep their
+        support vectors and kernel values in float64 and read float64 rows."""
+        return (getattr(self, "kernel", None) is None
+                and getattr(self, "form", None) != "dual")
+
+    def weights_refusal(self):
+        """Why this algorithm, with its parameters, cannot weigh its rows'
+        steps (None when it can); rows of weight 0 or 1 need nothing."""
+        return (f"{self.estimator_name} does not take sample weights other "
+                "than 0 and 1 (nor class_weight) yet")
+
+    def one_at_a_time_refusal(self):
+        """Why the first ``learn_one`` cannot start this model (None when
+        it can): a parameter the data resolve ("auto")."""
+        return None
+
+    # ----------------------------------------------------------- state
+    def new_state(self, call, fitted):
+        """The state of a fresh start on ``call.X``.
+
+        Parameters
+        ----------
+        call : TrainingCall
+        fitted : dict
+            The :class:`~perceptrons.models._state.FittedState` fields
+            (classes, input width, zero counters).
+        """
+        raise NotImplementedError
+
+    def check_state(self, state):
+        """Relations between a state and the parameters (ValueError)."""
+
+    def n_problems(self, state):
+        """Rows of ``coef_``: one for two classes, else one per class."""
+        n_classes = state.classes.shape[0]
+        return 1 if n_classes == 2 else n_classes
+
+    def set_initial(self, state, coef, intercept):
+        """Write validated ``coef_init``/``intercept_init`` into a fresh
+        state (arrays updated in place, or a new state returned).
+
+        Parameters
+        ----------
+        state : State
+        coef : ndarray of shape (n_problems, n_features) or None
+        intercept : ndarray of shape (n_problems,) or None
+
+        Returns
+        -------
+        State or None
+            The state, if replaced.
+        """
+        raise ValueError(f"{self.estimator_name} does not take coef_init/"
+                         "intercept_init (its model is not a weight vector "
+                         "of the input space)")
+
+    def initial_shapes(self, state, coef_init, intercept_init):
+        """``coef_init`` and ``intercept_init`` as the shapes
+        :meth:`set_initial` takes (a rule may map another form onto them);
+        the driver then checks the shapes."""
+        return coef_init, intercept_init
+
+    # ----------------------------------------------------------- training
+    def begin_call(self, call):
+        """Add the algorithm's per-call scratch (``call.work``) and the
+        storage's, before the passes."""
+
+    def run_epoch(self, call, targets, order):
+        """Run one compiled pass over ``order``.
+
+        Returns
+        -------
+        n_mistakes, n_updates : int
+        """
+        raise NotImplementedError
+
+    def is_finite(self, call):
+        """Whether the weights are still finite after a pass."""
+        return True
+
+    def end_call(self, call, targets):
+        """The state after a call (``call.state`` has the call's counters
+        already)."""
+        return call.state
+
+    def final_after_quiet_pass(self):
+        """Whether a pass without an update leaves every later pass without
+        one and the final hypothesis as it is (the last hypothesis: yes; a
+        running average or a vote: no, they go on counting)."""
+        return False
+
+    def check_continued(self, state):
+        """Refuse to continue ``state`` with parameters it was not made for
+        (ValueError): a continued model keeps the hypothesis its
+        bookkeeping was made for (sums, snapshots, vote logs); a changed
+        ``hypothesis`` would otherwise be silently ignored."""
+        kept = getattr(state, "hypothesis", None)
+        asked = getattr(self, "hypothesis", None)
+        if kept is not None and asked is not None and asked != kept:
+            raise ValueError(
+                f"hypothesis={asked!r}, but the fitted model keeps the "
+                f"{kept!r} hypothesis's bookkeeping and cannot switch while "
+                "continuing; set hypothesis back, or fit afresh "
+                "(warm_start=False)")
+
+    #: Passes of ``fit`` and ``partial_fit`` written by the algorithm
+    #: itself, as ``fit_passes(driver, call, targets)`` and
+    #: ``partial_pass(driver, call, targets)``; None: the driver's
+    #: (:mod:`~perceptrons.models._driver.training`).
+    fit_passes = None
+    partial_pass = None
+
+    # ----------------------------------------------------------- results
+    def public(self, state):
+        """The model's public attributes, views of ``state`` (a dict).
+
+        ``coef_`` (and ``intercept_``) only where ``decision_function(X)``
+        is ``X @ coef_.T + intercept_``; otherwise :meth:`no_coef_reason`
+        says why there is none.
+        """
+        return {}
+
+    def no_coef_reason(self, state, view):
+        """Why a fitted model has no ``coef_``, or None."""
+        if "dual_coef_" in view:
+            return ("the model is dual_coef_ over support_vectors_ in its "
+                    "kernel's feature space (coef_ exists for "
+                    "kernel='linear' only)")
+        return None
+
+    def decision(self, state, view, X):
+        """Raw scores of validated X, shape (n_samples, n_problems)."""
+        raise NotImplementedError
+
+    def decides_in_blocks(self, state, view):
+        """Whether :meth:`decision` scores X in blocks of
+        :data:`~perceptrons.models._kernel.BLOCK_ROWS` rows from its first
+        row, each row's scores from its block alone: the kernel models'
+        (``dual_coef_`` over support vectors)."""
+        return view.get("dual_coef_") is not None
+
+    # ----------------------------------------------------------- mixing
+    def mixing_refusal(self):
+        """Why iterative parameter mixing cannot average this model's state
+        (None when it can, with the parameters as they are)."""
+        return (f"{self.estimator_name}'s state is not a weight vector: a "
+                "weighted average of several runs' states is not a state of "
+                "the algorithm")
+
+    def mix_arrays(self, start, states, mu, counted):
+        """The mixed state: ``counted`` (the first shard's state with the
+        counters added up) with the model's arrays mixed
+        (:func:`~perceptrons.models._driver.mixing.mix_states`)."""
+        raise ValueError(self.mixing_refusal())
