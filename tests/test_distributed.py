@@ -29,6 +29,7 @@ from perceptrons import (MPU, PDM, PFM, ROMMA, Ballseptron,
                          SecondOrderPerceptron)
 from perceptrons.datasets import dump_svmlight
 from perceptrons.distributed import ParameterMixing
+from perceptrons.models.perceptron import Figure2
 from tests._states import assert_same_state
 
 from tests.reference import parameter_mixing
@@ -283,18 +284,23 @@ def test_shard_files_are_read_on_the_workers(client, tmp_path):
     assert_same_state(here.estimator_, there.estimator_)
 
 
-class _DiesOnce(Perceptron):
-    """A Perceptron whose shard 1 kills its worker process once, in the
-    middle of epoch 2 (a marker file says it has happened)."""
+class _DyingFigure2(Figure2):
+    """Figure 2, except that shard 1's pass kills its worker process once,
+    in the middle of epoch 2 (a marker file says it has happened)."""
 
-    def _shard_pass(self, call, y, order, **kw):
+    def run_epoch(self, call, targets, order):
         marker = os.environ.get("PERCEPTRONS_TEST_KILL_MARKER", "")
-        if (self.n_iter_ if hasattr(self, "n_iter_") else 0) == 1 \
-                and call.X.shape[0] == 150 and marker \
+        if call.state.n_iter == 1 and call.X.shape[0] == 150 and marker \
                 and not os.path.exists(marker):
             open(marker, "w").close()
             os.kill(os.getpid(), signal.SIGKILL)
-        return super()._shard_pass(call, y, order, **kw)
+        return super().run_epoch(call, targets, order)
+
+
+class _DiesOnce(Perceptron):
+    """A Perceptron whose shard 1 kills its worker once (_DyingFigure2)."""
+
+    _algorithm = _DyingFigure2
 
 
 def test_a_killed_worker_changes_nothing(tmp_path):

@@ -18,13 +18,13 @@ from .._loops.higher_order import p_norm_gradient
 from .._loops.mercer import KERNELS
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import linear_scores, refuse_underflow
-from ._base import BaseOnlinePerceptron
-from ._kernel import KernelMixin, linear_coef
+from ._driver import Algorithm, OnlineClassifier
+from ._kernel import KernelAlgorithm, KernelParams, linear_coef
 from ._state import FittedState, array, check_problems, scalar, sub
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._weights import DualWeights, WeightRows
 
-__all__ = ["ALMA", "ALMAState"]
+__all__ = ["ALMA", "ALMARule", "ALMAState"]
 
 #: Largest p: the p > 2 loop keeps |u_j|^p for |u_j| up to 10^(250/p), a
 #: headroom of 10^2.5 over the normalised θ at p = 100 (p = 2 ln d reaches
@@ -87,8 +87,266 @@ class ALMAState(FittedState):
             raise ValueError(f"{where}: the kernel form is ALMA_2 (p = 2)")
 
 
+
+@dataclasses.dataclass(eq=False)
+class ALMAWork:
+    """Per-call scratch of :class:`ALMARule`.
+
+    Attributes
+    ----------
+    params : tuple of float
+        ``(alpha, B, C)`` as the loops take them.
+    scores, scale : ndarray of shape (n_rows,)
+        The p = 2 loop's work space (``scale`` all ones between passes).
+    lazy : ndarray of shape (2, n_rows)
+        The p = 2 loop's lazy sum (:mod:`perceptrons._loops.alma`).
+    row_scale, bias_coord : ndarray of shape (n_loop_rows,)
+        Each row's normalisation and bias coordinate.
+    theta, z, summed : ndarray or None
+        p > 2: θ with its bias coordinate last, the loop's work space and
+        the running sum (None for p = 2).
+    """
+
+    params: tuple
+    scores: np.ndarray
+    scale: np.ndarray
+    lazy: np.ndarray
+    row_scale: np.ndarray = None
+    bias_coord: np.ndarray = None
+    theta: np.ndarray = None
+    z: np.ndarray = None
+    summed: np.ndarray = None
+
+
+class ALMARule(KernelAlgorithm, Algorithm):
+    """ALMA_p(α; B, C) as the driver runs it (the algorithm of
+    :class:`ALMA`)."""
+
+    state_type = ALMAState
+
+    def needs_row_sq_norms(self):
+        # Only k(x, x) reads them; the primal norms are p-norms.
+        return self.kernel is not None
+
+    def _resolve_rho(self, call):
+        """ρ of a fresh start: 0 without an intercept, else
+        ``intercept_scaling`` with "auto" resolved on the call's rows."""
+        if not self.fit_intercept:
+            return 0.0
+        if self.intercept_scaling != "auto":
+            return float(self.intercept_scaling)
+        if self.kernel is not None:
+            spec = self.kernel_spec(call.X.shape[1])
+            norms = np.sqrt(spec.checked_diag(call.sq_norms))
+        else:
+            norms = np.empty(call.X.shape[0])
+            augmented_p_norms(*call.loop_arrays, call.X.shape[0],
+                              float(self.p), 0.0, norms)
+        rho = float(np.mean(norms))
+        if not np.isfinite(rho):
+            raise ValueError("the average row norm (intercept_scaling="
+                             "'auto') overflows float64; scale the input")
+        return rho if rho > 0.0 else 1.0
+
+    def one_at_a_time_refusal(self):
+        if self.fit_intercept and self.intercept_scaling == "auto":
+            return ("intercept_scaling='auto' is the average norm of the "
+                    "training rows, which one example does not give: pass a "
+                    "value (e.g. the average norm of a sample of the "
+                    "stream), or start with partial_fit on a batch and go "
+                    "on with learn_one")
+        return None
+
+    def new_state(self, call, fitted):
+        X = call.X
+        n_classes = fitted["classes"].shape[0]
+        n_rows = 1 if n_classes == 2 else n_classes
+        if self.kernel is not None and self.p != 2:
+            raise ValueError(f"the kernel form is ALMA_2: kernel="
+                             f"{self.kernel!r} needs p=2 (got p={self.p})")
+        averaged = self.hypothesis == "averaged"
+        if self.kernel is None:
+            weights = WeightRows.zeros(n_rows, X.shape[1], summed=averaged)
+        else:
+            weights = DualWeights.empty(self.kernel_spec(X.shape[1]), n_rows,
+                                        X.shape[1], sp.issparse(X))
+        return ALMAState(**fitted, p=float(self.p),
+                         rho=self._resolve_rho(call),
+                         weights=weights, bias=np.zeros(n_rows),
+                         sq_norm=np.zeros(n_rows),
+                         corrections=np.zeros(n_rows, dtype=np.int64),
+                         averaged=averaged, bias_summed=np.zeros(n_rows))
+
+    def _call_params(self, state):
+        """``(alpha, B, C)`` as the loops take them (B None resolved), after
+        checking that p and the intercept are those the state was made
+        with."""
+        s = state
+        rho = s.rho
+        if self.fit_intercept and self.intercept_scaling != "auto":
+            rho = float(self.intercept_scaling)
+        if (self.hypothesis == "averaged") != s.averaged:
+            raise ValueError(
+                f"this model was trained with hypothesis="
+                f"{'averaged' if s.averaged else 'last'!r}; the running sum "
+                "of the averaged hypothesis starts with the first call: call "
+                "fit with warm_start=False to change it")
+        if (float(self.p) != s.p or bool(self.fit_intercept) != (s.rho > 0)
+                or rho != s.rho):
+            raise ValueError(
+                f"this model was trained with p={s.p} and a constant "
+                f"coordinate {s.rho} (fit_intercept, intercept_scaling); "
+                f"p={self.p}, fit_intercept={self.fit_intercept}, "
+                f"intercept_scaling={self.intercept_scaling!r} would change "
+                "the algorithm mid-run: call fit with warm_start=False")
+        alpha = float(self.alpha)
+        B = 1.0 / alpha if self.B is None else float(self.B)
+        return alpha, B, float(self.C)
+
+    def weights_refusal(self):
+        return None
+
+    def final_after_quiet_pass(self):
+        # No correction: w and k are unchanged, and so is every later pass;
+        # the average goes on counting.
+        return self.hypothesis == "last"
+
+    def mixing_refusal(self):
+        return ("ALMA's state is a normalised w with its correction count k "
+                "(which sets the margin target and the step): an average of "
+                "runs is not the state of a run")
+
+    # ----------------------------------------------------------- training
+    def begin_call(self, call):
+        s = call.state
+        n_rows = s.bias.shape[0]
+        work = call.work = ALMAWork(
+            params=self._call_params(s), scores=np.zeros(n_rows),
+            scale=np.ones(n_rows), lazy=np.zeros((2, n_rows)))
+        w = s.weights
+        refuse_underflow(call.loop_arrays[0], call.mean_sq_norm)
+        if isinstance(w, DualWeights):
+            call.keep_summed, call.keep_snapshot = s.averaged, False
+            w.begin_call(self.new_kernel_call, call, normalized=True)
+            kc = call.dual
+            # The normalised kernel of [φ(x), ρ]: k(x, z) + ρ² over the
+            # norms sqrt(k(x, x) + ρ²); the ρ² part is the bias coordinate.
+            norms = np.sqrt(w.kernel.diag(kc.sq_norms) + s.rho ** 2)
+            kc.norms[:] = norms
+            positive = norms > 0.0
+            work.row_scale = positive.astype(np.float64)
+            work.bias_coord = np.divide(s.rho, norms,
+                                        out=np.zeros_like(norms),
+                                        where=positive)
+            return
+        n = call.X.shape[0]
+        norms = np.empty(n)
+        augmented_p_norms(*call.loop_arrays, n, s.p, s.rho, norms)
+        if not np.isfinite(norms).all():
+            raise ValueError("the p-norms of some rows overflow float64; "
+                             "scale the input (e.g. StandardScaler)")
+        positive = norms > 0.0
+        work.row_scale = np.divide(1.0, norms, out=np.zeros(n),
+                                   where=positive)
+        work.bias_coord = s.rho * work.row_scale
+        if s.p != 2.0:
+            # θ with its bias coordinate last, and the loop's work space.
+            work.theta = np.hstack([w.current, s.bias[:, None]])
+            work.z = np.zeros_like(work.theta)
+            work.summed = (np.hstack([w.summed, s.bias_summed[:, None]])
+                           if s.averaged else np.zeros((n_rows, 0)))
+
+    def run_epoch(self, call, targets, order):
+        s, work = call.state, call.work
+        w = s.weights
+        if isinstance(w, WeightRows) and s.p != 2.0:
+            n_mistakes, n_updates = almap_epoch(
+                *call.loop_arrays, targets, order, call.weights,
+                work.row_scale, work.bias_coord, work.theta, work.z,
+                s.sq_norm, s.corrections, s.p, work.params, s.averaged,
+                work.summed)
+            d = w.current.shape[1]
+            w.current[:] = work.theta[:, :d]
+            s.bias[:] = work.theta[:, d]
+            if s.averaged:
+                w.summed[:] = work.summed[:, :d]
+                s.bias_summed[:] = work.summed[:, d]
+            return n_mistakes, n_updates
+        loop_targets, loop_order = w.padded(call, targets, order)
+        return alma2_epoch(w.store(call, order), loop_targets, loop_order,
+                           w.padded_weights(call), work.row_scale,
+                           work.bias_coord, s.bias, s.sq_norm,
+                           s.corrections, work.params, work.scores,
+                           work.scale, s.averaged, s.bias_summed, work.lazy)
+
+    def is_finite(self, call):
+        s = call.state
+        w = s.weights
+        summed = (call.dual.summed if isinstance(w, DualWeights)
+                  else w.summed)
+        return bool(w.is_finite(call) and np.isfinite(s.bias).all()
+                    and np.isfinite(summed).all()
+                    and np.isfinite(s.bias_summed).all())
+
+    def end_call(self, call, targets):
+        s = call.state
+        w = s.weights
+        if isinstance(w, WeightRows):
+            return s
+        return s.replace(weights=w.end_call(call, w.nonzero_slots(call)))
+
+    # ----------------------------------------------------------- results
+    @staticmethod
+    def hypothesis_of(state):
+        """``(w over the features, b)`` of each problem, the final
+        hypothesis: the average of the steps' hypotheses, or the last w
+        (θ itself for p = 2, ``f⁻¹(θ)`` of the augmented θ otherwise)."""
+        s = state
+        w = s.weights
+        if s.averaged:
+            return w.summed / s.t, s.bias_summed / s.t
+        theta = w.current
+        if s.p == 2.0:
+            return theta.copy(), s.bias.copy()
+        full = np.hstack([theta, s.bias[:, None]])
+        out = np.zeros_like(full)
+        for r in range(full.shape[0]):
+            p_norm_gradient(full[r], s.p, out[r])
+        return out[:, :-1], out[:, -1]
+
+    def public(self, state):
+        s = state
+        w = s.weights
+        public = {"n_corrections_per_problem_": s.corrections,
+                  "intercept_scaling_": s.rho}
+        coef, b = self.hypothesis_of(s)
+        public["intercept_"] = b * s.rho
+        if isinstance(w, WeightRows):
+            public["coef_"] = coef
+            return public
+        # Coefficients over the un-normalised φ(x_j): c_j / ‖[φ(x_j), ρ]‖.
+        norms = np.sqrt(w.kernel.diag(w.pool.sq_norms()) + s.rho ** 2)
+        dual = np.divide(coef, norms, out=np.zeros_like(coef),
+                         where=norms > 0)
+        public.update(support_=w.pool.index.copy(),
+                      support_vectors_=w.pool.X, dual_coef_=dual,
+                      gamma_=w.kernel.gamma)
+        if w.kernel.name == "linear":
+            public["coef_"] = linear_coef(dual, w.pool.X)
+        return public
+
+    def decision(self, state, view, X):
+        w = state.weights
+        if isinstance(w, WeightRows):
+            scores = linear_scores(X, view["coef_"])
+        else:
+            scores = w.kernel.scores(X, w.pool.X, view["dual_coef_"],
+                                     w.pool.sq_norms())
+        return scores + view["intercept_"]
+
+
 @with_stopping_docs
-class ALMA(KernelMixin, BaseOnlinePerceptron):
+class ALMA(KernelParams, OnlineClassifier):
     r"""Approximate Large Margin Algorithm ALMA_p(α; B, C) of Gentile [1]_.
 
     An online algorithm that approximates the maximal p-norm margin
@@ -354,7 +612,7 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
     """
 
     _parameter_constraints = {
-        **BaseOnlinePerceptron._parameter_constraints,
+        **OnlineClassifier._parameter_constraints,
         **STOPPING_CONSTRAINTS,
         "p": [Interval(Real, 2, _MAX_P, closed="both")],
         "alpha": [Interval(Real, 0, 1, closed="right")],
@@ -365,10 +623,10 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
         "intercept_scaling": [Interval(Real, 0, None, closed="neither"),
                               StrOptions({"auto"})],
         "kernel": [StrOptions(set(KERNELS)), None],
-        **KernelMixin.KERNEL_CONSTRAINTS,
+        **KernelParams.KERNEL_CONSTRAINTS,
     }
 
-    _state_type = ALMAState
+    _algorithm = ALMARule
 
     @classmethod
     def _test_params(cls):
@@ -406,223 +664,3 @@ class ALMA(KernelMixin, BaseOnlinePerceptron):
                          random_state=random_state,
                          class_weight=class_weight, warm_start=warm_start,
                          n_jobs=n_jobs)
-
-    # ----------------------------------------------------------- state
-    def _needs_row_sq_norms(self):
-        # Only k(x, x) reads them; the primal norms are p-norms.
-        return self.kernel is not None
-
-    def _resolve_rho(self, call):
-        """ρ of a fresh start: 0 without an intercept, else
-        ``intercept_scaling`` with "auto" resolved on the call's rows."""
-        if not self.fit_intercept:
-            return 0.0
-        if self.intercept_scaling != "auto":
-            return float(self.intercept_scaling)
-        if self.kernel is not None:
-            spec = self._kernel_spec(call.X.shape[1])
-            norms = np.sqrt(spec.checked_diag(call.sq_norms))
-        else:
-            norms = np.empty(call.X.shape[0])
-            augmented_p_norms(*call.loop_arrays, call.X.shape[0],
-                              float(self.p), 0.0, norms)
-        rho = float(np.mean(norms))
-        if not np.isfinite(rho):
-            raise ValueError("the average row norm (intercept_scaling="
-                             "'auto') overflows float64; scale the input")
-        return rho if rho > 0.0 else 1.0
-
-    def _one_at_a_time_refusal(self):
-        if self.fit_intercept and self.intercept_scaling == "auto":
-            return ("intercept_scaling='auto' is the average norm of the "
-                    "training rows, which one example does not give: pass a "
-                    "value (e.g. the average norm of a sample of the "
-                    "stream), or start with partial_fit on a batch and go "
-                    "on with learn_one")
-        return None
-
-    def _new_state(self, call, fitted):
-        X = call.X
-        n_classes = fitted["classes"].shape[0]
-        n_rows = 1 if n_classes == 2 else n_classes
-        if self.kernel is not None and self.p != 2:
-            raise ValueError(f"the kernel form is ALMA_2: kernel="
-                             f"{self.kernel!r} needs p=2 (got p={self.p})")
-        averaged = self.hypothesis == "averaged"
-        if self.kernel is None:
-            weights = WeightRows.zeros(n_rows, X.shape[1], summed=averaged)
-        else:
-            weights = DualWeights.empty(self._kernel_spec(X.shape[1]), n_rows,
-                                        X.shape[1], sp.issparse(X))
-        return ALMAState(**fitted, p=float(self.p),
-                         rho=self._resolve_rho(call),
-                         weights=weights, bias=np.zeros(n_rows),
-                         sq_norm=np.zeros(n_rows),
-                         corrections=np.zeros(n_rows, dtype=np.int64),
-                         averaged=averaged, bias_summed=np.zeros(n_rows))
-
-    def _call_params(self):
-        """``(alpha, B, C)`` as the loops take them (B None resolved), after
-        checking that p and the intercept are those the state was made
-        with."""
-        s = self.state_
-        rho = s.rho
-        if self.fit_intercept and self.intercept_scaling != "auto":
-            rho = float(self.intercept_scaling)
-        if (self.hypothesis == "averaged") != s.averaged:
-            raise ValueError(
-                f"this model was trained with hypothesis="
-                f"{'averaged' if s.averaged else 'last'!r}; the running sum "
-                "of the averaged hypothesis starts with the first call: call "
-                "fit with warm_start=False to change it")
-        if (float(self.p) != s.p or bool(self.fit_intercept) != (s.rho > 0)
-                or rho != s.rho):
-            raise ValueError(
-                f"this model was trained with p={s.p} and a constant "
-                f"coordinate {s.rho} (fit_intercept, intercept_scaling); "
-                f"p={self.p}, fit_intercept={self.fit_intercept}, "
-                f"intercept_scaling={self.intercept_scaling!r} would change "
-                "the algorithm mid-run: call fit with warm_start=False")
-        alpha = float(self.alpha)
-        B = 1.0 / alpha if self.B is None else float(self.B)
-        return alpha, B, float(self.C)
-
-    def _weights_refusal(self):
-        return None
-
-    def _final_after_quiet_pass(self):
-        # No correction: w and k are unchanged, and so is every later pass;
-        # the average goes on counting.
-        return self.hypothesis == "last"
-
-    def _mixing_refusal(self):
-        return ("ALMA's state is a normalised w with its correction count k "
-                "(which sets the margin target and the step): an average of "
-                "runs is not the state of a run")
-
-    # ----------------------------------------------------------- training
-    def _begin_call(self, call):
-        s = self.state_
-        call.params = self._call_params()
-        n_rows = s.bias.shape[0]
-        call.scores = np.zeros(n_rows)
-        call.scale = np.ones(n_rows)
-        call.lazy = np.zeros((2, n_rows))
-        w = s.weights
-        refuse_underflow(call.loop_arrays[0], call.mean_sq_norm)
-        if isinstance(w, DualWeights):
-            call.keep_summed, call.keep_snapshot = s.averaged, False
-            w.begin_call(self._new_kernel_call, call, normalized=True)
-            kc = call.dual
-            # The normalised kernel of [φ(x), ρ]: k(x, z) + ρ² over the
-            # norms sqrt(k(x, x) + ρ²); the ρ² part is the bias coordinate.
-            norms = np.sqrt(w.kernel.diag(kc.sq_norms) + s.rho ** 2)
-            kc.norms[:] = norms
-            positive = norms > 0.0
-            call.row_scale = positive.astype(np.float64)
-            call.bias_coord = np.divide(s.rho, norms, out=np.zeros_like(norms),
-                                        where=positive)
-            return
-        n = call.X.shape[0]
-        norms = np.empty(n)
-        augmented_p_norms(*call.loop_arrays, n, s.p, s.rho, norms)
-        if not np.isfinite(norms).all():
-            raise ValueError("the p-norms of some rows overflow float64; "
-                             "scale the input (e.g. StandardScaler)")
-        positive = norms > 0.0
-        call.row_scale = np.divide(1.0, norms, out=np.zeros(n),
-                                   where=positive)
-        call.bias_coord = s.rho * call.row_scale
-        if s.p != 2.0:
-            # θ with its bias coordinate last, and the loop's work space.
-            call.theta = np.hstack([w.current, s.bias[:, None]])
-            call.z = np.zeros_like(call.theta)
-            call.summed = (np.hstack([w.summed, s.bias_summed[:, None]])
-                           if s.averaged else np.zeros((n_rows, 0)))
-
-    def _run_epoch(self, call, targets, order):
-        s = self.state_
-        w = s.weights
-        if isinstance(w, WeightRows) and s.p != 2.0:
-            n_mistakes, n_updates = almap_epoch(
-                *call.loop_arrays, targets, order, call.weights,
-                call.row_scale, call.bias_coord, call.theta, call.z,
-                s.sq_norm, s.corrections, s.p, call.params, s.averaged,
-                call.summed)
-            d = w.current.shape[1]
-            w.current[:] = call.theta[:, :d]
-            s.bias[:] = call.theta[:, d]
-            if s.averaged:
-                w.summed[:] = call.summed[:, :d]
-                s.bias_summed[:] = call.summed[:, d]
-            return n_mistakes, n_updates
-        loop_targets, loop_order = w.padded(call, targets, order)
-        return alma2_epoch(w.store(call, order), loop_targets, loop_order,
-                           w.padded_weights(call), call.row_scale,
-                           call.bias_coord, s.bias, s.sq_norm,
-                           s.corrections, call.params, call.scores,
-                           call.scale, s.averaged, s.bias_summed, call.lazy)
-
-    def _state_is_finite(self, call):
-        s = self.state_
-        w = s.weights
-        summed = (call.dual.summed if isinstance(w, DualWeights)
-                  else w.summed)
-        return bool(w.is_finite(call) and np.isfinite(s.bias).all()
-                    and np.isfinite(summed).all()
-                    and np.isfinite(s.bias_summed).all())
-
-    def _end_call(self, call, targets):
-        s = self.state_
-        w = s.weights
-        if isinstance(w, WeightRows):
-            return s
-        return s.replace(weights=w.end_call(call, w.nonzero_slots(call)))
-
-    # ----------------------------------------------------------- results
-    def _hypothesis(self):
-        """``(w over the features, b)`` of each problem, the final
-        hypothesis: the average of the steps' hypotheses, or the last w
-        (θ itself for p = 2, ``f⁻¹(θ)`` of the augmented θ otherwise)."""
-        s = self.state_
-        w = s.weights
-        if s.averaged:
-            return w.summed / s.t, s.bias_summed / s.t
-        theta = w.current
-        if s.p == 2.0:
-            return theta.copy(), s.bias.copy()
-        full = np.hstack([theta, s.bias[:, None]])
-        out = np.zeros_like(full)
-        for r in range(full.shape[0]):
-            p_norm_gradient(full[r], s.p, out[r])
-        return out[:, :-1], out[:, -1]
-
-    def _public_model(self):
-        s = self.state_
-        w = s.weights
-        public = {"n_corrections_per_problem_": s.corrections,
-                  "intercept_scaling_": s.rho}
-        coef, b = self._hypothesis()
-        public["intercept_"] = b * s.rho
-        if isinstance(w, WeightRows):
-            public["coef_"] = coef
-            return public
-        # Coefficients over the un-normalised φ(x_j): c_j / ‖[φ(x_j), ρ]‖.
-        norms = np.sqrt(w.kernel.diag(w.pool.sq_norms()) + s.rho ** 2)
-        dual = np.divide(coef, norms, out=np.zeros_like(coef),
-                         where=norms > 0)
-        public.update(support_=w.pool.index.copy(),
-                      support_vectors_=w.pool.X, dual_coef_=dual,
-                      gamma_=w.kernel.gamma)
-        if w.kernel.name == "linear":
-            public["coef_"] = linear_coef(dual, w.pool.X)
-        return public
-
-    def _decision(self, X):
-        w = self.state_.weights
-        if isinstance(w, WeightRows):
-            scores = linear_scores(X, self.coef_)
-        else:
-            scores = w.kernel.scores(X, w.pool.X, self.dual_coef_,
-                                     w.pool.sq_norms())
-        return scores + self.intercept_

@@ -15,14 +15,15 @@ import numpy as np
 from .._loops.ballseptron import ballseptron_epoch, ballseptron_prototype_epoch
 from .._loops.mercer import KERNELS
 from ..utils._param_validation import Interval, StrOptions
-from ._averaged import LastOrAveragedMixin
-from ._base import BaseOnlinePerceptron, mix, pooled_sum
-from ._kernel import KernelMixin
+from ._averaged import LastOrAveragedRows
+from ._driver import Algorithm, OnlineClassifier
+from ._driver.mixing import mix, pooled_sum
+from ._kernel import KernelAlgorithm, KernelParams
 from ._state import FittedState, appended, array, scalar, sub
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._weights import DualWeights, WeightRows
 
-__all__ = ["Ballseptron", "BallseptronState"]
+__all__ = ["Ballseptron", "BallseptronRule", "BallseptronState"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,8 +77,149 @@ class BallseptronState(FittedState):
             raise ValueError(f"{where}.gram is kept by the dual form only")
 
 
+
+@dataclasses.dataclass(eq=False)
+class BallseptronWork:
+    """Per-call scratch of :class:`BallseptronRule`.
+
+    Attributes
+    ----------
+    margin_errors : list of int
+        Each pass's margin errors.
+    scores, wx : ndarray of shape (n_rows,)
+        The loops' work space (scores and ``w^k·x̂`` per class).
+    gram : ndarray of shape (n_rows, n_rows)
+        ``‖w‖²`` or the prototypes' Gram matrix (the dual form's is the
+        state's, carried to the next call).
+    """
+
+    margin_errors: list
+    scores: np.ndarray
+    wx: np.ndarray
+    gram: np.ndarray
+
+
+class BallseptronRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
+    """The Ballseptron's Figure 2 and Sec. 4 as the driver runs them (the
+    algorithm of :class:`Ballseptron`)."""
+
+    state_type = BallseptronState
+    mixed_totals = Algorithm.mixed_totals + ("n_margin_errors",)
+    mixed_per_epoch = Algorithm.mixed_per_epoch + (
+        "margin_errors_per_epoch",)
+
+    def needs_row_sq_norms(self):
+        # ‖x‖² enters only the margin bookkeeping (‖w‖², the Gram matrix),
+        # and every kernel value k(x, x).
+        return self.kernel is not None or self.radius > 0
+
+    def weights_refusal(self):
+        # Every row's update is scaled by its weight (class notes).
+        return None
+
+    def new_state(self, call, fitted):
+        X = call.X
+        n_classes = fitted["classes"].shape[0]
+        multiclass = n_classes > 2
+        n_rows = n_classes if multiclass else 1
+        weights = self.new_weights(X, n_rows)
+        return BallseptronState(
+            **fitted, multiclass=multiclass,
+            averaged=self.hypothesis == "averaged",
+            n_margin_errors=0,
+            margin_errors_per_epoch=np.zeros(0, dtype=np.int64),
+            weights=weights,
+            gram=None if self.kernel is None else np.zeros((n_rows, n_rows)),
+            gram_tracked=None)
+
+    def set_initial(self, state, coef, intercept):
+        """``coef_init`` starts w (the prototypes); Figure 2 has no bias
+        term, so ``intercept_init`` must be zero."""
+        rows = self.initial_rows(state)
+        if intercept is not None and np.any(intercept != 0.0):
+            raise ValueError("intercept_init must be zero: the Ballseptron "
+                             "has no bias term (intercept_ is always 0; "
+                             "append a constant feature to X to learn one)")
+        if coef is not None:
+            rows.current[:] = coef
+
+    def begin_call(self, call):
+        s = self.begin_rows_call(call)
+        n_rows = s.weights.current.shape[0]
+        # Work space of the multiclass loops: scores and w^k·x̂ per class;
+        # the primal loops' Gram matrix (recomputed at every pass start).
+        call.work = BallseptronWork(
+            margin_errors=[], scores=np.zeros(n_rows), wx=np.zeros(n_rows),
+            gram=s.gram if s.gram is not None else np.zeros((n_rows, n_rows)))
+
+    def run_epoch(self, call, targets, order):
+        s, work = call.state, call.work
+        exact = True
+        if isinstance(s.weights, DualWeights):
+            # The exact norms cost O(n_support²) kernel values: a
+            # partial_fit call shorter than the support continues from the
+            # norms the previous call left (the same coefficients and
+            # radius).
+            tracked = float(self.radius) > 0
+            exact = (order.shape[0] >= call.dual.n_pool
+                     or s.gram_tracked != tracked)
+            s = call.state = s.replace(gram_tracked=tracked)
+        loop_targets, loop_order = s.weights.padded(call, targets, order)
+        head = (s.weights.store(call, order), loop_targets, loop_order,
+                s.weights.padded_weights(call), float(self.radius),
+                work.scores, work.gram, exact)
+        if s.multiclass:
+            n_mistakes, n_margin_errors = ballseptron_prototype_epoch(
+                *head, work.wx, call.keep_summed)
+        else:
+            n_mistakes, n_margin_errors = ballseptron_epoch(
+                *head, call.keep_summed)
+        work.margin_errors.append(n_margin_errors)
+        return n_mistakes, n_mistakes + n_margin_errors
+
+    def is_finite(self, call):
+        return self.rows_are_finite(call)
+
+    def end_call(self, call, targets):
+        s = call.state
+        margin_errors = np.asarray(call.work.margin_errors, dtype=np.int64)
+        s = s.replace(
+            n_margin_errors=s.n_margin_errors + int(margin_errors.sum()),
+            margin_errors_per_epoch=appended(s.margin_errors_per_epoch,
+                                             margin_errors))
+        # Averaged, a row may have left w (a zero scale) and still be in
+        # the average: it keeps its coefficient.
+        return self.rows_after_call(s, call)
+
+    def public(self, state):
+        s = state
+        w = s.weights
+        n_rows = w.current.shape[0]
+        weights = w.summed / s.t if s.averaged else w.current.copy()
+        return {"intercept_": np.zeros(n_rows),
+                "n_margin_errors_": s.n_margin_errors,
+                "margin_errors_per_epoch_": s.margin_errors_per_epoch,
+                **self.public_rows(s, weights)}
+
+    def mix_arrays(self, start, states, mu, counted):
+        """w mixed by μ; the averaged hypothesis from the pooled sum of
+        every hypothesis any shard visited (see ``ParameterMixing``)."""
+        w = counted.weights
+        summed = w.summed
+        if summed.shape[1]:
+            summed = pooled_sum(
+                start.weights.summed if start is not None else None,
+                [s.weights.summed for s in states])
+        return counted.replace(weights=w.replace(
+            current=mix([s.weights.current for s in states], mu),
+            summed=summed))
+
+    def decision(self, state, view, X):
+        return self.rows_decision(state, view, X)
+
+
 @with_stopping_docs
-class Ballseptron(LastOrAveragedMixin, KernelMixin, BaseOnlinePerceptron):
+class Ballseptron(KernelParams, OnlineClassifier):
     r"""Perceptron that also updates on margin errors, with a ball of radius r.
 
     The Ballseptron of Shalev-Shwartz & Singer [1]_. Besides the
@@ -375,15 +517,15 @@ class Ballseptron(LastOrAveragedMixin, KernelMixin, BaseOnlinePerceptron):
     """
 
     _parameter_constraints = {
-        **BaseOnlinePerceptron._parameter_constraints,
+        **OnlineClassifier._parameter_constraints,
         **STOPPING_CONSTRAINTS,
         "radius": [Interval(Real, 0, None, closed="left")],
         "hypothesis": [StrOptions({"last", "averaged"})],
         "kernel": [StrOptions(set(KERNELS)), None],
-        **KernelMixin.KERNEL_CONSTRAINTS,
+        **KernelParams.KERNEL_CONSTRAINTS,
     }
 
-    _state_type = BallseptronState
+    _algorithm = BallseptronRule
 
     @classmethod
     def _test_params(cls):
@@ -436,121 +578,3 @@ class Ballseptron(LastOrAveragedMixin, KernelMixin, BaseOnlinePerceptron):
                     "averaged hypothesis at r = 1."),
             }
         return expected
-
-    # ----------------------------------------------------------- state
-    def _needs_row_sq_norms(self):
-        # ‖x‖² enters only the margin bookkeeping (‖w‖², the Gram matrix),
-        # and every kernel value k(x, x).
-        return self.kernel is not None or self.radius > 0
-
-    def _new_state(self, call, fitted):
-        X = call.X
-        n_classes = fitted["classes"].shape[0]
-        multiclass = n_classes > 2
-        n_rows = n_classes if multiclass else 1
-        weights = self._new_weights(X, n_rows)
-        return BallseptronState(
-            **fitted, multiclass=multiclass,
-            averaged=self.hypothesis == "averaged",
-            n_margin_errors=0,
-            margin_errors_per_epoch=np.zeros(0, dtype=np.int64),
-            weights=weights,
-            gram=None if self.kernel is None else np.zeros((n_rows, n_rows)),
-            gram_tracked=None)
-
-    def _set_initial(self, coef, intercept):
-        """``coef_init`` starts w (the prototypes); Figure 2 has no bias
-        term, so ``intercept_init`` must be zero."""
-        rows = self._initial_rows()
-        if intercept is not None and np.any(intercept != 0.0):
-            raise ValueError("intercept_init must be zero: the Ballseptron "
-                             "has no bias term (intercept_ is always 0; "
-                             "append a constant feature to X to learn one)")
-        if coef is not None:
-            rows.current[:] = coef
-
-    def _weights_refusal(self):
-        # Every row's update is scaled by its weight (class notes).
-        return None
-
-    def _begin_call(self, call):
-        s = self._begin_rows_call(call)
-        n_rows = s.weights.current.shape[0]
-        call.margin_errors = []
-        # Work space of the multiclass loops: scores and w^k·x̂ per class;
-        # the primal loops' Gram matrix (recomputed at every pass start).
-        call.scores = np.zeros(n_rows)
-        call.wx = np.zeros(n_rows)
-        call.gram = s.gram if s.gram is not None else np.zeros(
-            (n_rows, n_rows))
-
-    def _run_epoch(self, call, targets, order):
-        s = self.state_
-        exact = True
-        if isinstance(s.weights, DualWeights):
-            # The exact norms cost O(n_support²) kernel values: a
-            # partial_fit call shorter than the support continues from the
-            # norms the previous call left (the same coefficients and
-            # radius).
-            tracked = float(self.radius) > 0
-            exact = (order.shape[0] >= call.dual.n_pool
-                     or s.gram_tracked != tracked)
-            s = self.state_ = s.replace(gram_tracked=tracked)
-        loop_targets, loop_order = s.weights.padded(call, targets, order)
-        head = (s.weights.store(call, order), loop_targets, loop_order,
-                s.weights.padded_weights(call), float(self.radius),
-                call.scores, call.gram, exact)
-        if s.multiclass:
-            n_mistakes, n_margin_errors = ballseptron_prototype_epoch(
-                *head, call.wx, call.averaged)
-        else:
-            n_mistakes, n_margin_errors = ballseptron_epoch(
-                *head, call.averaged)
-        call.margin_errors.append(n_margin_errors)
-        return n_mistakes, n_mistakes + n_margin_errors
-
-    def _state_is_finite(self, call):
-        return self._rows_are_finite(call)
-
-    def _end_call(self, call, targets):
-        s = self.state_
-        margin_errors = np.asarray(call.margin_errors, dtype=np.int64)
-        s = s.replace(
-            n_margin_errors=s.n_margin_errors + int(margin_errors.sum()),
-            margin_errors_per_epoch=appended(s.margin_errors_per_epoch,
-                                             margin_errors))
-        # Averaged, a row may have left w (a zero scale) and still be in
-        # the average: it keeps its coefficient.
-        return self._rows_after_call(s, call)
-
-    def _public_model(self):
-        s = self.state_
-        w = s.weights
-        n_rows = w.current.shape[0]
-        weights = w.summed / s.t if s.averaged else w.current.copy()
-        return {"intercept_": np.zeros(n_rows),
-                "n_margin_errors_": s.n_margin_errors,
-                "margin_errors_per_epoch_": s.margin_errors_per_epoch,
-                **self._public_rows(weights)}
-
-    # ----------------------------------------------------------- mixing
-    _mixed_totals = BaseOnlinePerceptron._mixed_totals + ("n_margin_errors",)
-    _mixed_per_epoch = BaseOnlinePerceptron._mixed_per_epoch + (
-        "margin_errors_per_epoch",)
-
-    def _mix_arrays(self, start, states, mu, counted):
-        """w mixed by μ; the averaged hypothesis from the pooled sum of
-        every hypothesis any shard visited (see ``ParameterMixing``)."""
-        w = counted.weights
-        summed = w.summed
-        if summed.shape[1]:
-            summed = pooled_sum(
-                start.weights.summed if start is not None else None,
-                [s.weights.summed for s in states])
-        return counted.replace(weights=w.replace(
-            current=mix([s.weights.current for s in states], mu),
-            summed=summed))
-
-    # ----------------------------------------------------------- prediction
-    def _decision(self, X):
-        return self._rows_decision(X)

@@ -19,14 +19,16 @@ import numpy as np
 from .._loops.mercer import KERNELS
 from .._loops.passive_aggressive import RULES, pa_epoch, pa_prototype_epoch
 from ..utils._param_validation import Interval, StrOptions
-from ._averaged import LastOrAveragedMixin
-from ._base import BaseOnlinePerceptron, mixed_rows_and_offset
-from ._kernel import KernelMixin
+from ._averaged import LastOrAveragedRows
+from ._driver import Algorithm, OnlineClassifier
+from ._driver.mixing import mixed_rows_and_offset
+from ._kernel import KernelAlgorithm, KernelParams
 from ._state import FittedState, array, scalar, sub
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._weights import DualWeights, WeightRows
 
-__all__ = ["PassiveAggressive", "PassiveAggressiveState"]
+__all__ = ["PassiveAggressive", "PassiveAggressiveRule",
+           "PassiveAggressiveState"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,9 +82,131 @@ class PassiveAggressiveState(FittedState):
                              "algorithm, not prototypes")
 
 
+
+@dataclasses.dataclass(eq=False)
+class PassiveAggressiveWork:
+    """Per-call scratch of :class:`PassiveAggressiveRule`.
+
+    Attributes
+    ----------
+    scores : ndarray of shape (n_rows,)
+        The loops' work space.
+    rule : PARule, PA1Rule or PA2Rule
+        The variant's step size (:mod:`perceptrons._loops.passive_aggressive`).
+    """
+
+    scores: np.ndarray
+    rule: tuple
+
+
+class PassiveAggressiveRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
+    """PA, PA-I and PA-II as the driver runs them (the algorithm of
+    :class:`PassiveAggressive`)."""
+
+    state_type = PassiveAggressiveState
+
+    def new_state(self, call, fitted):
+        X = call.X
+        n_classes = fitted["classes"].shape[0]
+        n_rows = 1 if n_classes == 2 else n_classes
+        return PassiveAggressiveState(
+            **fitted, prototype=self.multiclass == "prototype" and n_rows > 1,
+            averaged=self.hypothesis == "averaged",
+            intercept=np.zeros(n_rows), intercept_acc=np.zeros(n_rows),
+            n_updates_per_problem=np.zeros(n_rows, dtype=np.int64),
+            weights=self.new_weights(X, n_rows))
+
+    def set_initial(self, state, coef, intercept):
+        rows = self.initial_rows(state)
+        if coef is not None:
+            rows.current[:] = coef
+        if intercept is not None:
+            state.intercept[:] = intercept
+
+    def weights_refusal(self):
+        # A row's weight scales its C (class notes); PA has no C to scale.
+        if self.variant != "PA":
+            return None
+        return ("variant='PA' takes no sample weights other than 0 and 1 "
+                "(nor class_weight): its update meets the hard constraint "
+                "of Eq. (2), which a weight cannot change; use 'PA-I' or "
+                "'PA-II', where a row's weight scales its aggressiveness C")
+
+    # ----------------------------------------------------------- training
+    def without_running_sums(self, state):
+        return super().without_running_sums(state).replace(
+            intercept_acc=np.zeros_like(state.intercept))
+
+    def begin_call(self, call):
+        s = self.begin_rows_call(call)
+        call.work = PassiveAggressiveWork(
+            scores=np.zeros(s.intercept.shape[0]),
+            rule=RULES[self.variant](float(self.C), bool(self.fit_intercept)))
+        if s.prototype != (self.multiclass == "prototype"
+                           and s.intercept.shape[0] > 1):
+            raise ValueError(
+                f"multiclass={self.multiclass!r}, but the model was trained "
+                f"with multiclass={'prototype' if s.prototype else 'ovr'!r}: "
+                "its rows are of the other rule; call fit (or start "
+                "partial_fit afresh)")
+
+    def run_epoch(self, call, targets, order):
+        s, work = call.state, call.work
+        before = int(s.n_updates_per_problem.sum())
+        loop_targets, loop_order = s.weights.padded(call, targets, order)
+        loop = pa_prototype_epoch if s.prototype else pa_epoch
+        n_mistakes = loop(
+            s.weights.store(call, order), loop_targets, loop_order,
+            s.weights.padded_weights(call), work.rule, s.intercept,
+            s.intercept_acc, call.t, call.keep_summed, work.scores,
+            s.n_updates_per_problem)
+        return n_mistakes, int(s.n_updates_per_problem.sum()) - before
+
+    def is_finite(self, call):
+        s = call.state
+        return (self.rows_are_finite(call)
+                and bool(np.isfinite(s.intercept).all())
+                and bool(np.isfinite(s.intercept_acc).all()))
+
+    def end_call(self, call, targets):
+        # Kernel form: the rows with a non-zero coefficient in w or in its
+        # accumulator stay support vectors.
+        return self.rows_after_call(call.state, call)
+
+    # ----------------------------------------------------------- results
+    @staticmethod
+    def final_hypothesis(state):
+        """Weights (by feature or support slot) and intercepts of the
+        returned hypothesis, new arrays."""
+        s = state
+        w = s.weights
+        if s.averaged:
+            # Σ_t w_t / T = w_T - Σ_s (s-1) Δ_s / T (loop notes).
+            return (w.current - w.summed / s.t,
+                    s.intercept - s.intercept_acc / s.t)
+        return w.current.copy(), s.intercept.copy()
+
+    def public(self, state):
+        weights, intercept = self.final_hypothesis(state)
+        return {"intercept_": intercept,
+                "n_updates_per_problem_": state.n_updates_per_problem,
+                **self.public_rows(state, weights)}
+
+    # ----------------------------------------------------------- mixing
+    def mix_arrays(self, start, states, mu, counted):
+        """w and b mixed by μ; the averaged hypothesis from the pooled sum
+        of every hypothesis any shard visited (see ``ParameterMixing``)."""
+        return counted.replace(**mixed_rows_and_offset(
+            start, states, mu, counted, counted.averaged, "intercept",
+            "intercept_acc"))
+
+    # ----------------------------------------------------------- prediction
+    def decision(self, state, view, X):
+        return self.rows_decision(state, view, X) + view["intercept_"]
+
+
 @with_stopping_docs
-class PassiveAggressive(LastOrAveragedMixin, KernelMixin,
-                        BaseOnlinePerceptron):
+class PassiveAggressive(KernelParams, OnlineClassifier):
     r"""Passive-Aggressive classifier: PA, PA-I and PA-II.
 
     The online algorithms of Crammer, Dekel, Keshet, Shalev-Shwartz &
@@ -354,7 +478,7 @@ class PassiveAggressive(LastOrAveragedMixin, KernelMixin,
     """
 
     _parameter_constraints = {
-        **BaseOnlinePerceptron._parameter_constraints,
+        **OnlineClassifier._parameter_constraints,
         **STOPPING_CONSTRAINTS,
         "variant": [StrOptions(set(RULES))],
         "C": [Interval(Real, 0, None, closed="neither")],
@@ -362,10 +486,10 @@ class PassiveAggressive(LastOrAveragedMixin, KernelMixin,
         "hypothesis": [StrOptions({"last", "averaged"})],
         "multiclass": [StrOptions({"ovr", "prototype"})],
         "kernel": [StrOptions(set(KERNELS)), None],
-        **KernelMixin.KERNEL_CONSTRAINTS,
+        **KernelParams.KERNEL_CONSTRAINTS,
     }
 
-    _state_type = PassiveAggressiveState
+    _algorithm = PassiveAggressiveRule
 
     @classmethod
     def _test_params(cls):
@@ -406,103 +530,3 @@ class PassiveAggressive(LastOrAveragedMixin, KernelMixin,
                          random_state=random_state,
                          class_weight=class_weight, warm_start=warm_start,
                          n_jobs=n_jobs)
-
-    # ----------------------------------------------------------- state
-    def _new_state(self, call, fitted):
-        X = call.X
-        n_classes = fitted["classes"].shape[0]
-        n_rows = 1 if n_classes == 2 else n_classes
-        return PassiveAggressiveState(
-            **fitted, prototype=self.multiclass == "prototype" and n_rows > 1,
-            averaged=self.hypothesis == "averaged",
-            intercept=np.zeros(n_rows), intercept_acc=np.zeros(n_rows),
-            n_updates_per_problem=np.zeros(n_rows, dtype=np.int64),
-            weights=self._new_weights(X, n_rows))
-
-    def _set_initial(self, coef, intercept):
-        rows = self._initial_rows()
-        if coef is not None:
-            rows.current[:] = coef
-        if intercept is not None:
-            self.state_.intercept[:] = intercept
-
-    def _weights_refusal(self):
-        # A row's weight scales its C (class notes); PA has no C to scale.
-        if self.variant != "PA":
-            return None
-        return ("variant='PA' takes no sample weights other than 0 and 1 "
-                "(nor class_weight): its update meets the hard constraint "
-                "of Eq. (2), which a weight cannot change; use 'PA-I' or "
-                "'PA-II', where a row's weight scales its aggressiveness C")
-
-    # ----------------------------------------------------------- training
-    def _without_running_sums(self, state):
-        return super()._without_running_sums(state).replace(
-            intercept_acc=np.zeros_like(state.intercept))
-
-    def _begin_call(self, call):
-        s = self._begin_rows_call(call)
-        call.scores = np.zeros(s.intercept.shape[0])
-        call.rule = RULES[self.variant](float(self.C),
-                                        bool(self.fit_intercept))
-        if s.prototype != (self.multiclass == "prototype"
-                           and s.intercept.shape[0] > 1):
-            raise ValueError(
-                f"multiclass={self.multiclass!r}, but the model was trained "
-                f"with multiclass={'prototype' if s.prototype else 'ovr'!r}: "
-                "its rows are of the other rule; call fit (or start "
-                "partial_fit afresh)")
-
-    def _run_epoch(self, call, targets, order):
-        s = self.state_
-        before = int(s.n_updates_per_problem.sum())
-        loop_targets, loop_order = s.weights.padded(call, targets, order)
-        loop = pa_prototype_epoch if s.prototype else pa_epoch
-        n_mistakes = loop(
-            s.weights.store(call, order), loop_targets, loop_order,
-            s.weights.padded_weights(call), call.rule, s.intercept,
-            s.intercept_acc, call.t, call.averaged, call.scores,
-            s.n_updates_per_problem)
-        return n_mistakes, int(s.n_updates_per_problem.sum()) - before
-
-    def _state_is_finite(self, call):
-        s = self.state_
-        return (self._rows_are_finite(call)
-                and bool(np.isfinite(s.intercept).all())
-                and bool(np.isfinite(s.intercept_acc).all()))
-
-    def _end_call(self, call, targets):
-        # Kernel form: the rows with a non-zero coefficient in w or in its
-        # accumulator stay support vectors.
-        return self._rows_after_call(self.state_, call)
-
-    # ----------------------------------------------------------- results
-    def _final_hypothesis(self):
-        """Weights (by feature or support slot) and intercepts of the
-        returned hypothesis, new arrays."""
-        s = self.state_
-        w = s.weights
-        if s.averaged:
-            # Σ_t w_t / T = w_T - Σ_s (s-1) Δ_s / T (loop notes).
-            return (w.current - w.summed / s.t,
-                    s.intercept - s.intercept_acc / s.t)
-        return w.current.copy(), s.intercept.copy()
-
-    def _public_model(self):
-        s = self.state_
-        weights, intercept = self._final_hypothesis()
-        return {"intercept_": intercept,
-                "n_updates_per_problem_": s.n_updates_per_problem,
-                **self._public_rows(weights)}
-
-    # ----------------------------------------------------------- mixing
-    def _mix_arrays(self, start, states, mu, counted):
-        """w and b mixed by μ; the averaged hypothesis from the pooled sum
-        of every hypothesis any shard visited (see ``ParameterMixing``)."""
-        return counted.replace(**mixed_rows_and_offset(
-            start, states, mu, counted, counted.averaged, "intercept",
-            "intercept_acc"))
-
-    # ----------------------------------------------------------- prediction
-    def _decision(self, X):
-        return self._rows_decision(X) + self.intercept_
