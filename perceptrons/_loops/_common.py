@@ -124,6 +124,24 @@ def inline_call(arg_types):
     return not any(_holds_arrays(ty) for ty in arg_types)
 
 
+def entry_point(loop, args):
+    """``loop`` (a compiled loop) as a callable for arguments of the types
+    of ``args``, without numba's dispatch.
+
+    A call through the dispatcher types every argument (a couple of
+    microseconds for a loop's thirty arrays); a caller that calls a loop
+    again and again with arguments of the same types (``learn_one``) calls
+    the compiled overload directly, compiled first if needed. Without the
+    JIT, the loop itself.
+    """
+    if not hasattr(loop, "overloads"):
+        return loop
+    signature = tuple(loop.typeof_pyval(a) for a in args)
+    if signature not in loop.overloads:
+        loop.compile(signature)
+    return loop.overloads[signature].entry_point
+
+
 def renamed(fn, name):
     """A copy of ``fn`` under another name, so that numba caches its own
     compiled version of it (the cache is keyed by the function's name)."""

@@ -35,8 +35,8 @@ import scipy.sparse as sp
 
 from ..utils.validation import check_csr_structure
 
-__all__ = ["FittedState", "State", "appended", "array", "check_problems",
-           "rows", "scalar", "sub"]
+__all__ = ["FittedState", "State", "appended", "appended_one", "array",
+           "check_problems", "rows", "scalar", "sub"]
 
 _KINDS = {"float": "f", "int": "iu", "bool": "b", "label": "biuUfO",
           "names": "UO"}
@@ -430,6 +430,23 @@ def appended(history, values):
         buf[_HEADER:_HEADER + n] = history
         buf[_HEADER + n:_HEADER + n + k] = values
         return buf[_HEADER:_HEADER + n + k]
+
+
+def appended_one(history, value):
+    """:func:`appended` of one count, for ``learn_one``'s every call: the
+    same buffer rules, without the generality's cost (a tenth of a call)."""
+    buf = history.base
+    n = history.shape[0]
+    if (type(buf) is np.ndarray and buf.dtype == np.int64 and buf.ndim == 1
+            and buf.shape[0] > _HEADER + n and buf[0] == _HISTORY_MARK
+            and buf[1] == n and history.dtype == np.int64
+            and history.flags.c_contiguous):
+        with _history_lock:
+            if buf[1] == n:
+                buf[_HEADER + n] = value
+                buf[1] = n + 1
+                return buf[_HEADER:_HEADER + n + 1]
+    return appended(history, (value,))
 
 
 def check_problems(sizes, where):

@@ -76,8 +76,13 @@ class WeightRows(State):
 
     def store(self, call, order):
         """The loops' :data:`~perceptrons._loops.storage.PrimalStore`."""
-        return PrimalStore(*call.loop_arrays, call.sq_norms,
-                           not looks_in_order(order), self.current,
+        return self.store_of(call.loop_arrays, call.sq_norms,
+                             not looks_in_order(order))
+
+    def store_of(self, loop_arrays, sq_norms, prefetch):
+        """The :data:`~perceptrons._loops.storage.PrimalStore` of rows
+        (``loop_arrays``, their ``<x, x>``), prefetching or not."""
+        return PrimalStore(*loop_arrays, sq_norms, prefetch, self.current,
                            self.summed, self.snapshot)
 
     def padded(self, call, targets, order):

@@ -16,6 +16,7 @@ from numbers import Real
 
 import numpy as np
 
+from .._loops._common import entry_point
 from .._loops.mercer import KERNELS
 from .._loops.passive_aggressive import RULES, pa_epoch, pa_prototype_epoch
 from ..utils._param_validation import Interval, StrOptions
@@ -168,6 +169,19 @@ class PassiveAggressiveRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
                 and bool(np.isfinite(s.intercept).all())
                 and bool(np.isfinite(s.intercept_acc).all()))
 
+    def online_step(self, state, row_arrays, sq_norm):
+        # The primal form, with the rule and running sums the state was
+        # made with (else partial_fit says what changed).
+        if (not isinstance(state.weights, WeightRows)
+                or state.averaged != (self.hypothesis == "averaged")
+                or state.prototype != (self.multiclass == "prototype"
+                                       and state.intercept.shape[0] > 1)):
+            return None
+        return _PassiveAggressiveStep(
+            state, RULES[self.variant](float(self.C),
+                                       bool(self.fit_intercept)),
+            row_arrays, sq_norm)
+
     def end_call(self, call, targets):
         # Kernel form: the rows with a non-zero coefficient in w or in its
         # accumulator stay support vectors.
@@ -203,6 +217,43 @@ class PassiveAggressiveRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
     # ----------------------------------------------------------- prediction
     def decision(self, state, view, X):
         return self.rows_decision(state, view, X) + view["intercept_"]
+
+
+class _PassiveAggressiveStep:
+    """The pass of :meth:`PassiveAggressiveRule.run_epoch` on one row, its
+    arguments made once (:meth:`PassiveAggressiveRule.online_step`)."""
+
+    def __init__(self, state, rule, row_arrays, sq_norm):
+        self.store = state.weights.store_of(row_arrays, sq_norm,
+                                            prefetch=False)
+        self.loop = (pa_prototype_epoch if state.prototype
+                     else pa_epoch).primal
+        self.call = None  # the compiled loop, made at the first call
+        self.targets = np.zeros(1, dtype=np.int64)
+        self.order = np.zeros(1, dtype=np.int64)
+        self.scores = np.zeros(state.intercept.shape[0])
+        self.state, self.rule = state, rule
+
+    def __call__(self, target, weights, t):
+        s = self.state
+        self.targets[0] = target
+        updates = s.n_updates_per_problem
+        # (sum of a list: numpy's sum costs more on a few entries)
+        before = sum(updates.tolist())
+        args = (self.store, self.targets, self.order, weights, self.rule,
+                s.intercept, s.intercept_acc, t, s.averaged, self.scores,
+                updates)
+        if self.call is None:
+            self.call = entry_point(self.loop, args)
+        n_mistakes = self.call(*args)
+        return n_mistakes, sum(updates.tolist()) - before
+
+    def is_finite(self):
+        s = self.state
+        return bool(np.isfinite(s.weights.current).all()
+                    and np.isfinite(s.weights.summed).all()
+                    and np.isfinite(s.intercept).all()
+                    and np.isfinite(s.intercept_acc).all())
 
 
 @with_stopping_docs

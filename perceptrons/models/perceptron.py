@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._loops.hypotheses import HYPOTHESES as _HYPOTHESES
 from .._loops.hypotheses import PrototypeRule, threshold_rule
 from .._loops.mercer import KERNEL_LINEAR, KERNELS
+from .._loops._common import entry_point
 from .._loops.perceptron import figure2_epoch
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.parallel import effective_n_jobs
@@ -354,12 +355,8 @@ class Figure2(KernelAlgorithm, Algorithm):
         s, work = call.state, call.work
         n_logged = np.zeros(s.tally.shape[0], dtype=np.int64)
         before = int(s.n_updates_per_problem.sum())
-        final = (_HYPOTHESES[s.hypothesis], call.t, s.theta_avg_acc,
-                 s.theta_ls, s.tally, s.best_tally, s.ls_current,
-                 s.current_vote)
-        logs = (work.alpha_counts, work.vote_log, work.update_log,
-                work.other_log, n_logged, s.n_updates_per_problem,
-                work.scores, _NO_SCORE_LOG)
+        final = _final(s, call.t)
+        logs = _logs(s, work, n_logged)
         if isinstance(s.weights, WeightRows):
             # The primal loop's shuffled passes read targets at random rows
             # (the dual loop keeps int64 targets: a narrower type changes
@@ -386,6 +383,13 @@ class Figure2(KernelAlgorithm, Algorithm):
     def is_finite(self, call):
         return (call.state.weights.is_finite(call)
                 and bool(np.isfinite(call.state.theta).all()))
+
+    def online_step(self, state, row_arrays, sq_norm):
+        # The primal form, but for a vote: its log grows with every call.
+        if not isinstance(state.weights, WeightRows) or (
+                state.hypothesis == "voted"):
+            return None
+        return _Figure2Step(state, self._rule(state), row_arrays, sq_norm)
 
     def end_call(self, call, targets):
         s = call.state
@@ -536,6 +540,64 @@ class Figure2(KernelAlgorithm, Algorithm):
         return counted.replace(**mixed_rows_and_offset(
             start, states, mu, counted, counted.hypothesis == "averaged",
             "theta", "theta_avg_acc"))
+
+
+def _final(state, t):
+    """The final hypotheses' bookkeeping as the loop takes it
+    (:mod:`perceptrons._loops.hypotheses`), ``t`` steps made before."""
+    return (_HYPOTHESES[state.hypothesis], t, state.theta_avg_acc,
+            state.theta_ls, state.tally, state.best_tally, state.ls_current,
+            state.current_vote)
+
+
+def _logs(state, work, n_logged):
+    """The call's counters and logs as the loop takes them."""
+    return (work.alpha_counts, work.vote_log, work.update_log,
+            work.other_log, n_logged, state.n_updates_per_problem,
+            work.scores, _NO_SCORE_LOG)
+
+
+class _Figure2Step:
+    """:func:`~perceptrons._loops.perceptron.figure2_epoch` on one row, its
+    arguments made once (:meth:`Figure2.online_step`): the arguments of
+    :meth:`Figure2.run_epoch` for a ``partial_fit`` call of that row."""
+
+    def __init__(self, state, rule, row_arrays, sq_norm):
+        n_counters = state.tally.shape[0]
+        no_log = np.zeros((n_counters, 0), dtype=np.int64)
+        self.work = Figure2Work(
+            alpha_counts=np.zeros((n_counters, 1), dtype=np.int64),
+            vote_log=no_log, update_log=no_log,
+            other_log=np.zeros(0, dtype=np.int64), epoch_logs=[],
+            scores=np.zeros(state.theta.shape[0]))
+        w = state.weights
+        self.store = w.store_of(row_arrays, sq_norm, prefetch=False)
+        # The class index in the type the primal loop reads (compact_targets).
+        self.targets = np.zeros(1, dtype=np.int8)
+        self.order = np.zeros(1, dtype=np.int64)
+        self.state, self.rule = state, rule
+        self.logs = _logs(state, self.work, np.zeros(n_counters,
+                                                     dtype=np.int64))
+        self.loop = None  # the compiled loop, made at the first call
+
+    def __call__(self, target, weights, t):
+        s = self.state
+        self.targets[0] = target
+        # α_i of the call's one row starts at zero.
+        self.work.alpha_counts.fill(0)
+        updates = s.n_updates_per_problem
+        # (sum of a list: numpy's sum costs more on a few entries)
+        before = sum(updates.tolist())
+        args = (self.store, self.targets, self.order, weights, s.theta,
+                self.rule, _final(s, t), self.logs)
+        if self.loop is None:
+            self.loop = entry_point(figure2_epoch.primal, args)
+        n_mistakes = self.loop(*args)
+        return n_mistakes, sum(updates.tolist()) - before
+
+    def is_finite(self):
+        return bool(np.isfinite(self.state.weights.current).all()
+                    and np.isfinite(self.state.theta).all())
 
 
 def _two_prototypes_as_one(state, scores):

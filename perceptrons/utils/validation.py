@@ -254,6 +254,10 @@ def linear_scores(X, W):
     -------
     ndarray of shape (n_samples, n_rows), float64
     """
+    if type(X) is np.ndarray and X.dtype == np.float64:
+        # safe_sparse_dot's own product for dense X, without its checks
+        # (a third of predict_one's cost).
+        return X @ W.T
     from sklearn.utils.extmath import safe_sparse_dot
 
     if X.dtype != np.float32:

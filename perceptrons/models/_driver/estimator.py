@@ -258,8 +258,14 @@ class OnlineClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
     def __getattr__(self, name):
-        # Reached only for attributes not found: say why a fitted model
-        # has no weight vector rather than just that it has none.
+        # Reached only for attributes not found. learn_one leaves the public
+        # views to be made when first read (_adopt_state_lazily).
+        if (name.endswith("_") and not name.startswith("_")
+                and vars(self).get("_stale")):
+            self._publish()
+            return getattr(self, name)
+        # Say why a fitted model has no weight vector rather than just that
+        # it has none.
         if name in ("coef_", "intercept_") and "state_" in vars(self):
             reason = self._algorithm_of_params(
                 validate=False).no_coef_reason(self.state_, vars(self))
@@ -268,6 +274,27 @@ class OnlineClassifier(ClassifierMixin, BaseEstimator):
                     f"this {type(self).__name__} has no {name}: {reason}")
         raise AttributeError(f"{type(self).__name__!r} object has no "
                              f"attribute {name!r}")
+
+    def __setattr__(self, name, value):
+        # A parameter set between learn_one calls: the online session was
+        # made from the old parameters.
+        if not name.endswith("_"):
+            self.__dict__.pop("_online", None)
+        super().__setattr__(name, value)
+
+    def __getstate__(self):
+        # A pickle or a copy holds the model: the public views made, the
+        # online session (work space bound to the arrays) left out.
+        if self.__dict__.get("_stale"):
+            self._publish()
+        state = super().__getstate__()
+        state.pop("_online", None)
+        return state
+
+    def __dir__(self):
+        if self.__dict__.get("_stale"):
+            self._publish()
+        return super().__dir__()
 
     # ----------------------------------------------------------- parameters
     def _algorithm_of_params(self, validate=True):
@@ -352,11 +379,32 @@ class OnlineClassifier(ClassifierMixin, BaseEstimator):
         self.state_ = state
         self._publish()
 
-    def _publish(self):
-        """Set the public attributes from ``state_`` (views of it)."""
+    def _adopt_state_lazily(self, state):
+        """:meth:`_adopt_state` for ``learn_one``: the public views are
+        made when one is first read (a stream that only learns and
+        predicts never makes them)."""
+        attrs = self.__dict__
+        attrs["state_"] = state
+        if not attrs.get("_stale"):
+            self._unpublish()
+            attrs["_stale"] = True
+
+    def _published_view(self):
+        """The public attributes, made first if stale (the ``view`` an
+        algorithm's decision reads)."""
+        if self.__dict__.get("_stale"):
+            self._publish()
+        return vars(self)
+
+    def _unpublish(self):
         for name in [n for n in vars(self) if n.endswith("_")
                      and not n.startswith("_") and n != "state_"]:
             del self.__dict__[name]
+
+    def _publish(self):
+        """Set the public attributes from ``state_`` (views of it)."""
+        self._unpublish()
+        self.__dict__.pop("_stale", None)
         s = self.state_
         public = {
             "classes_": s.classes, "n_features_in_": s.n_features_in,

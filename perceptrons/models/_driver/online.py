@@ -2,22 +2,188 @@
 
 The online learner's interface (river's): ``learn_one(x, y)`` is the
 paper's update on one example, the same as ``partial_fit`` on that row
-alone; ``x`` is a 1-D array or a dict from feature names to values (a
-missing feature is 0, as in river).
+alone, bit for bit; ``x`` is a 1-D array or a dict from feature names to
+values (a missing feature is 0, as in river).
+
+A ``partial_fit`` call validates its input, starts a call's scratch, builds
+the loop's arguments and publishes the state: about 150 µs of Python around
+a step of a microsecond. One example at a time, the estimator keeps an
+:class:`OnlineSession` instead (never part of the model: it is dropped on
+pickling and rebuilt when needed): the algorithm and the feature schema,
+resolved once, a one-row buffer, and the algorithm's compiled step bound to
+the state's arrays (:meth:`~perceptrons.models._driver.protocol.Algorithm.online_step`),
+so that a call maps ``x`` into the buffer, runs the step in place and
+counts it. Whatever the fast path cannot take as it is (the first call, a
+new class or feature, a missing feature, NaN, a float32 row, class
+weights, an algorithm without a step) goes through ``partial_fit``, whose
+messages and results it then has.
 """
 
+import operator
 import warnings
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from ..._loops._common import row_sq_norms
+from ...utils.validation import as_loop_arrays
+from .._state import appended_one
 from .training import partial_fit
 
-__all__ = ["learn_one", "one_row", "predict_one"]
+__all__ = ["OnlineSession", "learn_one", "one_row", "predict_one"]
+
+# The smallest normal float64: a row whose ‖x‖² is below it goes through
+# partial_fit, which refuses squares that underflow (or takes a zero row).
+_SMALLEST_NORMAL = np.finfo(np.float64).tiny
+_INF = np.inf
+_FLOAT64 = np.dtype(np.float64)
+
+
+class OnlineSession:
+    """What ``learn_one``/``predict_one`` keep between calls.
+
+    Parameters
+    ----------
+    est : OnlineClassifier
+        Fitted; its parameters and state at this moment are the session's.
+
+    Attributes
+    ----------
+    state : State
+        The state the compiled step is bound to: the session is used only
+        while it is still the estimator's.
+    algo : Algorithm
+        The estimator's algorithm, made once.
+    row : ndarray of shape (1, n_features), float64
+        The buffer each call writes its example into.
+    sq_norm : ndarray of shape (1,), float64
+        ``<x, x>`` of the buffer's row, when the step reads it.
+    step : callable or None
+        The algorithm's compiled step
+        (:meth:`~perceptrons.models._driver.protocol.Algorithm.online_step`),
+        None when it has none.
+    class_index : dict
+        Each class's index.
+    getter : callable or None
+        The feature values of a dict in schema order
+        (``operator.itemgetter``), None without feature names.
+    """
+
+    def __init__(self, est):
+        state = est.state_
+        self.state = state
+        self.algo = est._algorithm_of_params(validate=False)
+        d = state.n_features_in
+        self.row = np.zeros((1, d))
+        self.values = self.row[0]
+        self.sq_norm = np.zeros(1)
+        self.needs_sq_norm = self.algo.needs_row_sq_norms()
+        self.step = None
+        if getattr(est, "class_weight", None) is None:
+            self.step = self.algo.online_step(
+                state, as_loop_arrays(self.row), self.sq_norm)
+        self.class_index = {label: k for k, label in
+                            enumerate(state.classes.tolist())}
+        names = state.feature_names_in
+        self.getter = (operator.itemgetter(*names.tolist())
+                       if names is not None else None)
+        self.n_features = d
+
+    def take(self, x):
+        """Write ``x`` into the row buffer; False when the fast path cannot
+        take it as it is (the slow path then does, or says why not)."""
+        values = self.values
+        if type(x) is np.ndarray:
+            if x.dtype is not _FLOAT64 or x.shape != values.shape:
+                return False
+            values[:] = x
+        elif type(x) is dict and self.getter is not None:
+            if len(x) != self.n_features:
+                return False
+            try:
+                values[:] = self.getter(x)
+            except (KeyError, TypeError, ValueError):
+                return False
+        else:
+            return False
+        # ‖x‖² finite and normal: x is finite and its squares do not
+        # underflow (what partial_fit would otherwise refuse).
+        return _SMALLEST_NORMAL <= np.dot(values, values) < _INF
+
+
+def _session(est):
+    """The estimator's session, made or remade as needed (None before the
+    first call)."""
+    session = est.__dict__.get("_online")
+    state = est.__dict__.get("state_")
+    if state is None:
+        return None
+    if session is None or session.state is not state:
+        session = est.__dict__["_online"] = OnlineSession(est)
+    return session
 
 
 def learn_one(est, x, y, classes=None, sample_weight=1.0):
     """:meth:`OnlineClassifier.learn_one`."""
+    session = _session(est)
+    if (session is not None and session.step is not None
+            and (classes is None or _same_classes(session, classes))):
+        try:
+            target = session.class_index.get(y)
+        except TypeError:  # an unhashable label: partial_fit says why
+            target = None
+        weights = _step_weights(sample_weight)
+        if target is not None and weights is not None and session.take(x):
+            _learn_in_place(est, session, target, weights)
+            return
+    _learn_through_partial_fit(est, x, y, classes, sample_weight)
+
+
+_UNIT = np.zeros(0)
+
+
+def _step_weights(sample_weight):
+    """The loops' ``weights`` of one row: empty for 1, the weight for a
+    positive finite number, None for anything else (partial_fit then
+    judges it)."""
+    if type(sample_weight) in (int, float) and sample_weight == 1.0:
+        return _UNIT
+    if (isinstance(sample_weight, (int, float, np.integer, np.floating))
+            and 0.0 < sample_weight < np.inf):
+        return np.array([float(sample_weight)])
+    return None
+
+
+def _learn_in_place(est, session, target, weights):
+    """The compiled step on the session's row, then the call's counters:
+    ``partial_fit``'s one pass over one row."""
+    s = session.state
+    if session.needs_sq_norm:
+        session.sq_norm[0] = row_sq_norms(*as_loop_arrays(session.row), 1)[0]
+    n_mistakes, n_updates = session.step(target, weights, s.t)
+    if n_updates and not session.step.is_finite():
+        raise ValueError(
+            f"floating-point overflow at epoch {s.n_iter + 1}: the "
+            "weights are no longer finite; scale the input (e.g. "
+            "StandardScaler) or lower eta")
+    state = s.replace(
+        t=s.t + 1, n_iter=s.n_iter + 1,
+        n_mistakes=s.n_mistakes + n_mistakes,
+        n_updates=s.n_updates + n_updates,
+        mistakes_per_epoch=appended_one(s.mistakes_per_epoch, n_mistakes),
+        updates_per_epoch=appended_one(s.updates_per_epoch, n_updates))
+    session.state = state
+    est._adopt_state_lazily(state)
+
+
+def _same_classes(session, classes):
+    return np.array_equal(np.unique(np.asarray(classes)),
+                          session.state.classes)
+
+
+def _learn_through_partial_fit(est, x, y, classes, sample_weight):
+    """``learn_one`` as ``partial_fit`` on one row (the first call, and
+    whatever the session does not take)."""
     if not hasattr(est, "state_"):
         refusal = est._algorithm_of_params().one_at_a_time_refusal()
         if refusal:
@@ -34,6 +200,14 @@ def learn_one(est, x, y, classes=None, sample_weight=1.0):
 
 def predict_one(est, x):
     """:meth:`OnlineClassifier.predict_one`."""
+    session = _session(est)
+    if session is not None and session.take(x):
+        scores = session.algo.decision(session.state, est._published_view(),
+                                       session.row)[0]
+        # predict's labels (prediction.labels) of the one row.
+        if scores.shape[0] == 1:
+            return session.state.classes[int(scores[0] > 0)]
+        return session.state.classes[int(np.argmax(scores))]
     check_is_fitted(est)
     row, _ = one_row(est, x)
     if not np.isfinite(row).all():

@@ -179,6 +179,36 @@ class Algorithm:
                 "continuing; set hypothesis back, or fit afresh "
                 "(warm_start=False)")
 
+    def online_step(self, state, row_arrays, sq_norm):
+        """The compiled step of ``learn_one``, bound to ``state``'s arrays,
+        or None (``learn_one`` then runs ``partial_fit`` on the row).
+
+        Offered where a ``partial_fit`` call of one row changes the state
+        only in place and in the driver's counters, so that running the
+        step and counting it is that call, bit for bit.
+
+        Parameters
+        ----------
+        state : State
+            The fitted state; its arrays are updated in place.
+        row_arrays : tuple
+            The one-row buffer as the loops read it
+            (:func:`~perceptrons.utils.validation.as_loop_arrays`), written
+            before each step.
+        sq_norm : ndarray of shape (1,)
+            Its ``<x, x>``, written before each step when
+            :meth:`needs_row_sq_norms`.
+
+        Returns
+        -------
+        callable or None
+            ``step(target, weights, t) -> (n_mistakes, n_updates)``: the
+            row's class index, its weight as the loops take it (empty: 1)
+            and the steps made before it; with a method ``is_finite()``
+            (the weights after an update).
+        """
+        return None
+
     #: Passes of ``fit`` and ``partial_fit`` written by the algorithm
     #: itself, as ``fit_passes(driver, call, targets)`` and
     #: ``partial_pass(driver, call, targets)``; None: the driver's
