@@ -172,7 +172,7 @@ def _gram(W, G):
 # Not cached on its own: it calls parallel code (see the note at
 # mercer.panel_kernel_values_threaded).
 @njit(cache=False, fastmath=FASTMATH)
-def support_gram(data, kernel, support, cache, coef, scores, G, block):
+def support_gram(provider, support, coef, scores, G, block):
     """``G = V Vᵀ`` exactly, ``V^k = Σ_p coef[k, p] φ(x_support[p])``.
 
     One kernel row per support vector (through the cache, and blocks of
@@ -182,8 +182,9 @@ def support_gram(data, kernel, support, cache, coef, scores, G, block):
 
     Parameters
     ----------
-    data, kernel, support, cache : tuple
-        See :mod:`perceptrons._loops.support`.
+    provider, support : tuple
+        The kernel values' provider and the support set
+        (:mod:`perceptrons._loops.support`).
     coef : ndarray of shape (n_classes, n_samples), float64
     scores : ndarray of shape (n_classes,), work space
     G : ndarray of shape (n_classes, n_classes), output
@@ -198,13 +199,13 @@ def support_gram(data, kernel, support, cache, coef, scores, G, block):
     for a in range(K):
         for b in range(K):
             G[a, b] = 0.0
-    slots, m = support[0], support[2][0]
+    slots, m = support.rows, support.count[0]
     # Blocks of support rows only (a row of the caller's block would mix in
     # row-by-row values); the caller starts a new block afterwards.
     clear_kernel_block(block)
     for p in range(m):
-        block = support_scores(data, kernel, support, cache, slots[:m], p,
-                               coef, scores, block)
+        block = support_scores(provider, support, slots[:m], p, coef,
+                               scores, block)
         for a in range(K):
             c = coef[a, p]
             if c != 0.0:
@@ -225,8 +226,8 @@ def _primal_exact_gram(store, ctx, work, G):
 
 
 def _dual_exact_gram(store, ctx, work, G):
-    return support_gram(store.data, store.kernel, store.support,
-                        store.cache, store.current, work, G, ctx)
+    return support_gram(store.provider, store.support, store.current, work,
+                        G, ctx)
 
 
 @specialised(by_storage(_primal_exact_gram, _dual_exact_gram))
@@ -252,8 +253,8 @@ def _primal_difference_sq(store, ctx, work, G, y, o, approx):
 
 def _dual_difference_sq(store, ctx, work, G, y, o, approx):
     if approx < _CANCEL * (G[y, y] + G[o, o]):
-        ctx = support_gram(store.data, store.kernel, store.support,
-                           store.cache, store.current, work, G, ctx)
+        ctx = support_gram(store.provider, store.support, store.current,
+                           work, G, ctx)
         approx = G[y, y] + G[o, o] - 2.0 * G[y, o]
     return ctx, approx
 

@@ -63,10 +63,10 @@ factors, work)``
     ``fx[k, e]`` of x, ``fg[k, e]`` of g(x) at columns ``fi[k, e]`` for
     ``fptr[k, f] <= e < fptr[k, f + 1]`` (grown when full); ``work`` holds
     three work rows (3, n_features).
-``HODualStore(data, kernel, support, cache, coef, c, sparse, v_coef,
-matrix, work)``
-    The support layer's tuples (``data[6][i]`` is ``k(x_i, x_i)`` of the
-    kernel in use, 1 when normalised), ``coef`` (w) and ``v_coef`` (v) by
+``HODualStore(provider, support, coef, c, sparse, v_coef, matrix, work)``
+    The support layer's provider of kernel values and support set
+    (``provider_diag(provider)[i]`` is ``k(x_i, x_i)`` of the kernel in
+    use, 1 when normalised), ``coef`` (w) and ``v_coef`` (v) by
     support slot (n_problems, n_rows), ``matrix = (D, slots, h, n_matrix)``:
     problem k's ``D[k, :q, :q]``, the slots of ``X_q`` in ``slots[k, :q]``,
     ``h[k, :q]``, ``q = n_matrix[k]`` (grown when full), and a work vector.
@@ -83,7 +83,7 @@ from .matrix_rows import (add_and_reweigh, gather_slots, grow_cols,
                           symmetric_times_row, work_for)
 from .mercer import dot_n
 from .storage import kernel_store
-from .support import append_support
+from .support import append_support, provider_diag
 
 __all__ = ["HODualStore", "HOImplicitStore", "HOPrimalStore",
            "p_norm_gradient"]
@@ -95,8 +95,8 @@ HOImplicitStore = namedtuple("HOImplicitStore", [
     "X_data", "X_indices", "X_indptr", "x", "nz", "w", "c", "sparse", "p",
     "v", "factors", "work"])
 HODualStore = kernel_store(namedtuple("HODualStore", [
-    "data", "kernel", "support", "cache", "coef", "c", "sparse", "v_coef",
-    "matrix", "work"]))
+    "provider", "support", "coef", "c", "sparse", "v_coef", "matrix",
+    "work"]))
 
 
 @njit(cache=True)
@@ -279,7 +279,7 @@ def _dual_mistake(store, trial, i, k, y, weight, count, stats):
     in h and v (``h += s y κ``, the new entry ``vᵀx + s y k(x, x)``,
     ``v_coef[slot] += s y``)."""
     values, m = trial
-    diag = store.data[6]
+    diag = provider_diag(store.provider)
     coef, v_coef = store.coef, store.v_coef
     D, slots, h, n_matrix = store.matrix
     q = n_matrix[k]
@@ -311,9 +311,9 @@ def _dual_mistake(store, trial, i, k, y, weight, count, stats):
     v_coef[k, pos] += step
     coef[k, pos] = v_coef[k, pos]
     _add_matrix_part(D[k], slots[k], h[k], n_matrix[k], v_coef[k], coef[k], b)
-    return HODualStore(store.data, store.kernel, store.support, store.cache,
-                       coef, store.c, store.sparse, v_coef,
-                       (D, slots, h, n_matrix), work), False
+    return HODualStore(store.provider, store.support, coef, store.c,
+                       store.sparse, v_coef, (D, slots, h, n_matrix),
+                       work), False
 
 
 register_on_mistake(HODualStore, _dual_mistake)

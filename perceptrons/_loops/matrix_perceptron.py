@@ -66,8 +66,7 @@ def _primal_start(store, ctx, order, step):
 
 
 def _dual_start(store, ctx, order, step):
-    ctx, values, m = trial_kernel_row(store.data, store.kernel,
-                                      store.support, store.cache, order,
+    ctx, values, m = trial_kernel_row(store.provider, store.support, order,
                                       step, ctx)
     return ctx, (values, m)
 

@@ -33,7 +33,7 @@ forms, two stores (named tuples, arrays updated in place):
     The rows, work row ``x``, index list ``nz``, ``w`` and ``v`` are as in
     :data:`perceptrons._loops.higher_order.HOPrimalStore`; ``u`` is a work
     row.
-``SODualStore(data, kernel, support, cache, coef, a, inverse, work)``
+``SODualStore(provider, support, coef, a, inverse, work)``
     Keeps, over the q mistaken instances of each problem,
     ``M = (aI + K)⁻¹`` (K their kernel matrix; ``(aS⁻¹ + K)⁻¹`` weighted)
     and ``β = M y``, so
@@ -59,14 +59,14 @@ from .matrix_rows import (add_and_reweigh, gather_slots, grow_cols,
                           symmetric_times_row, work_for)
 from .mercer import dot_n
 from .storage import kernel_store
-from .support import append_support
+from .support import append_support, provider_diag
 
 __all__ = ["SODualStore", "SOPrimalStore"]
 
 SOPrimalStore = namedtuple("SOPrimalStore", [
     "X_data", "X_indices", "X_indptr", "x", "nz", "w", "A_inv", "v", "u"])
 SODualStore = kernel_store(namedtuple("SODualStore", [
-    "data", "kernel", "support", "cache", "coef", "a", "inverse", "work"]))
+    "provider", "support", "coef", "a", "inverse", "work"]))
 
 
 def _primal_mistake(store, trial, i, k, y, weight, count, stats):
@@ -98,7 +98,7 @@ def _dual_mistake(store, trial, i, k, y, weight, count, stats):
     row's weight) border M: ``M' = [[M + u uᵀ/d, -u/d], [-uᵀ/d, 1/d]]``,
     ``β' = M' y'``."""
     values, m = trial
-    diag = store.data[6]
+    diag = provider_diag(store.provider)
     coef = store.coef
     stats[1] += 1
     M, slots, signs, n_mistaken = store.inverse
@@ -111,9 +111,8 @@ def _dual_mistake(store, trial, i, k, y, weight, count, stats):
     square_times(M[k], kappa, q, u)
     d = store.a / weight + diag[i] - dot_n(kappa, u, q)
     if not (d > 0.0 and d < np.inf):
-        return SODualStore(store.data, store.kernel, store.support,
-                           store.cache, coef, store.a, store.inverse,
-                           work), True
+        return SODualStore(store.provider, store.support, coef, store.a,
+                           store.inverse, work), True
     M = grow_square(M, q + 1)
     slots = grow_cols(slots, q + 1)
     signs = grow_cols(signs, q + 1)
@@ -133,9 +132,8 @@ def _dual_mistake(store, trial, i, k, y, weight, count, stats):
         coef[k, slots[k, r]] = 0.0
     for r in range(q + 1):
         coef[k, slots[k, r]] += beta[r]
-    return SODualStore(store.data, store.kernel, store.support, store.cache,
-                       coef, store.a, (M, slots, signs, n_mistaken),
-                       work), False
+    return SODualStore(store.provider, store.support, coef, store.a,
+                       (M, slots, signs, n_mistaken), work), False
 
 
 register_on_mistake(SODualStore, _dual_mistake)

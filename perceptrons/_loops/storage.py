@@ -22,10 +22,13 @@ summed, snapshot)``
     arrays of shape (n_rows, n_features): the current weights, a running sum
     kept for an averaged hypothesis and a snapshot kept for a longest
     survivor (each (n_rows, 0) when the algorithm does not keep it).
-``DualStore(data, kernel, support, cache, current, summed, snapshot)``
-    The four tuples of :mod:`perceptrons._loops.support` (the rows with their
-    norms and ``k(x_i, x_i)``, the kernel, the support set, the kernel-row
-    cache) and the same three arrays by support slot, of shape
+``DualStore(provider, support, current, summed, snapshot)``
+    The provider of kernel values (a
+    :data:`~perceptrons._loops.support.ComputedKernel` of the rows, their
+    norms, ``k(x_i, x_i)``, the kernel and the kernel-row cache, or a
+    :data:`~perceptrons._loops.support.GramKernel` of a precomputed Gram
+    matrix), the support set (:data:`~perceptrons._loops.support.SupportSet`)
+    and the same three arrays by support slot, of shape
     (n_rows, n_samples): ``current[r, p]`` is the coefficient of support
     vector p in weight vector r.
 
@@ -48,7 +51,8 @@ from numba import njit, types
 
 from ._common import (FASTMATH, loop_helper, prefetch_rows, renamed, row_axpy,
                       row_dot, specialised)
-from .support import append_support, new_kernel_block, support_scores
+from .support import (append_support, begin_kernel_pass, provider_diag,
+                      support_scores)
 
 __all__ = ["DualStore", "PrimalStore", "StorageLoop", "add_example",
            "add_example_sum", "add_pair", "add_pair_sum", "begin_pass", "by_storage", "is_primal",
@@ -72,7 +76,7 @@ PrimalStore = namedtuple("PrimalStore", [
     "X_data", "X_indices", "X_indptr", "sq_norms", "prefetch", "current",
     "summed", "snapshot"])
 DualStore = kernel_store(namedtuple("DualStore", [
-    "data", "kernel", "support", "cache", "current", "summed", "snapshot"]))
+    "provider", "support", "current", "summed", "snapshot"]))
 
 #: Steps ahead at which a shuffled primal pass asks for a row's index entry
 #: and per-row state, and for its nonzeros
@@ -109,15 +113,15 @@ def _primal_begin(store):
 
 
 def _dual_begin(store):
-    return new_kernel_block(store.data)
+    return begin_kernel_pass(store.provider)
 
 
 @specialised(by_storage(_primal_begin, _dual_begin))
 def begin_pass(store):
     """The per-pass context the scoring helpers thread through a pass.
 
-    Primal: nothing (0). Dual: the kernel block state of
-    :func:`~perceptrons._loops.support.new_kernel_block`.
+    Primal: nothing (0). Dual: the provider's pass context
+    (:func:`~perceptrons._loops.support.begin_kernel_pass`).
     """
 
 
@@ -131,9 +135,8 @@ def _primal_scores(store, ctx, order, step, scores, n_rows):
 
 
 def _dual_scores(store, ctx, order, step, scores, n_rows):
-    return support_scores(store.data, store.kernel, store.support,
-                          store.cache, order, step, store.current, scores,
-                          ctx)
+    return support_scores(store.provider, store.support, order, step,
+                          store.current, scores, ctx)
 
 
 @specialised(by_storage(_primal_scores, _dual_scores))
@@ -188,7 +191,7 @@ def _primal_self(store, i):
 
 
 def _dual_self(store, i):
-    return store.data[6][i]
+    return provider_diag(store.provider)[i]
 
 
 @specialised(by_storage(_primal_self, _dual_self))
@@ -223,7 +226,7 @@ def _dual_add_sum(store, r, a, i):
     # x_i is in the support set already (its add_example came first): no
     # branch between the caller's product and this sum, which LLVM then
     # fuses as the dual loops always have.
-    store.summed[r, store.support[1][i]] += a
+    store.summed[r, store.support.slot_of[i]] += a
 
 
 @specialised(by_storage(_primal_add_sum, _dual_add_sum))
@@ -265,7 +268,7 @@ def _primal_add_pair_sum(store, r, o, a, i):
 
 
 def _dual_add_pair_sum(store, r, o, a, i):
-    _slot_pair(store.summed, r, o, a, store.support[1][i])
+    _slot_pair(store.summed, r, o, a, store.support.slot_of[i])
 
 
 @specialised(by_storage(_primal_add_pair_sum, _dual_add_pair_sum))
@@ -278,7 +281,7 @@ def _primal_columns(store):
 
 
 def _dual_columns(store):
-    return store.support[2][0]
+    return store.support.count[0]
 
 
 @specialised(by_storage(_primal_columns, _dual_columns))

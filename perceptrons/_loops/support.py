@@ -8,51 +8,82 @@ What lives here is that shared machinery, read through the dual store of
 :mod:`perceptrons._loops.matrix_perceptron`), so that a loop holds only its
 algorithm:
 
-* the support set: an append-only list within a call, ``support[:m]`` with
-  ``m = n_support[0]`` in order of first update, and ``position[i]``,
-  example i's slot in it or -1 (:func:`append_support`);
-* the kernel-row cache: ``cache[i, :cache_filled[i]]`` keeps the computed
-  part of example i's row across the passes of a call; because the support
-  only grows, a row is completed by computing the new slots only. Slots past
-  ``cache.shape[1]`` (the capacity the estimator derives from
-  ``cache_size``) are recomputed at each use;
+* the support set (:data:`SupportSet`): slots ``0 .. m - 1`` (``m`` the
+  slots ever taken), each holding a row, ``slot_of[i]`` the slot of row i
+  or -1; a slot removed (:func:`remove_support`) goes on a free list and is
+  the next one taken, a slot replaced (:func:`replace_support`) takes its
+  new row at once; both are O(1). A loop keeps every coefficient of a
+  removed slot at 0, so that scores over slots ``0 .. m - 1`` are those of
+  the live support;
+* the kernel-row cache: ``values[i, :filled[i]]`` keeps the computed
+  part of example i's row across the passes of a call; a row is completed
+  by computing the new slots only. Slots past ``values.shape[1]`` (the
+  capacity the estimator derives from ``cache_size``) are recomputed at
+  each use. A slot that takes a new row gets a new *generation* (the set's
+  change counter, ``count[2]``); a cached row is stamped with the counter
+  it was last checked at (``checked[i]``), and its values of slots of a
+  later generation are recomputed before they are read
+  (:func:`_refresh_changed`): a cached value of a replaced slot is never
+  read. A support set that only grows never changes a generation, and the
+  check costs one comparison per row;
 * the block engine for dense input (below);
 * the scores ``Σ_{p < m} coef[k, p] k(x_i, x_support[p])``, one kernel row
   serving every row of ``coef`` (:func:`support_scores`). A loop adds its
   own terms (thresholds, fixed contributions of earlier calls) itself.
 
-Tuples
-------
-The loops pass their state as a few tuples (numba accepts tuples of arrays
-and scalars, and the inlined helpers here unpack them at no cost), not as
-thirty positional arguments:
+Where kernel values come from
+-----------------------------
+A dual store holds a *provider* of kernel values and the support set; the
+helpers below ask the provider, whatever it is, for "the kernel values of
+this row against the support" (:func:`trial_kernel_row`), "``k(x_i, x_i)``"
+(:func:`provider_diag`) and a pass's context (:func:`begin_kernel_pass`),
+each specialised on the provider's type when a loop is compiled:
 
-``data = (X_data, X_indices, X_indptr, n_features, is_dense, sq_norms, diag)``
+* :data:`ComputedKernel` ``(rows, kernel, cache)``: kernel values computed
+  from the rows by a Mercer kernel, through the cache and the blocks
+  (everything below);
+* :data:`GramKernel` ``(gram, diag, norms, work)``: a precomputed Gram
+  matrix of the rows the loop indexes (``kernel="precomputed"``), read by
+  gathering ``gram[i, rows[p]]``;
+
+and an accelerator's provider would be a third type behind the same
+helpers.
+
+Named tuples
+------------
+The loops pass their state as a few named tuples (numba accepts them, and
+the inlined helpers read their fields at no cost), not as thirty positional
+arguments:
+
+:data:`Rows` ``(X_data, X_indices, X_indptr, n_features, is_dense, sq_norms, diag)``
     The rows the loop indexes, in the flat form of
     :func:`perceptrons.utils.validation.as_flat_loop_arrays`, with
     ``sq_norms[i] = <x_i, x_i>`` and ``diag[i] = k(x_i, x_i)`` of the kernel
     in use (normalised: 1, or 0 where ``φ(x_i) = 0``), float64 arrays of
     shape (n_samples,). Only the loops read ``diag``.
-``kernel = (code, degree, gamma, coef0, norms)``
+:data:`Kernel` ``(code, degree, gamma, coef0, norms)``
     The Mercer kernel (:func:`perceptrons._loops.mercer.kernel_from_dot`)
     and the norms that normalise it: an empty array for the kernel itself;
     else ``norms[i] = ‖φ(x_i)‖ = sqrt(k(x_i, x_i))``, float64
     (n_samples,), and the kernel in use is
     ``k(x, z) / (‖φ(x)‖ ‖φ(z)‖)``, the kernel of ``φ(x) / ‖φ(x)‖`` (0 where
     a norm is 0), which the Higher-order Perceptron needs.
-``support = (support, position, n_support)``
-    int64 arrays of shapes (n_samples,), (n_samples,), (1,).
-``cache = (cache, cache_filled, kernel_work, dense_work, threads)``
-    The cache, float64 (n_samples, capacity), and its filled lengths, int64
-    (n_samples,); a work row, float64 (n_samples,), used when the support
-    outgrows the cache; a zeroed work vector, float64 (n_features,) for CSR
-    input, else (0,); ``threads[0]``, int64, the threads a block's tiles
-    may use (1: serial; more:
+:data:`SupportSet` ``(rows, slot_of, count, free, generation)``
+    int64 arrays: the row of each slot (n_slots,), the slot of each row
+    (n_samples,), ``count = [m, n_free, changes]`` (3,), the free slots
+    ``free[:n_free]`` (n_slots,) and each slot's generation (n_slots,).
+:data:`KernelCache` ``(values, filled, checked, work, dense_work, threads)``
+    The cache, float64 (n_samples, capacity), its filled lengths and
+    stamps, int64 (n_samples,); a work row, float64 (n_samples,), used
+    when the support outgrows the cache; a zeroed work vector, float64
+    (n_features,) for CSR input, else (0,); ``threads[0]``, int64, the
+    threads a block's tiles may use (1: serial; more:
     :func:`~perceptrons._loops.mercer.panel_kernel_values_threaded` with
     numba's thread count, which the estimator sets to ``n_jobs``).
 ``block = (S, a_rows, G, row_to_block, rows, state, E, E_from, column)``
     The block state of one pass (:func:`new_kernel_block`), returned by
-    the helpers that may grow it.
+    the helpers that may grow it: the block engine's own, never read
+    outside this module.
 
 Why ``diag`` holds the kernel in use rather than a flag choosing between
 ``diag[i]`` and 1: the loops read ``diag[i]`` inside their update
@@ -122,10 +153,12 @@ reorders, and so do the transforms into kernel values
 flags.
 """
 
-import numpy as np
-from numba import njit
+from collections import namedtuple
 
-from ._common import FASTMATH, renamed
+import numpy as np
+from numba import njit, types
+
+from ._common import FASTMATH, specialised
 from .mercer import (
     PANEL_WIDTH,
     TILE_ROWS,
@@ -142,9 +175,25 @@ from .mercer import (
 )
 
 __all__ = ["BLOCK_ROWS", "IN_CACHE", "ROW_BY_ROW", "SHORT_BLOCK",
-           "append_support", "clear_kernel_block", "fill_kernel_block",
-           "kernel_values", "new_kernel_block", "support_scores",
-           "trial_kernel_row"]
+           "ComputedKernel", "GramKernel", "Kernel", "KernelCache", "Rows",
+           "SupportSet", "append_support", "begin_kernel_pass",
+           "clear_kernel_block", "fill_kernel_block", "kernel_values",
+           "new_kernel_block", "provider_diag", "remove_support",
+           "replace_support", "support_scores", "trial_kernel_row"]
+
+Rows = namedtuple("Rows", ["X_data", "X_indices", "X_indptr", "n_features",
+                           "is_dense", "sq_norms", "diag"])
+Kernel = namedtuple("Kernel", ["code", "degree", "gamma", "coef0", "norms"])
+SupportSet = namedtuple("SupportSet", ["rows", "slot_of", "count", "free",
+                                       "generation"])
+KernelCache = namedtuple("KernelCache", ["values", "filled", "checked",
+                                         "work", "dense_work", "threads"])
+ComputedKernel = namedtuple("ComputedKernel", ["rows", "kernel", "cache"])
+GramKernel = namedtuple("GramKernel", ["gram", "diag", "norms", "work"])
+# The providers' helpers inline into the dual loops, whose fast-math flags
+# they must take (:func:`~perceptrons._loops._common.inline_call`).
+ComputedKernel.inline_helpers = True
+GramKernel.inline_helpers = True
 
 # Presented rows per block (see the module notes).
 BLOCK_ROWS = 128
@@ -165,29 +214,68 @@ ROW_BY_ROW = BLOCK_ROWS + 1
 # ---------------------------------------------------------------- support
 @njit(cache=True, inline="always")
 def append_support(support, i):
-    """Slot of example i, appending it to the support set if new.
+    """Slot of example i, giving it one if it has none.
 
     Parameters
     ----------
-    support : tuple
-        ``(support, position, n_support)`` (module notes), updated in place.
+    support : SupportSet
+        Updated in place.
     i : int
         The example.
 
     Returns
     -------
     int
-        Its slot p: ``support[p] == i``.
+        Its slot p: ``support.rows[p] == i``.
     """
-    slots, position, n_support = support
-    # No variable reassigned in the branch: inlined twice over (through
+    # No variable reassigned in a branch: inlined twice over (through
     # the storage helpers) such a variable trips numba's SSA checks.
-    if position[i] < 0:
-        m = n_support[0]
-        slots[m] = i
-        position[i] = m
-        n_support[0] = m + 1
-    return position[i]
+    if support.slot_of[i] < 0:
+        _take_slot(support, i)
+    return support.slot_of[i]
+
+
+# A call, not inlined: taken once per new support vector.
+@njit(cache=True)
+def _take_slot(support, i):
+    """Give row i a slot: the last one freed, else slot m (m grows)."""
+    count = support.count
+    if count[1] > 0:
+        count[1] -= 1
+        p = support.free[count[1]]
+        count[2] += 1
+        support.generation[p] = count[2]
+    else:
+        p = count[0]
+        count[0] = p + 1
+    support.rows[p] = i
+    support.slot_of[i] = p
+
+
+@njit(cache=True)
+def remove_support(support, p):
+    """Free slot p (its row leaves the support); O(1).
+
+    The caller zeroes the slot's coefficients. The slot keeps its old row
+    until it is taken again (so that no kernel value of the pass reads an
+    index outside the rows: a freed slot's values are multiplied by a zero
+    coefficient).
+    """
+    support.slot_of[support.rows[p]] = -1
+    support.free[support.count[1]] = p
+    support.count[1] += 1
+
+
+@njit(cache=True)
+def replace_support(support, p, i):
+    """Slot p holds row i instead of its row (which leaves the support);
+    O(1), with a new generation for the slot so that no cached value of
+    the old row is read. Row i must have no slot."""
+    support.slot_of[support.rows[p]] = -1
+    support.rows[p] = i
+    support.slot_of[i] = p
+    support.count[2] += 1
+    support.generation[p] = support.count[2]
 
 
 # ------------------------------------------------------------ kernel values
@@ -208,7 +296,8 @@ def _fill_values(data, kernel, i, rows, lo, hi, dense_work, out):
 
 @njit(cache=True, inline="always")
 def kernel_values(data, kernel, support, cache, i, step, block):
-    """Row i's kernel values against ``support[:m]``, ``m = n_support[0]``.
+    """Row i's kernel values against the support's slots ``p < m``,
+    ``m = support.count[0]``.
 
     Parameters
     ----------
@@ -227,18 +316,21 @@ def kernel_values(data, kernel, support, cache, i, step, block):
         ``values[p] = k(x_i, x_support[p])`` for ``p < m``: the cached row
         or the work row (valid until the next call).
     """
-    if data[4]:
+    if support.count[2] != cache.checked[i]:
+        _refresh_changed(data, kernel, support, cache, i)
+    if data.is_dense:
         return _dense_kernel_values(data, kernel, support, cache, i, step,
                                     block)
-    slots, m = support[0], support[2][0]
-    X_indices, X_indptr = data[1], data[2]
-    rows, cache_filled, kernel_work, dense_work = cache[:4]
+    slots, m = support.rows, support.count[0]
+    X_indices, X_indptr = data.X_indices, data.X_indptr
+    rows, cache_filled = cache.values, cache.filled
+    kernel_work, dense_work = cache.work, cache.dense_work
     capacity = rows.shape[1]
     filled = cache_filled[i]
     lim = m if m < capacity else capacity
     need = filled < lim or m > lim
     if need:
-        scatter_row(data[0], X_indices, X_indptr, i, dense_work)
+        scatter_row(data.X_data, X_indices, X_indptr, i, dense_work)
     if filled < lim:
         _fill_values(data, kernel, i, slots, filled, lim, dense_work,
                      rows[i])
@@ -257,7 +349,36 @@ def kernel_values(data, kernel, support, cache, i, step, block):
 
 @njit(cache=True, inline="always")
 def _dense_kernel_values(data, kernel, support, cache, i, step, block):
-    """:func:`kernel_values` for dense input.
+    """:func:`kernel_values` for dense input: the block's values
+    (:func:`_dense_block_values`), with those of slots that took a new row
+    since the block began recomputed."""
+    values = _dense_block_values(data, kernel, support, cache, i, step,
+                                 block)
+    since = block[5][8]
+    if since != support.count[2]:
+        _patch_changed(data, kernel, support, cache, i, since, values)
+    return values
+
+
+# A call, not inlined: made only after a slot changed its row.
+@njit(cache=True, fastmath=FASTMATH)
+def _patch_changed(data, kernel, support, cache, i, since, values):
+    """Recompute ``values[p]`` (and the cache's, below its filled length)
+    for every slot p of a later generation than ``since``, by the row path
+    (dense rows)."""
+    generation, slots = support.generation, support.rows
+    filled = cache.filled[i]
+    for p in range(support.count[0]):
+        if generation[p] > since:
+            _fill_values(data, kernel, i, slots, p, p + 1, cache.dense_work,
+                         values)
+            if p < filled:
+                cache.values[i, p] = values[p]
+
+
+@njit(cache=True, inline="always")
+def _dense_block_values(data, kernel, support, cache, i, step, block):
+    """The block's part of :func:`kernel_values` for dense input.
 
     Slots below ``cache_filled[i]`` come from the cache, the next ones up
     to the block's support size from the block (and join the cache),
@@ -266,8 +387,9 @@ def _dense_kernel_values(data, kernel, support, cache, i, step, block):
     a value never depends on the cache. A row of a short block gets every
     value from the per-row path.
     """
-    slots, m = support[0], support[2][0]
-    rows, cache_filled, kernel_work, dense_work = cache[:4]
+    slots, m = support.rows, support.count[0]
+    rows, cache_filled = cache.values, cache.filled
+    kernel_work, dense_work = cache.work, cache.dense_work
     capacity = rows.shape[1]
     filled = cache_filled[i]
     m_block = filled  # the block's values end here (>= filled)
@@ -327,7 +449,7 @@ def _new_slot_values(block, data, kernel, slots, i, step, lo, hi, dense_work,
             or b >= n_block or rows[b] != i):
         _fill_values(data, kernel, i, slots, lo, hi, dense_work, out)
         return
-    X_data, n_features, sq_norms = data[0], data[3], data[5]
+    X_data, n_features, sq_norms = data.X_data, data.n_features, data.sq_norms
     code, degree, gamma, coef0, norms = kernel
     column = block[8]
     for c in range(state[6], hi - base):
@@ -354,34 +476,59 @@ def _new_slot_values(block, data, kernel, slots, i, step, lo, hi, dense_work,
 
 
 @njit(cache=True, inline="always")
-def support_scores(data, kernel, support, cache, order, step, coef, scores,
-                   block):
+def support_scores(provider, support, order, step, coef, scores, block):
     """``scores[k] = Σ_{p < m} coef[k, p] k(x_i, x_support[p])``, ``i = order[step]``.
 
     The kernel row of :func:`trial_kernel_row` (whose arguments and block
     these are) against the coefficients by support slot ``coef``
     (n_problems, >= m), into ``scores`` (n_problems,); returns the block.
     """
-    block, values, m = trial_kernel_row(data, kernel, support, cache, order,
-                                        step, block)
+    block, values, m = trial_kernel_row(provider, support, order, step,
+                                        block)
     for k in range(coef.shape[0]):
         scores[k] = dot_n(coef[k], values, m)
     return block
 
 
-@njit(cache=True, inline="always")
-def trial_kernel_row(data, kernel, support, cache, order, step, block):
+def _computed_row(provider, support, order, step, block):
+    i = order[step]
+    rows, kernel, cache = provider
+    if not in_kernel_block(block, i):
+        block = fill_kernel_block(block, rows, kernel, support, cache, order,
+                                  step, order.shape[0])
+    m = support.count[0]
+    values = kernel_values(rows, kernel, support, cache, i, step, block)
+    return block, values, m
+
+
+def _gram_row(provider, support, order, step, block):
+    i = order[step]
+    m = support.count[0]
+    gram, slots, values = provider.gram, support.rows, provider.work
+    for p in range(m):
+        values[p] = gram[i, slots[p]]
+    if provider.norms.shape[0] > 0:
+        normalize_values(provider.norms, i, slots, 0, m, values)
+    return block, values, m
+
+
+@specialised(lambda provider, *args: (
+    _gram_row if _provides_gram(provider) else _computed_row))
+def trial_kernel_row(provider, support, order, step, block):
     """The kernel row of trial ``step``: ``i = order[step]`` against the support.
 
-    With dense input, a block of rows ``order[step:step + BLOCK_ROWS]``
-    starts here if row i is not in the current one.
+    With a :data:`ComputedKernel` of dense rows, a block of rows
+    ``order[step:step + BLOCK_ROWS]`` starts here if row i is not in the
+    current one.
 
     Parameters
     ----------
-    data, kernel, support, cache, block : tuple
-        See the module notes.
+    provider : ComputedKernel or GramKernel
+    support : SupportSet
     order : ndarray of shape (n_steps,), int64
     step : int
+    block : tuple
+        See the module notes.
 
     Returns
     -------
@@ -391,15 +538,90 @@ def trial_kernel_row(data, kernel, support, cache, order, step, block):
         ``values[p] = k(x_i, x_support[p])`` for ``p < m``; valid until the
         next kernel row is asked for.
     m : int
-        The support size, ``n_support[0]``, when the row was computed.
+        The slots, ``support.count[0]``, when the row was computed.
     """
-    i = order[step]
-    if not in_kernel_block(block, i):
-        block = fill_kernel_block(block, data, kernel, support, cache, order,
-                                  step, order.shape[0])
-    m = support[2][0]
-    values = kernel_values(data, kernel, support, cache, i, step, block)
-    return block, values, m
+
+
+def _provides_gram(provider):
+    """Whether ``provider`` (or its numba type) is a :data:`GramKernel`."""
+    cls = (provider.instance_class
+           if isinstance(provider, types.BaseNamedTuple) else type(provider))
+    return cls is GramKernel
+
+
+def _computed_diag(provider):
+    return provider.rows.diag
+
+
+def _gram_diag(provider):
+    return provider.diag
+
+
+@specialised(lambda provider: (
+    _gram_diag if _provides_gram(provider) else _computed_diag))
+def provider_diag(provider):
+    """``k(x_i, x_i)`` of the kernel in use for every row the loop indexes
+    (normalised: 1, or 0 where ``φ(x_i) = 0``)."""
+
+
+def _computed_pass(provider):
+    return new_kernel_block(provider.rows)
+
+
+def _gram_pass(provider):
+    return _NO_BLOCK()
+
+
+@specialised(lambda provider: (
+    _gram_pass if _provides_gram(provider) else _computed_pass))
+def begin_kernel_pass(provider):
+    """The kernel values' context of a pass: the block state of
+    :func:`new_kernel_block` (empty without blocks)."""
+
+
+@njit(cache=True)
+def _NO_BLOCK():
+    """A block state of zero-size arrays: rows read without blocks."""
+    empty = np.zeros(0, dtype=np.int64)
+    return (np.zeros(0), empty, np.zeros(0), empty,
+            np.zeros(BLOCK_ROWS, dtype=np.int64), np.zeros(9, dtype=np.int64),
+            np.zeros(0), empty, np.zeros(0))
+
+
+# ------------------------------------------------------------ changed slots
+# A call, not inlined: made only after a slot changed its row.
+@njit(cache=True, fastmath=FASTMATH)
+def _refresh_changed(data, kernel, support, cache, i):
+    """Recompute row i's cached values of the slots that took a new row
+    since the row was last checked, then stamp it.
+
+    Only slots of a later generation than the row's stamp are recomputed,
+    by the row path (the bits of every path). A block's values are fresh
+    for the slots the block computed; the slots replaced since the block
+    began are recomputed from the block's values on by :func:`kernel_values`
+    (they are of a later generation than the row's stamp too, as the block
+    stamps its rows when it starts: see :func:`fill_kernel_block`).
+    """
+    stamp = cache.checked[i]
+    filled = cache.filled[i]
+    generation, slots = support.generation, support.rows
+    values, dense_work = cache.values, cache.dense_work
+    stale = False
+    for p in range(filled):
+        if generation[p] > stamp:
+            stale = True
+            break
+    if stale:
+        if not data.is_dense:
+            scatter_row(data.X_data, data.X_indices, data.X_indptr, i,
+                        dense_work)
+        for p in range(filled):
+            if generation[p] > stamp:
+                _fill_values(data, kernel, i, slots, p, p + 1, dense_work,
+                             values[i])
+        if not data.is_dense:
+            clear_row(data.X_indices, data.X_indptr, i, dense_work)
+    cache.checked[i] = support.count[2]
 
 
 # ------------------------------------------------------------------ blocks
@@ -435,12 +657,12 @@ def new_kernel_block(data):
     -------
     tuple
     """
-    is_dense = data[4]
-    n_rows = data[5].shape[0] if is_dense else 0
+    is_dense = data.is_dense
+    n_rows = data.sq_norms.shape[0] if is_dense else 0
     n_new = BLOCK_ROWS if is_dense else 0
     return (np.zeros(0), np.full(n_new, -1, dtype=np.int64),
             np.zeros(0), np.full(n_rows, -1, dtype=np.int64),
-            np.zeros(BLOCK_ROWS, dtype=np.int64), np.zeros(8, dtype=np.int64),
+            np.zeros(BLOCK_ROWS, dtype=np.int64), np.zeros(9, dtype=np.int64),
             np.zeros(n_new * n_new), np.zeros(n_new, dtype=np.int64),
             np.zeros(n_new))
 
@@ -488,12 +710,13 @@ def fill_kernel_block(block, data, kernel, support, cache, candidates, lo,
         The block state, with S and G reallocated if they had to grow.
     """
     S, a_rows, G, row_to_block, rows, state = block[:6]
-    X_data, n_features, sq_norms = data[0], data[3], data[5]
-    slots, m0 = support[0], support[2][0]
-    cache_filled, threads = cache[1], cache[4][0]
+    X_data, n_features, sq_norms = data.X_data, data.n_features, data.sq_norms
+    slots, m0 = support.rows, support.count[0]
+    cache_filled, threads = cache.filled, cache.threads[0]
     clear_kernel_block(block)
     state[5] = lo
     state[7] = m0
+    state[8] = support.count[2]
     n_block = min(BLOCK_ROWS, hi - lo)
     short = n_block < SHORT_BLOCK
     n_need = 0

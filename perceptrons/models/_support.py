@@ -28,6 +28,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._loops.mercer import row_sq_norms_of
+from .._loops.support import (ComputedKernel, Kernel, KernelCache, Rows,
+                              SupportSet)
 from ..utils.validation import as_flat_loop_arrays
 from ._state import State, array, rows, scalar
 
@@ -192,26 +194,30 @@ class KernelCall(SimpleNamespace):
         As given.
     diag : ndarray of shape (n,), float64
         ``k(x_i, x_i)`` of the kernel in use (normalised: 1, or 0).
-    support, position, n_support : ndarray of int64
+    support : SupportSet
         The support set (:mod:`perceptrons._loops.support`).
     cache, cache_filled, kernel_work, dense_work : ndarray
         The kernel-row cache and work space.
     threads : ndarray of shape (1,), int64
         Threads the kernel tiles may use (``n_jobs``; 1: the serial code).
     loop_args : tuple
-        ``(data, kernel, support, cache)``, the tuples every dual loop
-        takes first. A model adds its own per-call arrays (coefficients,
-        ...) as further attributes.
+        ``(provider, support)``: the provider of kernel values (a
+        :data:`~perceptrons._loops.support.ComputedKernel`) and the support
+        set, what every dual store holds first. A model adds its own
+        per-call arrays (coefficients, ...) as further attributes.
     """
 
     def __init__(self, X, sq_norms, diag, kernel, cache_size, n_passes,
                  n_pool=0, normalized=False, n_threads=1):
         n = X.shape[0]
-        support = np.zeros(n, dtype=np.int64)
-        support[:n_pool] = np.arange(n_pool)
-        position = np.full(n, -1, dtype=np.int64)
-        position[:n_pool] = np.arange(n_pool)
-        n_support = np.array([n_pool], dtype=np.int64)
+        rows = np.zeros(n, dtype=np.int64)
+        rows[:n_pool] = np.arange(n_pool)
+        slot_of = np.full(n, -1, dtype=np.int64)
+        slot_of[:n_pool] = np.arange(n_pool)
+        count = np.array([n_pool, 0, 0], dtype=np.int64)
+        support = SupportSet(rows, slot_of, count,
+                             np.zeros(n, dtype=np.int64),
+                             np.zeros(n, dtype=np.int64))
         cache, cache_filled = kernel_cache(n, cache_size, n_passes)
         kernel_work = np.empty(n)
         dense_work = np.zeros(X.shape[1] if sp.issparse(X) else 0)
@@ -222,24 +228,24 @@ class KernelCall(SimpleNamespace):
             diag = (diag > 0.0).astype(np.float64)
         super().__init__(
             X=X, sq_norms=sq_norms, diag=diag, n_pool=n_pool,
-            support=support, position=position, n_support=n_support,
-            cache=cache, cache_filled=cache_filled, kernel_work=kernel_work,
-            dense_work=dense_work, threads=threads, norms=norms)
-        self.loop_args = (
-            (*as_flat_loop_arrays(X), sq_norms, diag),
-            (*kernel, norms),
-            (support, position, n_support),
-            (cache, cache_filled, kernel_work, dense_work, threads),
-        )
+            support=support, cache=cache, cache_filled=cache_filled,
+            kernel_work=kernel_work, dense_work=dense_work, threads=threads,
+            norms=norms)
+        provider = ComputedKernel(
+            Rows(*as_flat_loop_arrays(X), sq_norms, diag),
+            Kernel(*kernel, norms),
+            KernelCache(cache, cache_filled, np.zeros(n, dtype=np.int64),
+                        kernel_work, dense_work, threads))
+        self.loop_args = (provider, support)
 
     @property
     def support_size(self):
-        """Slots in use, ``n_support[0]``."""
-        return int(self.n_support[0])
+        """Slots taken, ``support.count[0]`` (free ones included)."""
+        return int(self.support.count[0])
 
     def slots(self):
-        """The rows (of ``X``) of the slots in use, in slot order."""
-        return self.support[:self.support_size]
+        """The rows (of ``X``) of the slots taken, in slot order."""
+        return self.support.rows[:self.support_size]
 
     def by_row(self):
         """Slots in use ordered by row: the pool's first (in their order),

@@ -26,9 +26,16 @@ from perceptrons._loops.support import (
     IN_CACHE,
     ROW_BY_ROW,
     SHORT_BLOCK,
+    ComputedKernel,
+    Kernel,
+    KernelCache,
+    Rows,
+    SupportSet,
     append_support,
     fill_kernel_block,
     new_kernel_block,
+    remove_support,
+    replace_support,
     support_scores,
 )
 from perceptrons.utils.validation import as_flat_loop_arrays
@@ -38,7 +45,8 @@ from tests._loops.kernel_cases import KERNELS, sklearn_gram
 
 def engine_state(X, code, degree, gamma, coef0, normalized=False,
                  capacity=0, support=(), filled=None):
-    """The tuples ``data, kernel, support, cache`` for the rows of X."""
+    """The named tuples ``rows, kernel, support, cache`` for the rows of X
+    (:mod:`perceptrons._loops.support`)."""
     n = X.shape[0]
     sq = row_sq_norms_of(X)
     diag = kernel_diag(sq, code, degree, gamma, coef0)
@@ -50,15 +58,23 @@ def engine_state(X, code, degree, gamma, coef0, normalized=False,
     for p, j in enumerate(support):
         slots[p] = j
         position[j] = p
-    n_support = np.array([len(support)], dtype=np.int64)
+    count = np.array([len(support), 0, 0], dtype=np.int64)
     cache_filled = (np.zeros(n, dtype=np.int64) if filled is None
                     else np.asarray(filled, dtype=np.int64))
     dense_work = np.zeros(X.shape[1] if sp.issparse(X) else 0)
-    return ((*as_flat_loop_arrays(X), sq, diag),
-            (code, degree, gamma, coef0, norms),
-            (slots, position, n_support),
-            (np.zeros((n, capacity)), cache_filled, np.empty(n), dense_work,
-             np.ones(1, dtype=np.int64)))
+    return (Rows(*as_flat_loop_arrays(X), sq, diag),
+            Kernel(code, degree, gamma, coef0, norms),
+            SupportSet(slots, position, count, np.zeros(n, dtype=np.int64),
+                       np.zeros(n, dtype=np.int64)),
+            KernelCache(np.zeros((n, capacity)), cache_filled,
+                        np.zeros(n, dtype=np.int64), np.empty(n), dense_work,
+                        np.ones(1, dtype=np.int64)))
+
+
+def provider(state):
+    """The :data:`ComputedKernel` of an :func:`engine_state`."""
+    data, kernel, _, cache = state
+    return ComputedKernel(data, kernel, cache)
 
 
 def test_append_support_slots_in_order_of_first_update():
@@ -66,10 +82,9 @@ def test_append_support_slots_in_order_of_first_update():
     support = state[2]
     assert [append_support(support, i) for i in (4, 1, 4, 0, 1)] == [
         0, 1, 0, 2, 1]
-    slots, position, n_support = support
-    assert n_support[0] == 3
-    assert_array_equal(slots[:3], [4, 1, 0])
-    assert_array_equal(position, [2, 1, -1, -1, 0, -1])
+    assert support.count[0] == 3
+    assert_array_equal(support.rows[:3], [4, 1, 0])
+    assert_array_equal(support.slot_of, [2, 1, -1, -1, 0, -1])
 
 
 # ------------------------------------------------------------- kernel rows
@@ -80,15 +95,15 @@ def engine_rows(state, order, n_passes):
     themselves, bit for bit (every other term is an exact 0).
     """
     data, kernel, support, cache = state
-    m = int(support[2][0])
-    coef = np.eye(m, data[5].shape[0])
+    m = int(support.count[0])
+    coef = np.eye(m, data.sq_norms.shape[0])
     scores = np.empty(m)
     rows = []
     for _ in range(n_passes):
         block = new_kernel_block(data)
         got = {}
         for step in range(order.shape[0]):
-            block = support_scores(data, kernel, support, cache, order, step,
+            block = support_scores(provider(state), support, order, step,
                                    coef, scores, block)
             got[int(order[step])] = scores.copy()
         rows.append(got)
@@ -145,16 +160,16 @@ def pair_values(state, order, grow, out, steps=None):
     (in ``out``) must get the same bits.
     """
     data, kernel, support, cache = state
-    n = data[5].shape[0]
+    n = data.sq_norms.shape[0]
     coef = np.eye(n)
     scores = np.empty(n)
     block = new_kernel_block(data)
     for step in range(order.shape[0]) if steps is None else steps:
-        block = support_scores(data, kernel, support, cache, order, step,
-                               coef, scores, block)
+        block = support_scores(provider(state), support, order, step, coef,
+                               scores, block)
         i = int(order[step])
-        for p in range(int(support[2][0])):
-            key = (i, int(support[0][p]))
+        for p in range(int(support.count[0])):
+            key = (i, int(support.rows[p]))
             assert out.setdefault(key, scores[p]) == scores[p], key
         if i in grow:
             append_support(support, i)
@@ -197,7 +212,7 @@ def test_every_dense_path_gives_a_pair_the_same_bits(name, code, degree,
 def test_normalised_rows_of_a_zero_row_are_zero(rows_with_zeros):
     state = engine_state(rows_with_zeros, KERNEL_LINEAR, 1, 1.0, 0.0,
                          normalized=True, support=[5, 3])
-    assert_array_equal(state[0][6][[5, 3]], [0.0, 1.0])
+    assert_array_equal(state[0].diag[[5, 3]], [0.0, 1.0])
     got = engine_rows(state, np.arange(20), 1)[0]
     assert_array_equal(got[5], 0.0)
     assert got[3][0] == 0.0 and got[3][1] == pytest.approx(1.0, abs=1e-15)
@@ -304,12 +319,104 @@ def test_new_slot_columns_and_rows_asked_out_of_order_agree():
     # then rows 3, 17, 39 and 0 asked again.
     pair_values(state, order, {int(j) for j in order[:40:3]}, seen,
                 steps=list(range(40)) + [3, 17, 39, 0])
-    assert support[2][0] == 20 + 14
+    assert support.count[0] == 20 + 14
     # The same pairs from a short block: every value row by row.
     short = engine_state(X, code, degree, gamma, coef0, False, 0,
-                         list(support[0][:support[2][0]]))
+                         list(support.rows[:support.count[0]]))
     for step in (0, 3, 17, 39):
         got = engine_rows(short, order[step:step + 1], 1)[0]
         i = int(order[step])
         for p, v in enumerate(got[i]):
-            assert seen[(i, int(support[0][p]))] == v
+            assert seen[(i, int(support.rows[p]))] == v
+
+
+# --------------------------------------------------- a support that shrinks
+def test_slots_under_random_add_remove_replace_match_a_reference():
+    """Slots taken, freed and replaced at random: the set's rows and slots
+    are those of a plain reference (a dict of live slots and a stack of
+    free ones), a freed slot is the next one taken, and a replaced slot
+    gets a new generation."""
+    rng = np.random.default_rng(12)
+    n = 80
+    state = engine_state(np.eye(n), KERNEL_LINEAR, 1, 1.0, 0.0)
+    support = state[2]
+    live, free, m = {}, [], 0  # slot -> row; the free stack; slots taken
+    generation = np.zeros(n, dtype=np.int64)
+    changes = 0
+    for _ in range(2000):
+        outside = [i for i in range(n) if i not in live.values()]
+        action = rng.integers(3)
+        if action == 0 and outside:
+            i = int(rng.choice(outside))
+            if free:
+                p = free.pop()
+                changes += 1
+                generation[p] = changes
+            else:
+                p, m = m, m + 1
+            live[p] = i
+            assert append_support(support, i) == p
+        elif action == 1 and live:
+            p = int(rng.choice(list(live)))
+            del live[p]
+            free.append(p)
+            remove_support(support, p)
+        elif action == 2 and live and outside:
+            p = int(rng.choice(list(live)))
+            i = int(rng.choice(outside))
+            live[p] = i
+            changes += 1
+            generation[p] = changes
+            replace_support(support, p, i)
+        assert support.count[0] == m and support.count[1] == len(free)
+        assert support.count[2] == changes
+        assert_array_equal(support.free[:len(free)], free)
+        for p, i in live.items():
+            assert support.rows[p] == i and support.slot_of[i] == p
+        outside_rows = np.setdiff1d(np.arange(n), list(live.values()))
+        assert np.all(support.slot_of[outside_rows] == -1)
+        assert_array_equal(support.generation[:m], generation[:m])
+
+
+@pytest.mark.parametrize("storage", ["dense", "csr"])
+@pytest.mark.parametrize("capacity", [0, 9, 70])
+def test_a_replaced_slot_never_gives_a_cached_value_of_its_old_row(
+        storage, capacity):
+    """Rows asked pass after pass while slots are removed and replaced
+    between (and inside) blocks: every value is the kernel against the
+    slot's row at that moment, from the cache, a block, a new slot's
+    column or the row path alike."""
+    name, code, degree, gamma, coef0 = KERNELS[1]
+    rng = np.random.default_rng(13)
+    n = 70
+    X = rng.standard_normal((n, 9))
+    X[rng.random(X.shape) < 0.3] = 0.0
+    K = sklearn_gram(name, X, X, degree, gamma, coef0)
+    A = sp.csr_matrix(X) if storage == "csr" else X
+    state = engine_state(A, code, degree, gamma, coef0, False, capacity,
+                         [int(j) for j in rng.permutation(n)[:20]])
+    data, kernel, support, cache = state
+    coef = np.eye(n)
+    scores = np.empty(n)
+    for _ in range(4):
+        order = rng.permutation(n)
+        block = new_kernel_block(data)
+        for step in range(n):
+            block = support_scores(provider(state), support, order, step,
+                                   coef, scores, block)
+            i = int(order[step])
+            m = int(support.count[0])
+            live = support.slot_of[support.rows[:m]] == np.arange(m)
+            rows = support.rows[:m]
+            assert_allclose(scores[:m][live], K[i, rows[live]], rtol=1e-12,
+                            atol=1e-14)
+            action = rng.integers(4)
+            outside = np.flatnonzero(support.slot_of < 0)
+            if action == 0 and live.any() and outside.size:
+                replace_support(support, int(rng.choice(np.flatnonzero(live))),
+                                int(rng.choice(outside)))
+            elif action == 1 and live.any():
+                remove_support(support, int(rng.choice(np.flatnonzero(live))))
+            elif action == 2 and outside.size:
+                append_support(support, int(rng.choice(outside)))
+    assert support.count[2] > 20
