@@ -1,10 +1,11 @@
 """The margin perceptron with unlearning (MPU) of Panagiotakopoulos &
 Tsampouka (ICML 2010), the fastest perceptron-like baseline of PDM's Table 2.
 
-The compiled pass is :func:`perceptrons._loops.mpu.mpu_pass`, driven by the
-PDM family's active sets; the driver (validation, one-vs-rest, extension
-bookkeeping, reported margins) is PDM's
-:class:`~perceptrons.models.margin._MarginPerceptron`.
+This module holds the estimator :class:`MPU` and its algorithm
+:class:`MarginUnlearning`: the compiled pass
+:func:`perceptrons._loops.mpu.mpu_pass`, driven by the PDM family's active
+sets and run to convergence (one-vs-rest, extension bookkeeping, reported
+margins) by :class:`~perceptrons.models._margin_family.MarginAlgorithm`.
 """
 
 from numbers import Real
@@ -15,8 +16,11 @@ from .._loops.margin import pattern_pass
 from .._loops.mpu import MpuRule
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import linear_scores
-from ._base import BaseOnlinePerceptron
-from .margin import DEFAULT_EXTENSION, _MarginPerceptron
+from ._driver import OnlineClassifier
+from ._margin_family import (DEFAULT_EXTENSION, MARGIN_CONSTRAINTS,
+                             MarginAlgorithm)
+
+__all__ = ["MPU", "MarginUnlearning"]
 
 # Active sets of PDM's Sec. 5 for MPU: c̄ = 1.01, Nep1 = Nep2 = 5 (two
 # levels: the second is collected with the step condition's own scale).
@@ -27,7 +31,140 @@ _N_EP1, _N_EP2 = 5, 5
 _B_A, _SQ, _NET, _UNLEARNED, _B, _GAP = range(6)
 
 
-class MPU(_MarginPerceptron):
+class MarginUnlearning(MarginAlgorithm):
+    """MPU's learning and unlearning steps on the margin family's run, as
+    the driver runs it (the algorithm of :class:`MPU`)."""
+
+    _n_scalars = 6
+
+    # ----------------------------------------------------------- setting
+    def _rho(self):
+        return float(self.intercept_scaling) if self.fit_intercept else 0.0
+
+    def _delta(self):
+        if isinstance(self.extension, str):
+            return DEFAULT_EXTENSION if self.C is None else None
+        return self.extension
+
+    def weights_refusal(self):
+        if self.C is not None:
+            return None
+        return super().weights_refusal()
+
+    def _params_schedule(self, state):
+        return [float(self.epsilon)]
+
+    def begin_call(self, call):
+        super().begin_call(call)
+        s = call.state
+        y_sq_norms = call.work.y_sq_norms
+        if not np.any(s.scalars[:, _GAP]) and y_sq_norms.shape[0]:
+            r_sq = float(y_sq_norms.max())
+            gap = float(self.gap) * r_sq
+            s.scalars[:, _GAP] = gap
+            s.scalars[:, _B] = gap * (1.0 - self.epsilon) / self.epsilon
+
+    def _mpu_rule(self, state, k, multiple):
+        b = float(state.scalars[k, _B])
+        cap = 0.0 if self.C is None else float(self.C) * b
+        return MpuRule(b, float(state.scalars[k, _GAP]), cap, int(multiple))
+
+    # ----------------------------------------------------------- training
+    def _epoch_rules(self, state, k, param, epoch):
+        rule = self._mpu_rule(state, k, self.multiple_updates)
+        return rule, rule, (_C_BAR, 1.0, _N_EP1, _N_EP2, 0)
+
+    def _after_epoch(self, call, k, signs, epsilon, n_full):
+        if (n_full and self.certified_stop
+                and self._certificate(call, k, signs) <= epsilon):
+            return 0
+        return n_full
+
+    def _plain_pass(self, call, k, order, signs):
+        s = call.state
+        n_steps, _, n_mistakes = pattern_pass(
+            order, order.shape[0], 0.0, order, *call.loop_arrays, signs,
+            call.work.y_sq_norms, s.rho, s.delta_sq, call.weights,
+            self._mpu_rule(s, k, False), s.weights[k], s.scalars[k],
+            s.n_updates_per_problem[k:k + 1], call.work.counts[k])
+        return n_steps, n_mistakes
+
+    # ----------------------------------------------------------- certificates
+    def _problem_terms(self, call, k, signs):
+        """``a·y_k`` over the call's rows and ‖a‖², computed afresh."""
+        s = call.state
+        w = s.weights[k]
+        c = call.work.counts[k].astype(np.float64)
+        ay = signs * (linear_scores(call.X, w[None, :])[:, 0]
+                      + s.rho * s.scalars[k, _B_A])
+        if s.delta_sq:
+            ext_sq = call.work.ext_sq
+            ay = ay + (s.delta_sq if ext_sq is None else ext_sq) * c
+        sq = (float(w @ w) + s.scalars[k, _B_A] ** 2 + self._ext_sq(call, c)
+              + s.retired_ext_sq[k])
+        return ay, sq
+
+    def _certificate(self, call, k, signs):
+        """The accuracy the run certifies now (inf: none).
+
+        Maximal margin: ``1 - γ'_d N / ‖a‖``, a bound on ``(γ_d - γ'_d) /
+        γ_d``. 1-norm soft margin: the relative duality gap ``(P - D)/P``.
+        """
+        ay, sq = self._problem_terms(call, k, signs)
+        s = call.state
+        net = s.scalars[k, _NET]
+        if self.C is None:
+            if net <= 0 or sq <= 0:
+                return np.inf
+            return 1.0 - float(ay.min()) * net / sq
+        return self._relative_gap(call, k, ay, sq)
+
+    def _relative_gap(self, call, k, ay, sq):
+        """``(P - D) / P`` of the 1-norm soft-margin problem at w = a/b,
+        α = I/b (both scaled by b²: P b² = ‖a‖²/2 + b Σ C s_k (b - a·y_k)⁺,
+        D b² = b Σ I_k - ‖a‖²/2)."""
+        s = call.state
+        b = s.scalars[k, _B]
+        box = float(self.C) * (call.weights if call.weights.shape[0]
+                               else 1.0)
+        primal = 0.5 * sq + b * float(np.sum(box * np.maximum(b - ay, 0.0)))
+        dual = b * float(call.work.counts[k].sum()) - 0.5 * sq
+        if primal <= 0:
+            return np.inf
+        return (primal - dual) / primal
+
+    # ----------------------------------------------------------- results
+    def _margin_bound(self, call, k, norm):
+        """``‖a‖ / N >= γ_d`` (inf before any contribution)."""
+        net = call.state.scalars[k, _NET]
+        return norm / net if net > 0 else np.inf
+
+    def _finish(self, call, targets, converged, n_iter):
+        # The gap reads this call's counts before _finish retires them.
+        s = call.state
+        gaps = None if self.C is None else np.array([
+            self._relative_gap(call, k, *self._problem_terms(
+                call, k, self._signs(s, targets, k)))
+            for k in range(s.weights.shape[0])])
+        super()._finish(call, targets, converged, n_iter)
+        if gaps is not None:
+            call.state = call.state.replace(accuracy_estimate=gaps)
+
+    def public(self, state):
+        public = super().public(state)
+        s = state
+        public.update(threshold_=s.scalars[:, _B].copy(),
+                      gap_=s.scalars[:, _GAP].copy(),
+                      n_unlearned_per_problem_=s.scalars[:, _UNLEARNED].astype(
+                          np.int64))
+        return public
+
+    def mixing_refusal(self):
+        return ("MPU's steps read the run's own dual variables I_k and its "
+                "threshold: a weighted average of shards' runs has neither")
+
+
+class MPU(OnlineClassifier):
     r"""Margin perceptron with unlearning (MPU).
 
     The perceptron with margin [1]_ on augmented and reflected patterns
@@ -246,7 +383,7 @@ class MPU(_MarginPerceptron):
 
     _parameter_constraints = {
         **{key: value
-           for key, value in _MarginPerceptron._parameter_constraints.items()
+           for key, value in MARGIN_CONSTRAINTS.items()
            if key not in ("augmentation", "extension")},
         "epsilon": [Interval(Real, 0, 1, closed="neither")],
         "gap": [Interval(Real, 1, None, closed="neither")],
@@ -257,8 +394,9 @@ class MPU(_MarginPerceptron):
                       StrOptions({"auto"})],
         "certified_stop": ["boolean"],
     }
-
-    _n_scalars = 6
+    _algorithm = MarginUnlearning
+    # read by perceptrons/streaming.py until it asks the algorithm
+    _max_iter_is_a_cap = True
 
     @classmethod
     def _test_params(cls):
@@ -287,135 +425,6 @@ class MPU(_MarginPerceptron):
         self.multiple_updates = multiple_updates
         self.certified_stop = certified_stop
         self.store_dual = store_dual
-        BaseOnlinePerceptron.__init__(
-            self, max_iter=max_iter, shuffle=shuffle,
-            random_state=random_state, class_weight=class_weight,
-            warm_start=warm_start, n_jobs=n_jobs)
-
-    # ----------------------------------------------------------- setting
-    def _rho(self):
-        return float(self.intercept_scaling) if self.fit_intercept else 0.0
-
-    def _delta(self):
-        if isinstance(self.extension, str):
-            return DEFAULT_EXTENSION if self.C is None else None
-        return self.extension
-
-    def _weights_refusal(self):
-        if self.C is not None:
-            return None
-        return super()._weights_refusal()
-
-    def _params_schedule(self):
-        return [float(self.epsilon)]
-
-    def _begin_call(self, call):
-        super()._begin_call(call)
-        s = self.state_
-        if not np.any(s.scalars[:, _GAP]) and call.y_sq_norms.shape[0]:
-            r_sq = float(call.y_sq_norms.max())
-            gap = float(self.gap) * r_sq
-            s.scalars[:, _GAP] = gap
-            s.scalars[:, _B] = gap * (1.0 - self.epsilon) / self.epsilon
-
-    def _mpu_rule(self, k, multiple):
-        s = self.state_
-        b = float(s.scalars[k, _B])
-        cap = 0.0 if self.C is None else float(self.C) * b
-        return MpuRule(b, float(s.scalars[k, _GAP]), cap, int(multiple))
-
-    # ----------------------------------------------------------- training
-    def _epoch_rules(self, k, param, epoch):
-        rule = self._mpu_rule(k, self.multiple_updates)
-        return rule, rule, (_C_BAR, 1.0, _N_EP1, _N_EP2, 0)
-
-    def _after_epoch(self, call, k, signs, epsilon, n_full):
-        if (n_full and self.certified_stop
-                and self._certificate(call, k, signs) <= epsilon):
-            return 0
-        return n_full
-
-    def _plain_pass(self, call, k, order, signs):
-        s = self.state_
-        n_steps, _, n_mistakes = pattern_pass(
-            order, order.shape[0], 0.0, order, *call.loop_arrays, signs,
-            call.y_sq_norms, s.rho, s.delta_sq, call.weights,
-            self._mpu_rule(k, False), s.weights[k], s.scalars[k],
-            s.n_updates_per_problem[k:k + 1], call.counts[k])
-        return n_steps, n_mistakes
-
-    # ----------------------------------------------------------- certificates
-    def _problem_terms(self, call, k, signs):
-        """``a·y_k`` over the call's rows and ‖a‖², computed afresh."""
-        s = self.state_
-        w = s.weights[k]
-        c = call.counts[k].astype(np.float64)
-        ay = signs * (linear_scores(call.X, w[None, :])[:, 0]
-                      + s.rho * s.scalars[k, _B_A])
-        if s.delta_sq:
-            ay = ay + (s.delta_sq if call.ext_sq is None else call.ext_sq) * c
-        sq = (float(w @ w) + s.scalars[k, _B_A] ** 2 + self._ext_sq(call, c)
-              + s.retired_ext_sq[k])
-        return ay, sq
-
-    def _certificate(self, call, k, signs):
-        """The accuracy the run certifies now (inf: none).
-
-        Maximal margin: ``1 - γ'_d N / ‖a‖``, a bound on ``(γ_d - γ'_d) /
-        γ_d``. 1-norm soft margin: the relative duality gap ``(P - D)/P``.
-        """
-        ay, sq = self._problem_terms(call, k, signs)
-        s = self.state_
-        net = s.scalars[k, _NET]
-        if self.C is None:
-            if net <= 0 or sq <= 0:
-                return np.inf
-            return 1.0 - float(ay.min()) * net / sq
-        return self._relative_gap(call, k, ay, sq)
-
-    def _relative_gap(self, call, k, ay, sq):
-        """``(P - D) / P`` of the 1-norm soft-margin problem at w = a/b,
-        α = I/b (both scaled by b²: P b² = ‖a‖²/2 + b Σ C s_k (b - a·y_k)⁺,
-        D b² = b Σ I_k - ‖a‖²/2)."""
-        s = self.state_
-        b = s.scalars[k, _B]
-        box = float(self.C) * (call.weights if call.weights.shape[0]
-                               else 1.0)
-        primal = 0.5 * sq + b * float(np.sum(box * np.maximum(b - ay, 0.0)))
-        dual = b * float(call.counts[k].sum()) - 0.5 * sq
-        if primal <= 0:
-            return np.inf
-        return (primal - dual) / primal
-
-    # ----------------------------------------------------------- results
-    def _margin_bound(self, call, k, norm):
-        """``‖a‖ / N >= γ_d`` (inf before any contribution)."""
-        net = self.state_.scalars[k, _NET]
-        return norm / net if net > 0 else np.inf
-
-    def _finish(self, call, targets, converged, n_iter):
-        # The gap reads this call's counts before _finish retires them.
-        gaps = None if self.C is None else np.array([
-            self._relative_gap(call, k, *self._problem_terms(
-                call, k, self._signs(targets, k)))
-            for k in range(self.state_.weights.shape[0])])
-        super()._finish(call, targets, converged, n_iter)
-        if gaps is not None:
-            self.state_ = self.state_.replace(accuracy_estimate=gaps)
-            self._publish()
-
-    def _public_model(self):
-        public = super()._public_model()
-        s = self.state_
-        public.update(threshold_=s.scalars[:, _B].copy(),
-                      gap_=s.scalars[:, _GAP].copy(),
-                      n_unlearned_per_problem_=s.scalars[:, _UNLEARNED].astype(
-                          np.int64))
-        return public
-
-    def _mixing_refusal(self):
-        return ("MPU's steps read the run's own dual variables I_k and its "
-                "threshold: a weighted average of shards' runs has neither")
-
-
-__all__ = ["MPU"]
+        super().__init__(max_iter=max_iter, shuffle=shuffle,
+                         random_state=random_state, class_weight=class_weight,
+                         warm_start=warm_start, n_jobs=n_jobs)

@@ -1,9 +1,11 @@
 """Aggressive ROMMA (Li & Long 2002), the baseline of Panagiotakopoulos &
 Tsampouka's Table 2, with PDM's augmented/extended patterns and active sets.
 
-The compiled loops are in :mod:`perceptrons._loops.romma`; the driver
-(validation, one-vs-rest, extension bookkeeping, reported margins) is PDM's
-:class:`~perceptrons.models.margin._MarginPerceptron`.
+This module holds the estimator :class:`ROMMA` and its algorithm
+:class:`AggressiveROMMA`, which runs ROMMA's update on the margin family's
+run to convergence (one-vs-rest, extension bookkeeping, reported margins:
+:class:`~perceptrons.models._margin_family.MarginAlgorithm`). The compiled
+loops are in :mod:`perceptrons._loops.romma`.
 """
 
 from numbers import Real
@@ -13,21 +15,131 @@ import numpy as np
 from .._loops.margin import active_set_epoch, pattern_pass
 from .._loops.romma import RommaRule, fold_scale
 from ..utils._param_validation import Interval
-from .margin import (
+from ._driver import OnlineClassifier
+from ._margin_family import (
     _C1,
     _C2,
     _N_EP1,
     _N_EP2,
     _N_EP3,
     DEFAULT_EXTENSION,
-    _Diverged,
-    _fill_doc,
-    _MarginPerceptron,
+    MARGIN_CONSTRAINTS,
+    Diverged,
+    MarginAlgorithm,
+    MarginParams,
+    check_problem_finite,
+    count_epoch,
 )
+from .margin import _fill_doc
+
+__all__ = ["AggressiveROMMA", "ROMMA"]
+
+
+class AggressiveROMMA(MarginAlgorithm):
+    """Li & Long's aggressive ROMMA on the margin family's run, as the
+    driver runs it (the algorithm of :class:`ROMMA`)."""
+
+    # ----------------------------------------------------------- state
+    # scalars[k] = [u_b, ‖a‖², scale s, Δ² Σ g² of retired rows], a = s u;
+    # the per-call counts hold the real coefficients g_k (u units).
+    _n_scalars = 4
+    _counts_dtype = np.float64
+
+    def _initial_scalars(self, n_problems):
+        scalars = np.zeros((n_problems, self._n_scalars))
+        scalars[:, 2] = 1.0
+        return scalars
+
+    def _fold(self, call):
+        """Make s = 1 and ``retired_ext_sq`` current in every problem."""
+        s = call.state
+        for k in range(s.weights.shape[0]):
+            fold_scale(s.weights[k], s.scalars[k], call.work.counts[k])
+        call.state = s.replace(retired_ext_sq=s.scalars[:, 3].copy())
+
+    # ----------------------------------------------------------- training
+    def _rule_of(self, call, k, status):
+        """ROMMA's rule and problem k's vector (the loops' arguments)."""
+        s = call.state
+        return (RommaRule(1.0 - float(self.epsilon)), s.weights[k],
+                s.scalars[k], status, call.work.counts[k])
+
+    def _problem_epoch(self, call, k, signs):
+        n = signs.shape[0]
+        levels = [np.empty(n, dtype=np.int64) for _ in range(3)]
+        stats = np.zeros(4, dtype=np.int64)
+        s = call.state
+        w, scalars, g = s.weights[k], s.scalars[k], call.work.counts[k]
+        status = np.zeros(1, dtype=np.int64)
+        rule, *vector = self._rule_of(call, k, status)
+
+        def run_epoch(order, threshold, epoch):
+            before = stats.copy()
+            n_full = active_set_epoch(
+                *call.loop_arrays, signs, call.work.y_sq_norms, order, s.rho,
+                s.delta_sq, call.weights, rule, rule, *vector,
+                int(self.active_sets), _C1, _C2, _N_EP1, _N_EP2, _N_EP3,
+                *levels, stats)
+            s.n_updates_per_problem[k] += n_full + stats[0] - before[0]
+            fold_scale(w, scalars, g)
+            # Recompute ‖a‖² afresh once per epoch (the loop carries it).
+            scalars[1] = (float(w @ w) + scalars[0] ** 2
+                          + self._ext_sq(call, g)
+                          + scalars[3])
+            count_epoch(call, k, n_full, stats - before)
+            check_problem_finite(s, k, epoch + 1)
+            if status[0]:
+                raise Diverged(epoch + 1)
+            return n_full
+
+        return run_epoch
+
+    def _params_schedule(self, state):
+        # The loop takes the threshold 1 - ε of its condition.
+        return [1.0 - float(self.epsilon)]
+
+    def _plain_pass(self, call, k, order, signs):
+        s = call.state
+        status = np.zeros(1, dtype=np.int64)
+        n_updates, _, n_mistakes = pattern_pass(
+            order, order.shape[0], 0.0, order, *call.loop_arrays, signs,
+            call.work.y_sq_norms, s.rho, s.delta_sq, call.weights,
+            *self._rule_of(call, k, status))
+        if status[0]:
+            call.work.diverged.append(k)
+        s.n_updates_per_problem[k] += n_updates
+        fold_scale(s.weights[k], s.scalars[k], call.work.counts[k])
+        return n_updates, n_mistakes
+
+    # ----------------------------------------------------------- results
+    def _finish(self, call, targets, converged, n_iter):
+        self._fold(call)
+        super()._finish(call, targets, converged, n_iter)
+
+    def _margin_bound(self, call, k, norm):
+        """ROMMA's bound ``1/‖a‖ >= γ_d`` (not PDM's ``‖a_t‖/t``)."""
+        s = call.state
+        sq = (float(s.weights[k] @ s.weights[k]) + s.scalars[k, 0] ** 2
+              + self._ext_sq(call, call.work.counts[k]) + s.retired_ext_sq[k])
+        return 1.0 / np.sqrt(sq) if sq > 0 else np.inf
+
+    def _stored_dual(self, call, targets):
+        if self.store_dual and not np.isfinite(call.work.counts).all():
+            raise ValueError(
+                "ROMMA's dual coefficients overflowed float64: without "
+                "extension, a = Σ g_k y_k cancels ever larger g_k on data "
+                "that is not separable (a itself stays finite); set "
+                "extension, or store_dual=False")
+        return super()._stored_dual(call, targets)
+
+    def _retired(self, call):
+        retired = super()._retired(call)
+        call.state.scalars[:, 3] = retired
+        return retired
 
 
 @_fill_doc
-class ROMMA(_MarginPerceptron):
+class ROMMA(MarginParams, OnlineClassifier):
     r"""Aggressive Relaxed Online Maximum Margin Algorithm (ROMMA).
 
     Li & Long's aggressive ROMMA [1]_ run as a batch algorithm on the
@@ -184,11 +296,14 @@ class ROMMA(_MarginPerceptron):
 
     _parameter_constraints = {
         key: value
-        for key, value in _MarginPerceptron._parameter_constraints.items()
+        for key, value in MARGIN_CONSTRAINTS.items()
         if key != "multiple_updates"
     }
     _parameter_constraints["epsilon"] = [Interval(Real, 0, 1,
                                                   closed="neither")]
+    _algorithm = AggressiveROMMA
+    # read by perceptrons/streaming.py until it asks the algorithm
+    _max_iter_is_a_cap = True
 
     @classmethod
     def _test_params(cls):
@@ -212,104 +327,3 @@ class ROMMA(_MarginPerceptron):
                          random_state=random_state,
                          class_weight=class_weight, warm_start=warm_start,
                          n_jobs=n_jobs)
-
-    # ----------------------------------------------------------- state
-    # scalars[k] = [u_b, ‖a‖², scale s, Δ² Σ g² of retired rows], a = s u;
-    # the per-call counts hold the real coefficients g_k (u units).
-    _n_scalars = 4
-    _counts_dtype = np.float64
-
-    def _initial_scalars(self, n_problems):
-        scalars = np.zeros((n_problems, self._n_scalars))
-        scalars[:, 2] = 1.0
-        return scalars
-
-    def _fold(self, call):
-        """Make s = 1 and ``retired_ext_sq`` current in every problem."""
-        s = self.state_
-        for k in range(s.weights.shape[0]):
-            fold_scale(s.weights[k], s.scalars[k], call.counts[k])
-        self.state_ = s.replace(retired_ext_sq=s.scalars[:, 3].copy())
-
-    # ----------------------------------------------------------- training
-    def _rule_of(self, call, k, status):
-        """ROMMA's rule and problem k's vector (the loops' arguments)."""
-        s = self.state_
-        return (RommaRule(1.0 - float(self.epsilon)), s.weights[k],
-                s.scalars[k], status, call.counts[k])
-
-    def _problem_epoch(self, call, k, signs):
-        n = signs.shape[0]
-        levels = [np.empty(n, dtype=np.int64) for _ in range(3)]
-        stats = np.zeros(4, dtype=np.int64)
-        s = self.state_
-        w, scalars, g = s.weights[k], s.scalars[k], call.counts[k]
-        status = np.zeros(1, dtype=np.int64)
-        rule, *vector = self._rule_of(call, k, status)
-
-        def run_epoch(order, threshold, epoch):
-            before = stats.copy()
-            n_full = active_set_epoch(
-                *call.loop_arrays, signs, call.y_sq_norms, order, s.rho,
-                s.delta_sq, call.weights, rule, rule, *vector,
-                int(self.active_sets), _C1, _C2, _N_EP1, _N_EP2, _N_EP3,
-                *levels, stats)
-            s.n_updates_per_problem[k] += n_full + stats[0] - before[0]
-            fold_scale(w, scalars, g)
-            # Recompute ‖a‖² afresh once per epoch (the loop carries it).
-            scalars[1] = (float(w @ w) + scalars[0] ** 2
-                          + self._ext_sq(call, g)
-                          + scalars[3])
-            self._add_stats(call, k, n_full, stats - before)
-            self._check_finite(k, epoch + 1)
-            if status[0]:
-                raise _Diverged(epoch + 1)
-            return n_full
-
-        return run_epoch
-
-    def _params_schedule(self):
-        # The loop takes the threshold 1 - ε of its condition.
-        return [1.0 - float(self.epsilon)]
-
-    def _plain_pass(self, call, k, order, signs):
-        s = self.state_
-        status = np.zeros(1, dtype=np.int64)
-        n_updates, _, n_mistakes = pattern_pass(
-            order, order.shape[0], 0.0, order, *call.loop_arrays, signs,
-            call.y_sq_norms, s.rho, s.delta_sq, call.weights,
-            *self._rule_of(call, k, status))
-        if status[0]:
-            call.diverged.append(k)
-        s.n_updates_per_problem[k] += n_updates
-        fold_scale(s.weights[k], s.scalars[k], call.counts[k])
-        return n_updates, n_mistakes
-
-    # ----------------------------------------------------------- results
-    def _finish(self, call, targets, converged, n_iter):
-        self._fold(call)
-        super()._finish(call, targets, converged, n_iter)
-
-    def _margin_bound(self, call, k, norm):
-        """ROMMA's bound ``1/‖a‖ >= γ_d`` (not PDM's ``‖a_t‖/t``)."""
-        s = self.state_
-        sq = (float(s.weights[k] @ s.weights[k]) + s.scalars[k, 0] ** 2
-              + self._ext_sq(call, call.counts[k]) + s.retired_ext_sq[k])
-        return 1.0 / np.sqrt(sq) if sq > 0 else np.inf
-
-    def _stored_dual(self, call, targets):
-        if self.store_dual and not np.isfinite(call.counts).all():
-            raise ValueError(
-                "ROMMA's dual coefficients overflowed float64: without "
-                "extension, a = Σ g_k y_k cancels ever larger g_k on data "
-                "that is not separable (a itself stays finite); set "
-                "extension, or store_dual=False")
-        return super()._stored_dual(call, targets)
-
-    def _retired(self, call):
-        retired = super()._retired(call)
-        self.state_.scalars[:, 3] = retired
-        return retired
-
-
-__all__ = ["ROMMA"]

@@ -84,7 +84,8 @@ def test_matrix_defaults_are_close_to_linear_svc(cls, n_classes, seed, flip,
 def test_margin_defaults_converge_on_inseparable_blobs(cls):
     # scikit-learn's check_classifiers_train data: without extension the
     # active-set passes could leave an inverted hyperplane (accuracy down to
-    # 0.03, see _MarginPerceptron); the default extension converges.
+    # 0.03, see perceptrons/models/_margin_family.py); the default extension
+    # converges.
     X, y = make_blobs(n_samples=300, random_state=0)
     X, y = shuffle(X, y, random_state=7)
     X = StandardScaler().fit_transform(X)
