@@ -41,14 +41,6 @@ def _instances():
             yield pytest.param(cls, params, id=f"{cls.__name__}-{params}")
 
 
-def _weights_refusal(est):
-    """Why ``est`` refuses weights other than 0 and 1 (None: it takes
-    them): its algorithm's answer on the driver, its own on the old base
-    class (until every estimator runs on the driver)."""
-    if hasattr(est, "_algorithm_of_params"):
-        return est._algorithm_of_params(validate=False).weights_refusal()
-    return est._weights_refusal()
-
 
 def _fit(cls, params, X, y, **fit_params):
     with warnings.catch_warnings():
