@@ -118,7 +118,8 @@ def test_threaded_prediction_is_the_serial_prediction(make, in_blocks):
                                n_informative=10, n_classes=3,
                                random_state=4)
     est = make().set_params(max_iter=2, random_state=0).fit(X[:400], y[:400])
-    assert est._decides_in_blocks() == in_blocks
+    algo = est._algorithm_of_params(validate=False)
+    assert algo.decides_in_blocks(est.state_, vars(est)) == in_blocks
     serial = est.decision_function(X)
     for n_jobs in (2, 3, -1):
         est.set_params(n_jobs=n_jobs)

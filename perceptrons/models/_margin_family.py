@@ -38,7 +38,6 @@ fitted. Plain full passes (``active_sets=False``) end between 0.89 and
 
 import dataclasses
 import threading
-import warnings
 from numbers import Real
 
 import numpy as np
@@ -55,7 +54,7 @@ from ._state import FittedState, appended, array, check_problems, scalar
 __all__ = ["DEFAULT_EXTENSION", "MARGIN_CONSTRAINTS", "Diverged",
            "MarginAlgorithm", "MarginParams", "MarginState", "MarginWork",
            "check_problem_finite", "count_epoch", "recorded_epochs",
-           "warn_unconverged"]
+           "unconverged_warnings"]
 
 # Active-set constants of Sec. 4.
 _C1, _C2, _C1_FIRST = 2.2, 1.1, 1.1
@@ -389,8 +388,9 @@ class MarginAlgorithm(Algorithm):
             n_iter[k] = epochs
             call.t += X.shape[0] * epochs
         self._finish(call, targets, converged, int(n_iter.max()))
-        warn_unconverged(self.estimator_name, call.work.diverged, converged,
-                         self._delta() is None, self.max_iter)
+        return unconverged_warnings(self.estimator_name, call.work.diverged,
+                                    converged, self._delta() is None,
+                                    self.max_iter)
 
     def _problem_epoch(self, call, k, signs):
         """Problem k's full epoch (with its active-set passes), for the driver.
@@ -470,9 +470,9 @@ class MarginAlgorithm(Algorithm):
         call.t += n_problems * X.shape[0]
         self._finish(call, targets, converged, s.n_iter + 1)
         # One pass is not a run to convergence: only a divergence is news.
-        warn_unconverged(self.estimator_name, call.work.diverged,
-                         np.ones(n_problems, dtype=bool),
-                         self._delta() is None, self.max_iter)
+        return unconverged_warnings(self.estimator_name, call.work.diverged,
+                                    np.ones(n_problems, dtype=bool),
+                                    self._delta() is None, self.max_iter)
 
     def _plain_pass(self, call, k, order, signs):
         """Problem k's plain pass of ``partial_fit``.
@@ -652,8 +652,9 @@ def recorded_epochs(state, epoch_mistakes, epoch_updates):
     return out
 
 
-def warn_unconverged(name, diverged, converged, no_extension, max_iter):
-    """One ConvergenceWarning per call, naming the remedy.
+def unconverged_warnings(name, diverged, converged, no_extension, max_iter):
+    """The call's ConvergenceWarnings, each naming the remedy (issued by the
+    driver once the state is published).
 
     Parameters
     ----------
@@ -665,19 +666,26 @@ def warn_unconverged(name, diverged, converged, no_extension, max_iter):
     no_extension : bool
         Whether the run had no extension (Δ None).
     max_iter : int
+
+    Returns
+    -------
+    list of (str, type)
+        Messages and categories: one for diverged problems, one for the
+        others that did not converge.
     """
+    out = []
     if diverged:
-        warnings.warn(
+        out.append((
             f"{name} stopped early on problems {diverged}: ‖a‖ "
             "grew past float64's safe range, which certifies that the "
             "training set is not separable in the augmented space "
             "(margin below 1e-100 times the pattern norm); the last "
             "representable a is kept. Set extension (Δ) to solve the "
-            "2-norm soft-margin problem instead", ConvergenceWarning)
+            "2-norm soft-margin problem instead", ConvergenceWarning))
     stalled = np.flatnonzero(~converged).tolist()
     stalled = [k for k in stalled if k not in diverged]
     if not stalled:
-        return
+        return out
     if no_extension:
         remedy = (
             "the training set may not be separable in the augmented "
@@ -688,6 +696,7 @@ def warn_unconverged(name, diverged, converged, no_extension, max_iter):
     else:
         remedy = ("raise max_iter (a larger extension converges in "
                   "fewer updates)")
-    warnings.warn(
+    out.append((
         f"{name} did not converge within max_iter={max_iter} full "
-        f"epochs (problems {stalled}); {remedy}", ConvergenceWarning)
+        f"epochs (problems {stalled}); {remedy}", ConvergenceWarning))
+    return out

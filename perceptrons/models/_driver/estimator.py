@@ -239,6 +239,12 @@ class OnlineClassifier(ClassifierMixin, BaseEstimator):
         """
         return self._labels(self.decision_function(X))
 
+    def _validate_for_prediction(self, X):
+        """X as :meth:`decision_function` reads it, checked against the
+        fitted input (for code that scores X its own way)."""
+        return prediction.validate_for_prediction(
+            self, self._algorithm_of_params(validate=False), X)
+
     def _scores(self, X):
         """:meth:`decision_function` of validated X."""
         return prediction.scores(self, self._algorithm_of_params(

@@ -210,8 +210,10 @@ class Algorithm:
         return None
 
     #: Passes of ``fit`` and ``partial_fit`` written by the algorithm
-    #: itself, as ``fit_passes(driver, call, targets)`` and
-    #: ``partial_pass(driver, call, targets)``; None: the driver's
+    #: itself (a run to convergence), as methods ``fit_passes(call,
+    #: targets)`` and ``partial_pass(call, targets)`` that leave the state
+    #: in ``call.state`` and return the warnings to issue once it is
+    #: published (``(message, category)`` pairs); None: the driver's
     #: (:mod:`~perceptrons.models._driver.training`).
     fit_passes = None
     partial_pass = None

@@ -91,8 +91,7 @@ def partial_fit(est, X, y, classes, sample_weight, row_checked=False):
         start(est, algo, call)
     if algo.partial_pass is not None:
         call.state = est.state_
-        algo.partial_pass(call, targets)
-        est._adopt_state(call.state)
+        _publish_then_warn(est, call, algo.partial_pass(call, targets))
         return
     order = np.arange(call.X.shape[0], dtype=np.int64)
     train(est, algo, call, targets, [order], 1)
@@ -244,8 +243,7 @@ def _fit_passes(est, algo, call, targets):
     ends them; or the algorithm's own passes (a run to convergence)."""
     if algo.fit_passes is not None:
         call.state = est.state_
-        algo.fit_passes(call, targets)
-        est._adopt_state(call.state)
+        _publish_then_warn(est, call, algo.fit_passes(call, targets))
         return
     orders = epoch_orders(algo.random_state, call.X.shape[0],
                           algo.max_iter, algo.shuffle)
@@ -291,6 +289,15 @@ def _fit_passes(est, algo, call, targets):
             f"n_iter_no_change={algo.n_iter_no_change}) was met; raise "
             "max_iter, or set tol=None to run max_iter passes without "
             "this check", ConvergenceWarning)
+
+
+def _publish_then_warn(est, call, issued):
+    """Publish the state an algorithm's own passes left in ``call``, then
+    issue their warnings (``(message, category)`` pairs): a warning turned
+    into an error leaves the fitted model whole."""
+    est._adopt_state(call.state)
+    for message, category in issued or ():
+        warnings.warn(message, category)
 
 
 def _validation_score(est, validation):
