@@ -144,8 +144,7 @@ class LastOrAveragedRows:
         w = state.weights
         if isinstance(w, WeightRows):
             return w.scores(X, view["coef_"])
-        return w.kernel.scores(X, w.pool.X, view["dual_coef_"],
-                               w.pool.sq_norms())
+        return w.scores(X, view["dual_coef_"])
 
     def mixing_refusal(self):
         if self.kernel is not None:

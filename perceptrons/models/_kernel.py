@@ -22,8 +22,18 @@ from ..utils.parallel import effective_n_jobs
 from ._state import State, scalar
 from ._support import KernelCall
 
-__all__ = ["KernelAlgorithm", "KernelMixin", "KernelParams", "KernelSpec",
-           "linear_coef"]
+__all__ = ["KERNEL_NAMES", "KERNEL_PRECOMPUTED", "KernelAlgorithm",
+           "KernelMixin", "KernelParams", "KernelSpec", "linear_coef"]
+
+#: The code of ``kernel="precomputed"``: X holds kernel values, a Gram
+#: matrix of the training rows in ``fit`` and the test rows' values against
+#: them in prediction (scikit-learn's ``SVC`` convention).
+KERNEL_PRECOMPUTED = 3
+
+#: Every kernel name an estimator may take, with its code: the Mercer
+#: kernels the loops compute (:data:`perceptrons._loops.mercer.KERNELS`)
+#: and "precomputed".
+KERNEL_NAMES = {**KERNELS, "precomputed": KERNEL_PRECOMPUTED}
 
 #: Rows of test data per Gram block, at most: bounds a block's memory to
 #: ``BLOCK_ROWS × n_support`` doubles.
@@ -54,12 +64,21 @@ def linear_coef(dual_coef, support_vectors):
 
 @dataclasses.dataclass(frozen=True)
 class KernelSpec(State):
-    """A resolved Mercer kernel.
+    """A resolved Mercer kernel, or a precomputed one.
+
+    With ``kernel="precomputed"`` a row is its kernel values against the
+    training rows, ``k(x, x_j)`` in column j: a support vector is then its
+    row of the training Gram matrix, its ``k(x_j, x_j)`` the entry in the
+    column of its own training row, and the kernel values of test rows
+    against support vectors the test rows' columns of those rows
+    (``support_index``).
 
     Attributes
     ----------
     code : int
-        ``KERNELS[name]`` (:mod:`perceptrons._loops.mercer`).
+        ``KERNEL_NAMES[name]``: a code of
+        :data:`perceptrons._loops.mercer.KERNELS`, or
+        :data:`KERNEL_PRECOMPUTED`.
     degree : int
         Degree of the polynomial kernel.
     gamma : float
@@ -68,30 +87,49 @@ class KernelSpec(State):
         Additive constant of the polynomial kernel.
     """
 
-    code: int = scalar("int", choices=tuple(KERNELS.values()))
+    #: 2: "precomputed" (code 3) added.
+    VERSION = 2
+
+    code: int = scalar("int", choices=tuple(KERNEL_NAMES.values()))
     degree: int = scalar("int", low=1, high=MAX_DEGREE + 1)
     gamma: float = scalar("float", low=0.0)
     coef0: float = scalar("float", low=0.0)
 
     @property
     def name(self):
-        """The kernel's name (``"linear"``, ``"poly"``, ``"rbf"``)."""
-        return next(k for k, v in KERNELS.items() if v == self.code)
+        """The kernel's name (``"linear"``, ``"poly"``, ``"rbf"``,
+        ``"precomputed"``)."""
+        return next(k for k, v in KERNEL_NAMES.items() if v == self.code)
+
+    @property
+    def precomputed(self):
+        """Whether rows are kernel values (``kernel="precomputed"``)."""
+        return self.code == KERNEL_PRECOMPUTED
 
     def args(self):
         """``(code, degree, gamma, coef0)`` as the loops take them."""
         return (self.code, self.degree, self.gamma, self.coef0)
 
     def diag(self, sq_norms):
-        """``k(x_i, x_i)`` from the squared norms ``<x_i, x_i>``."""
+        """``k(x_i, x_i)`` from the squared norms ``<x_i, x_i>`` (for a
+        precomputed kernel, the Gram matrix's diagonal stands in for them:
+        :meth:`KernelAlgorithm.row_sq_norms`)."""
+        if self.precomputed:
+            return np.array(sq_norms, dtype=np.float64)
         return kernel_diag(sq_norms, *self.args())
 
-    def gram(self, A, B, sq_b=None):
+    def gram(self, A, B, sq_b=None, b_index=None):
         """Gram block ``k(a_s, b_t)``
-        (:func:`~perceptrons._loops.mercer.gram_block`)."""
+        (:func:`~perceptrons._loops.mercer.gram_block`); precomputed: the
+        columns ``b_index`` (the rows of B among the training rows) of A."""
+        if self.precomputed:
+            return np.ascontiguousarray(
+                (A[:, b_index].toarray() if hasattr(A, "toarray")
+                 else A[:, b_index]), dtype=np.float64)
         return gram_block(A, B, *self.args(), sq_b=sq_b)
 
-    def scores(self, X, support_vectors, coef, support_sq=None):
+    def scores(self, X, support_vectors, coef, support_sq=None,
+               support_index=None):
         """``Σ_j coef[k, j] k(x, s_j)`` for every row x of X.
 
         Computed in Gram blocks of :data:`BLOCK_ROWS` rows, so memory stays
@@ -104,6 +142,9 @@ class KernelSpec(State):
         coef : ndarray of shape (n_rows, n_support)
         support_sq : ndarray of shape (n_support,), optional
             ``<s_j, s_j>`` (computed if needed and not given).
+        support_index : ndarray of shape (n_support,), optional
+            The support vectors' training rows: a precomputed kernel's
+            columns of X.
 
         Returns
         -------
@@ -114,7 +155,8 @@ class KernelSpec(State):
             return out
         for lo in range(0, X.shape[0], BLOCK_ROWS):
             hi = min(lo + BLOCK_ROWS, X.shape[0])
-            G = self.gram(X[lo:hi], support_vectors, support_sq)
+            G = self.gram(X[lo:hi], support_vectors, support_sq,
+                          support_index)
             out[lo:hi] = G @ coef.T
         return out
 
@@ -195,7 +237,8 @@ class KernelMixin:
 class KernelParams:
     """An estimator's kernel parameters ``kernel, degree, gamma, coef0,
     cache_size`` (its ``__init__`` passes them on) and their constraints
-    :data:`KERNEL_CONSTRAINTS` (a class adds its own ``kernel`` entry)."""
+    :data:`KERNEL_CONSTRAINTS` (a class adds its own ``kernel`` entry,
+    from :data:`KERNEL_NAMES`)."""
 
     def __init__(self, *, kernel, degree, gamma, coef0, cache_size,
                  **params):
@@ -209,6 +252,15 @@ class KernelParams:
     KERNEL_CONSTRAINTS = KernelMixin.KERNEL_CONSTRAINTS
 
 
+#: Why a precomputed kernel cannot train on some X.
+_PRECOMPUTED_ROWS = (
+    "kernel='precomputed' trains on X[i, j] = k(x_i, x_j), the square Gram "
+    "matrix of the rows a call trains on{got}; a continuation of a fitted "
+    "model (partial_fit after the first call, warm_start) or rows left out "
+    "of it (a weight of 0, early_stopping) cannot be expressed with it: fit "
+    "afresh on the Gram matrix of all the rows to train on")
+
+
 class KernelAlgorithm:
     """The kernel of an algorithm's parameters, and its dual passes'
     per-call state (for an :class:`~perceptrons.models._driver.Algorithm`
@@ -217,10 +269,23 @@ class KernelAlgorithm:
     def kernel_spec(self, n_features):
         """The kernel of the parameters, ``gamma=None`` resolved to
         ``1 / n_features``."""
-        return KernelSpec(code=KERNELS[self.kernel], degree=int(self.degree),
+        return KernelSpec(code=KERNEL_NAMES[self.kernel],
+                          degree=int(self.degree),
                           gamma=(1.0 / n_features if self.gamma is None
                                  else float(self.gamma)),
                           coef0=float(self.coef0))
+
+    def row_sq_norms(self, X, loop_arrays):
+        """``<x_i, x_i>``; with ``kernel="precomputed"`` the Gram matrix's
+        diagonal ``k(x_i, x_i)`` stands in for them, which every use of the
+        squared norms (``k(x, x)``, θ_Init "auto") reads through
+        :meth:`KernelSpec.diag`."""
+        if self.kernel != "precomputed":
+            return super().row_sq_norms(X, loop_arrays)
+        if X.shape[0] != X.shape[1]:
+            raise ValueError(_PRECOMPUTED_ROWS.format(
+                got=f" (got X of shape {X.shape})"))
+        return np.array(X.diagonal(), dtype=np.float64)
 
     def new_kernel_call(self, spec, X, sq_norms, n_passes, n_pool=0,
                         normalized=False):
@@ -239,7 +304,16 @@ class KernelAlgorithm:
         n_pool : int, default=0
         normalized : bool, default=False
             See :class:`~perceptrons.models._support.KernelCall`.
+
+        Raises
+        ------
+        ValueError
+            With a precomputed kernel, for a continuation (a pool) or rows
+            left out of the Gram matrix (weight 0, ``early_stopping``).
         """
+        if spec.precomputed and (n_pool or X.shape[0] != X.shape[1]):
+            raise ValueError(_PRECOMPUTED_ROWS.format(got=""))
         return KernelCall(X, sq_norms, spec.checked_diag(sq_norms),
                           spec.args(), self.cache_size, n_passes, n_pool,
-                          normalized, effective_n_jobs(self.n_jobs))
+                          normalized, effective_n_jobs(self.n_jobs),
+                          gram=spec.precomputed)

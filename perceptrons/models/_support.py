@@ -28,8 +28,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._loops.mercer import row_sq_norms_of
-from .._loops.support import (ComputedKernel, Kernel, KernelCache, Rows,
-                              SupportSet)
+from .._loops.support import (ComputedKernel, GramKernel, Kernel,
+                              KernelCache, Rows, SupportSet)
 from ..utils.validation import as_flat_loop_arrays
 from ._state import State, array, rows, scalar
 
@@ -187,6 +187,13 @@ class KernelCall(SimpleNamespace):
     normalized : bool, default=False
         Use the normalised kernel ``k(x, z) / sqrt(k(x, x) k(z, z))``
         (0 where ``k(x, x) = 0``).
+    n_threads : int, default=1
+        Threads a block's tiles may use.
+    gram : bool, default=False
+        X is a precomputed Gram matrix of the rows it holds (``kernel=
+        "precomputed"``): the loops read its values
+        (:data:`~perceptrons._loops.support.GramKernel`) instead of
+        computing them.
 
     Attributes
     ----------
@@ -202,13 +209,14 @@ class KernelCall(SimpleNamespace):
         Threads the kernel tiles may use (``n_jobs``; 1: the serial code).
     loop_args : tuple
         ``(provider, support)``: the provider of kernel values (a
-        :data:`~perceptrons._loops.support.ComputedKernel`) and the support
+        :data:`~perceptrons._loops.support.ComputedKernel` or
+        :data:`~perceptrons._loops.support.GramKernel`) and the support
         set, what every dual store holds first. A model adds its own
         per-call arrays (coefficients, ...) as further attributes.
     """
 
     def __init__(self, X, sq_norms, diag, kernel, cache_size, n_passes,
-                 n_pool=0, normalized=False, n_threads=1):
+                 n_pool=0, normalized=False, n_threads=1, gram=False):
         n = X.shape[0]
         rows = np.zeros(n, dtype=np.int64)
         rows[:n_pool] = np.arange(n_pool)
@@ -231,11 +239,18 @@ class KernelCall(SimpleNamespace):
             support=support, cache=cache, cache_filled=cache_filled,
             kernel_work=kernel_work, dense_work=dense_work, threads=threads,
             norms=norms)
-        provider = ComputedKernel(
-            Rows(*as_flat_loop_arrays(X), sq_norms, diag),
-            Kernel(*kernel, norms),
-            KernelCache(cache, cache_filled, np.zeros(n, dtype=np.int64),
-                        kernel_work, dense_work, threads))
+        if gram:
+            # X holds the kernel values: read, never computed.
+            gram_matrix = np.ascontiguousarray(
+                X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+            provider = GramKernel(gram_matrix, diag, norms, kernel_work)
+        else:
+            provider = ComputedKernel(
+                Rows(*as_flat_loop_arrays(X), sq_norms, diag),
+                Kernel(*kernel, norms),
+                KernelCache(cache, cache_filled,
+                            np.zeros(n, dtype=np.int64), kernel_work,
+                            dense_work, threads))
         self.loop_args = (provider, support)
 
     @property

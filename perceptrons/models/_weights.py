@@ -237,7 +237,19 @@ class DualWeights(State):
     def scores(self, X, weights):
         """``Σ_j weights[r, j] k(x, s_j)`` for every row of X."""
         return self.kernel.scores(X, self.pool.X, weights,
-                                  self.pool.sq_norms())
+                                  self.pool.sq_norms(), self.pool.index)
+
+    def pool_diag(self):
+        """``k(s_j, s_j)`` of every pool row (a precomputed kernel's from
+        the pool's Gram rows: the entry of each row's own column)."""
+        pool = self.pool
+        if self.kernel.precomputed:
+            X = pool.X
+            rows = np.arange(pool.size)
+            values = (X[rows, pool.index] if not hasattr(X, "toarray")
+                      else np.asarray(X[rows, pool.index]).ravel())
+            return np.array(values, dtype=np.float64)
+        return self.kernel.diag(pool.sq_norms())
 
     def primal(self, weights):
         """The primal weights of the linear kernel (None for others)."""

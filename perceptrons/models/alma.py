@@ -15,11 +15,11 @@ import scipy.sparse as sp
 
 from .._loops.alma import alma2_epoch, almap_epoch, augmented_p_norms
 from .._loops.higher_order import p_norm_gradient
-from .._loops.mercer import KERNELS
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import linear_scores, refuse_underflow
 from ._driver import Algorithm, OnlineClassifier
-from ._kernel import KernelAlgorithm, KernelParams, linear_coef
+from ._kernel import (KERNEL_NAMES, KernelAlgorithm, KernelParams,
+                      linear_coef)
 from ._state import FittedState, array, check_problems, scalar, sub
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._weights import DualWeights, WeightRows
@@ -325,7 +325,7 @@ class ALMARule(KernelAlgorithm, Algorithm):
             public["coef_"] = coef
             return public
         # Coefficients over the un-normalised φ(x_j): c_j / ‖[φ(x_j), ρ]‖.
-        norms = np.sqrt(w.kernel.diag(w.pool.sq_norms()) + s.rho ** 2)
+        norms = np.sqrt(w.pool_diag() + s.rho ** 2)
         dual = np.divide(coef, norms, out=np.zeros_like(coef),
                          where=norms > 0)
         public.update(support_=w.pool.index.copy(),
@@ -340,8 +340,7 @@ class ALMARule(KernelAlgorithm, Algorithm):
         if isinstance(w, WeightRows):
             scores = linear_scores(X, view["coef_"])
         else:
-            scores = w.kernel.scores(X, w.pool.X, view["dual_coef_"],
-                                     w.pool.sq_norms())
+            scores = w.scores(X, view["dual_coef_"])
         return scores + view["intercept_"]
 
 
@@ -622,7 +621,7 @@ class ALMA(KernelParams, OnlineClassifier):
         "hypothesis": [StrOptions({"averaged", "last"})],
         "intercept_scaling": [Interval(Real, 0, None, closed="neither"),
                               StrOptions({"auto"})],
-        "kernel": [StrOptions(set(KERNELS)), None],
+        "kernel": [StrOptions(set(KERNEL_NAMES)), None],
         **KernelParams.KERNEL_CONSTRAINTS,
     }
 

@@ -13,12 +13,11 @@ from numbers import Real
 import numpy as np
 
 from .._loops.ballseptron import ballseptron_epoch, ballseptron_prototype_epoch
-from .._loops.mercer import KERNELS
 from ..utils._param_validation import Interval, StrOptions
 from ._averaged import LastOrAveragedRows
 from ._driver import Algorithm, OnlineClassifier
 from ._driver.mixing import mix, pooled_sum
-from ._kernel import KernelAlgorithm, KernelParams
+from ._kernel import KERNEL_NAMES, KernelAlgorithm, KernelParams
 from ._state import FittedState, appended, array, scalar, sub
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._weights import DualWeights, WeightRows
@@ -521,7 +520,7 @@ class Ballseptron(KernelParams, OnlineClassifier):
         **STOPPING_CONSTRAINTS,
         "radius": [Interval(Real, 0, None, closed="left")],
         "hypothesis": [StrOptions({"last", "averaged"})],
-        "kernel": [StrOptions(set(KERNELS)), None],
+        "kernel": [StrOptions(set(KERNEL_NAMES)), None],
         **KernelParams.KERNEL_CONSTRAINTS,
     }
 

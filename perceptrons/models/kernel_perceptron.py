@@ -2,7 +2,7 @@
 default, kept as a thin alias for code written before ``Perceptron`` took
 ``kernel``."""
 
-from .._loops.mercer import KERNELS
+from ._kernel import KERNEL_NAMES
 from ..utils._param_validation import StrOptions
 from .perceptron import Perceptron
 
@@ -41,7 +41,7 @@ class KernelPerceptron(Perceptron):
 
     _parameter_constraints = {
         **Perceptron._parameter_constraints,
-        "kernel": [StrOptions(set(KERNELS))],
+        "kernel": [StrOptions(set(KERNEL_NAMES))],
     }
 
     @classmethod

@@ -17,13 +17,12 @@ from numbers import Real
 import numpy as np
 
 from .._loops._common import entry_point
-from .._loops.mercer import KERNELS
 from .._loops.passive_aggressive import RULES, pa_epoch, pa_prototype_epoch
 from ..utils._param_validation import Interval, StrOptions
 from ._averaged import LastOrAveragedRows
 from ._driver import Algorithm, OnlineClassifier
 from ._driver.mixing import mixed_rows_and_offset
-from ._kernel import KernelAlgorithm, KernelParams
+from ._kernel import KERNEL_NAMES, KernelAlgorithm, KernelParams
 from ._state import FittedState, array, scalar, sub
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._weights import DualWeights, WeightRows
@@ -536,7 +535,7 @@ class PassiveAggressive(KernelParams, OnlineClassifier):
         "fit_intercept": ["boolean"],
         "hypothesis": [StrOptions({"last", "averaged"})],
         "multiclass": [StrOptions({"ovr", "prototype"})],
-        "kernel": [StrOptions(set(KERNELS)), None],
+        "kernel": [StrOptions(set(KERNEL_NAMES)), None],
         **KernelParams.KERNEL_CONSTRAINTS,
     }
 

@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._loops.hypotheses import HYPOTHESES as _HYPOTHESES
 from .._loops.hypotheses import PrototypeRule, threshold_rule
-from .._loops.mercer import KERNEL_LINEAR, KERNELS
+from .._loops.mercer import KERNEL_LINEAR
 from .._loops._common import entry_point
 from .._loops.perceptron import figure2_epoch
 from ..utils._param_validation import Interval, StrOptions
@@ -26,7 +26,8 @@ from ..utils.validation import linear_scores, refuse_underflow
 from ._driver import Algorithm, OnlineClassifier
 from ._driver.mixing import mixed_rows_and_offset
 from ._driver.prediction import validate_for_prediction
-from ._kernel import KernelAlgorithm, KernelParams, linear_coef
+from ._kernel import (KERNEL_NAMES, KernelAlgorithm, KernelParams,
+                      linear_coef)
 from ._ovr import compact_targets, ovr_epoch_in_threads, problem_signs
 from ._state import FittedState, array, scalar, sub
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
@@ -493,7 +494,8 @@ class Figure2(KernelAlgorithm, Algorithm):
             scores = linear_scores(X, view["coef_"])
         else:
             scores = _two_prototypes_as_one(s, s.weights.kernel.scores(
-                X, view["support_vectors_"], view["dual_coef_"]))
+                X, view["support_vectors_"], view["dual_coef_"],
+                support_index=view["support_"]))
         scores += view["intercept_"]
         return scores
 
@@ -509,8 +511,7 @@ class Figure2(KernelAlgorithm, Algorithm):
                     X, _two_prototypes_as_one(s, s.weights.current.T).T)
             else:
                 w = s.weights
-                scores = _two_prototypes_as_one(s, w.kernel.scores(
-                    X, w.pool.X, w.current, w.pool.sq_norms()))
+                scores = _two_prototypes_as_one(s, w.scores(X, w.current))
             scores += _two_prototypes_as_one(s, -s.theta)
         else:
             # "longest": one-vs-rest only (Perceptron._check_derivable).
@@ -618,7 +619,7 @@ def _pool_gram(state):
     sq = w.pool.sq_norms()
 
     def gram(block):
-        return w.kernel.gram(block, w.pool.X, sq)
+        return w.kernel.gram(block, w.pool.X, sq, w.pool.index)
 
     gram.n_support = w.pool.size
     return gram
@@ -915,7 +916,7 @@ class Perceptron(KernelParams, OnlineClassifier):
         "alpha_bound": [Interval(Integral, 1, None, closed="left"), None],
         "hypothesis": [StrOptions(set(_HYPOTHESES))],
         "multiclass": [StrOptions({"ovr", "prototype"})],
-        "kernel": [StrOptions(set(KERNELS)), None],
+        "kernel": [StrOptions(set(KERNEL_NAMES)), None],
         **KernelParams.KERNEL_CONSTRAINTS,
     }
 

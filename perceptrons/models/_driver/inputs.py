@@ -17,7 +17,6 @@ from ..._loops._common import (
     column_sq_sums,
     few_distinct_values,
     label_codes,
-    row_sq_norms,
 )
 from ...utils.validation import (as_loop_arrays, check_sparse_structure,
                                  outside_columns)
@@ -206,8 +205,6 @@ def few_label_encoding(y):
     return classes, targets
 
 
-_NO_ROW_NORMS = np.zeros(0)
-
 
 def as_read(algorithm, X):
     """X in the precision the algorithm reads (a float64 copy of float32
@@ -277,8 +274,7 @@ def validate_input(estimator, algorithm, X, y, reset, row_checked=False):
         X=X, loop_arrays=loop_arrays, labels=labels,
         sq_norm_sum=sq_norm_sum,
         mean_sq_norm=sq_norm_sum / X.shape[0] if X.shape[0] else 0.0,
-        sq_norms=(row_sq_norms(*loop_arrays, X.shape[0])
-                  if algorithm.needs_row_sq_norms() else _NO_ROW_NORMS))
+        sq_norms=algorithm.row_sq_norms(X, loop_arrays))
     return X, y, call
 
 

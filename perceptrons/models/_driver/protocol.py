@@ -20,7 +20,13 @@ published attributes). Every hook but :meth:`new_state`,
 suits a plain linear algorithm.
 """
 
+import numpy as np
+
+from ..._loops._common import row_sq_norms
+
 __all__ = ["Algorithm"]
+
+_NO_ROW_NORMS = np.zeros(0)
 
 
 class Algorithm:
@@ -71,6 +77,13 @@ class Algorithm:
     def needs_row_sq_norms(self):
         """Whether the passes read ``call.sq_norms`` (``<x_i, x_i>``)."""
         return True
+
+    def row_sq_norms(self, X, loop_arrays):
+        """``call.sq_norms``: ``<x_i, x_i>`` of every row when
+        :meth:`needs_row_sq_norms`, else an empty array."""
+        if not self.needs_row_sq_norms():
+            return _NO_ROW_NORMS
+        return row_sq_norms(*loop_arrays, X.shape[0])
 
     def keeps_float32(self):
         """Whether float32 X is read as it is: the primal forms (float32
