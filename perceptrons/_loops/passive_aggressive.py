@@ -1,13 +1,14 @@
 r"""The Passive-Aggressive algorithms of Crammer et al. (JMLR 2006), one
 pass per call.
 
-Two loops, one per update rule (STYLE habit 1), each for every variant and
-form: :func:`pa_epoch`, the binary algorithm of Figure 1 of the paper run
-on one weight vector (two classes) or on one per class (one-vs-rest, every
-problem in the same read of X); :func:`pa_prototype_epoch`, the
-multi-prototype multiclass update of the paper's multiclass section. w is
-kept as a vector (primal) or as coefficients over support vectors with a
-Mercer kernel (the kernel form of Sec. 3), chosen by the type of its store
+One loop, :func:`pa_epoch`, for every variant and multiclass form: the
+binary algorithm of Figure 1 of the paper run on one weight vector (two
+classes) or on one per class (one-vs-rest, every problem in the same read
+of X), or the multi-prototype multiclass update of the paper's multiclass
+section, the form the type of its ``form`` argument (:data:`OneVsRest`,
+:data:`Prototypes`) on which the helpers below are specialised. w is kept
+as a vector (primal) or as coefficients over support vectors with a Mercer
+kernel (the kernel form of Sec. 3), chosen by the type of its store
 (:mod:`perceptrons._loops.storage`).
 
 On example :math:`(x_t, y_t)`, :math:`y_t \in \{-1, +1\}`, with the hinge
@@ -98,8 +99,8 @@ from .storage import (
     store_class,
 )
 
-__all__ = ["LOSS_ROUNDING", "PA1Rule", "PA2Rule", "PARule", "RULES",
-           "biased_scores", "pa_epoch", "pa_prototype_epoch", "step_size"]
+__all__ = ["LOSS_ROUNDING", "OneVsRest", "PA1Rule", "PA2Rule", "PARule",
+           "Prototypes", "RULES", "biased_scores", "pa_epoch", "step_size"]
 
 #: The hinge loss below which a step is passive (module notes: rounding).
 LOSS_ROUNDING = 2.0 ** -40
@@ -113,6 +114,12 @@ PA2Rule = namedtuple("PA2Rule", ["C", "bias"])
 
 #: The rule of each ``variant`` of the estimator.
 RULES = {"PA": PARule, "PA-I": PA1Rule, "PA-II": PA2Rule}
+
+#: The binary problem(s): one weight row for two classes, one per class
+#: (one-vs-rest) otherwise; ``n_rows`` of them.
+OneVsRest = namedtuple("OneVsRest", ["n_rows"])
+#: One prototype per class, ``n_rows`` of them (the multiclass update).
+Prototypes = namedtuple("Prototypes", ["n_rows"])
 
 
 def _pa_step(rule, loss, sq_norm, weight):
@@ -160,31 +167,175 @@ def biased_scores(store, ctx, order, step, scores, intercept):
     return ctx
 
 
+# ----------------------------------------------------- the multiclass form
+def by_form(one_vs_rest, prototypes):
+    """The ``choose`` of :func:`~perceptrons._loops._common.specialised`
+    for a helper of the forms: its implementation for :data:`OneVsRest` or
+    :data:`Prototypes` (the first argument)."""
+    return lambda form, *args: (prototypes if store_class(form) is Prototypes
+                                else one_vs_rest)
+
+
+def _ovr_counters(form):
+    return form.n_rows
+
+
+def _prototype_counters(form):
+    return 1
+
+
+@specialised(by_form(_ovr_counters, _prototype_counters))
+def counters(form):
+    """Losses per step: one per problem (one-vs-rest), one (prototypes)."""
+
+
+def _ovr_rival(form, scores, target):
+    return -1
+
+
+def _prototype_rival(form, scores, target):
+    return best_other(scores, target)
+
+
+@specialised(by_form(_ovr_rival, _prototype_rival))
+def rival(form, scores, target):
+    """The highest-scoring class other than the target (lowest index among
+    equals), -1 one-vs-rest."""
+
+
+def _ovr_mistake(form, scores, target, other):
+    n_rows = form.n_rows
+    if n_rows == 1:
+        return (scores[0] if target == 1 else -scores[0]) <= 0.0
+    for r in range(n_rows):
+        if r != target and scores[r] >= scores[target]:
+            return True
+    return False
+
+
+def _prototype_mistake(form, scores, target, other):
+    return scores[other] >= scores[target]
+
+
+@specialised(by_form(_ovr_mistake, _prototype_mistake))
+def is_mistake(form, scores, target, other):
+    """The online mistake: ``y (w·x + b) <= 0`` for one problem, another
+    class scoring at least the true one otherwise."""
+
+
+def _ovr_sq_norm(form, sq_norm):
+    return sq_norm
+
+
+def _prototype_sq_norm(form, sq_norm):
+    return 2.0 * sq_norm
+
+
+@specialised(by_form(_ovr_sq_norm, _prototype_sq_norm))
+def step_sq_norm(form, sq_norm):
+    """The squared norm in τ from ``‖x'‖²``: itself, or
+    ``‖Φ(x, y) - Φ(x, s)‖² = 2 ‖x'‖²`` (prototypes)."""
+
+
+def _ovr_loss(form, scores, target, k, other):
+    if form.n_rows == 1:
+        y = 1.0 if target == 1 else -1.0
+    else:
+        y = 1.0 if target == k else -1.0
+    return y, 1.0 - y * scores[k]
+
+
+def _prototype_loss(form, scores, target, k, other):
+    return 1.0, 1.0 - (scores[target] - scores[other])
+
+
+@specialised(by_form(_ovr_loss, _prototype_loss))
+def signed_loss(form, scores, target, k, other):
+    """``(y, ℓ)``: the label of loss k and the hinge loss, ``1 - y (w_k·x
+    + b_k)`` (problem k), ``1 - (w^y·x - w^s·x)`` (prototypes, y = 1)."""
+
+
+def _ovr_move(form, store, target, k, other, a, i, offsets, bias):
+    add_example(store, k, a, i)
+    if bias:
+        offsets[k] += a
+
+
+def _prototype_move(form, store, target, k, other, a, i, offsets, bias):
+    add_pair(store, target, other, a, i)
+    if bias:
+        offsets[target] += a
+        offsets[other] -= a
+
+
+@specialised(by_form(_ovr_move, _prototype_move))
+def move(form, store, target, k, other, a, i, offsets, bias):
+    """The step of loss k on row i: ``w_k += a x`` (problem k), or
+    ``w^y += a x``, ``w^s -= a x`` (prototypes); the bias too, if learnt
+    (``offsets`` the intercepts)."""
+
+
+def _ovr_move_sum(form, store, target, k, other, c, i, offsets, bias):
+    add_example_sum(store, k, c, i)
+    if bias:
+        offsets[k] += c
+
+
+def _prototype_move_sum(form, store, target, k, other, c, i, offsets, bias):
+    add_pair_sum(store, target, other, c, i)
+    if bias:
+        offsets[target] += c
+        offsets[other] -= c
+
+
+@specialised(by_form(_ovr_move_sum, _prototype_move_sum))
+def move_sum(form, store, target, k, other, c, i, offsets, bias):
+    """:func:`move` on the averaged hypothesis's accumulators (``offsets``
+    the intercepts')."""
+
+
+def _ovr_counted(form, target, k):
+    return k
+
+
+def _prototype_counted(form, target, k):
+    return target
+
+
+@specialised(by_form(_ovr_counted, _prototype_counted))
+def counted(form, target, k):
+    """The counter an update of loss k counts at: its problem, or the true
+    class (prototypes)."""
+
+
+# ------------------------------------------------------------------ pass
 @storage_loop
-def pa_epoch(store, targets, order, weights, rule, intercept, intercept_acc,
-             t_start, averaged, scores, n_updates):
-    """One pass of Figure 1 over ``order``, for every problem.
+def pa_epoch(store, targets, order, weights, rule, form, intercept,
+             intercept_acc, t_start, averaged, scores, n_updates):
+    """One pass of Figure 1 over ``order``: every problem of the binary
+    algorithm, or the multi-prototype update.
 
     Parameters
     ----------
     store : PrimalStore or DualStore
         The weights (:mod:`perceptrons._loops.storage`): one row per binary
-        problem; ``summed`` holds the averaged hypothesis's accumulator A
-        (module notes) when ``averaged``. Updated in place (a dual store's
-        support set grows).
+        problem or per prototype; ``summed`` holds the averaged
+        hypothesis's accumulator A (module notes) when ``averaged``.
+        Updated in place (a dual store's support set grows).
     targets : ndarray of shape (n_samples,), int64
         Class index of each row. One problem: 1 is y = +1, 0 is y = -1; K
         problems: problem k's label is +1 where ``targets == k``, -1
-        elsewhere (one-vs-rest).
+        elsewhere (one-vs-rest); prototypes: the true class.
     order : ndarray of shape (n_steps,), int64
         Rows to present, in order.
     weights : ndarray of shape (n_samples,) or (0,), float64
         Each row's weight s > 0, scaling C (empty: every weight is 1).
     rule : PARule, PA1Rule or PA2Rule
         The variant, its C and whether the bias is learnt.
+    form : OneVsRest or Prototypes
+        The multiclass form.
     intercept, intercept_acc : ndarray of shape (n_rows,), float64
-        The bias b of each problem and its accumulator A_b, updated in
-        place.
+        The bias b of each row and its accumulator A_b, updated in place.
     t_start : int
         Steps presented before this pass (the global step of
         ``order[0]`` is ``t_start + 1``).
@@ -193,7 +344,8 @@ def pa_epoch(store, targets, order, weights, rule, intercept, intercept_acc,
     scores : ndarray of shape (n_rows,), float64
         Work space.
     n_updates : ndarray of shape (n_rows,), int64
-        Updates per problem, incremented in place.
+        Updates per problem (prototypes: counted at the true class),
+        incremented in place.
 
     Returns
     -------
@@ -202,98 +354,33 @@ def pa_epoch(store, targets, order, weights, rule, intercept, intercept_acc,
         for one problem; otherwise the true class's score not strictly
         above every other class's.
     """
-    n_rows = intercept.shape[0]
     bias = 1.0 if rule.bias else 0.0
+    n_losses = counters(form)
     n_mistakes = 0
     ctx = begin_pass(store)
     for step in range(order.shape[0]):
         i = order[step]
         target = targets[i]
         ctx = biased_scores(store, ctx, order, step, scores, intercept)
-        if n_rows == 1:
-            if (scores[0] if target == 1 else -scores[0]) <= 0.0:
-                n_mistakes += 1
-        else:
-            for r in range(n_rows):
-                if r != target and scores[r] >= scores[target]:
-                    n_mistakes += 1
-                    break
+        other = rival(form, scores, target)
+        if is_mistake(form, scores, target, other):
+            n_mistakes += 1
         # ‖x'‖² of the augmented instance [x, 1] with a bias.
-        sq_norm = self_sq_norm(store, i) + bias
+        sq_norm = step_sq_norm(form, self_sq_norm(store, i) + bias)
         if not sq_norm > 0.0:
             # x = 0 and no bias: no step moves w (PA's τ is undefined).
             continue
         weight = 1.0 if weights.shape[0] == 0 else weights[i]
-        for r in range(n_rows):
-            if n_rows == 1:
-                y = 1.0 if target == 1 else -1.0
-            else:
-                y = 1.0 if target == r else -1.0
-            loss = 1.0 - y * scores[r]
+        for k in range(n_losses):
+            y, loss = signed_loss(form, scores, target, k, other)
             if loss > LOSS_ROUNDING:
                 a = step_size(rule, loss, sq_norm, weight) * y
-                add_example(store, r, a, i)
-                if rule.bias:
-                    intercept[r] += a
+                move(form, store, target, k, other, a, i, intercept,
+                     rule.bias)
                 if averaged:
                     # A += (s - 1) Δ at global step s = t_start + step + 1.
                     c = (t_start + step) * a
-                    add_example_sum(store, r, c, i)
-                    if rule.bias:
-                        intercept_acc[r] += c
-                n_updates[r] += 1
-    return n_mistakes
-
-
-@storage_loop
-def pa_prototype_epoch(store, targets, order, weights, rule, intercept,
-                       intercept_acc, t_start, averaged, scores, n_updates):
-    """One pass of the multi-prototype multiclass update over ``order``.
-
-    Parameters
-    ----------
-    store : PrimalStore or DualStore
-        One prototype per class, updated in place (see :func:`pa_epoch`).
-    targets : ndarray of shape (n_samples,), int64
-        Class index of each row.
-    order, weights, rule, intercept, intercept_acc, t_start, averaged, scores
-        As in :func:`pa_epoch`, by class.
-    n_updates : ndarray of shape (n_classes,), int64
-        Updates, counted at the true class, incremented in place.
-
-    Returns
-    -------
-    n_mistakes : int
-        Steps where the true class does not score strictly above every
-        other class (before the update).
-    """
-    bias = 1.0 if rule.bias else 0.0
-    n_mistakes = 0
-    ctx = begin_pass(store)
-    for step in range(order.shape[0]):
-        i = order[step]
-        target = targets[i]
-        ctx = biased_scores(store, ctx, order, step, scores, intercept)
-        other = best_other(scores, target)
-        if scores[other] >= scores[target]:
-            n_mistakes += 1
-        # ‖Φ(x, y) - Φ(x, s)‖² = 2 ‖x'‖², x' = [x, 1] with a bias.
-        sq_norm = 2.0 * (self_sq_norm(store, i) + bias)
-        if not sq_norm > 0.0:
-            continue
-        loss = 1.0 - (scores[target] - scores[other])
-        if loss > LOSS_ROUNDING:
-            weight = 1.0 if weights.shape[0] == 0 else weights[i]
-            a = step_size(rule, loss, sq_norm, weight)
-            add_pair(store, target, other, a, i)
-            if rule.bias:
-                intercept[target] += a
-                intercept[other] -= a
-            if averaged:
-                c = (t_start + step) * a
-                add_pair_sum(store, target, other, c, i)
-                if rule.bias:
-                    intercept_acc[target] += c
-                    intercept_acc[other] -= c
-            n_updates[target] += 1
+                    move_sum(form, store, target, k, other, c, i,
+                             intercept_acc, rule.bias)
+                n_updates[counted(form, target, k)] += 1
     return n_mistakes

@@ -1,11 +1,9 @@
 """The Passive-Aggressive algorithms of Crammer et al. (JMLR 2006): PA,
 PA-I and PA-II, primal or with a Mercer kernel, one estimator, one state.
 
-The rules are :func:`perceptrons._loops.passive_aggressive.pa_epoch`
-(binary, one-vs-rest) and
-:func:`~perceptrons._loops.passive_aggressive.pa_prototype_epoch`
-(multi-prototype multiclass), the variant a type their step size is
-specialised on; how w is
+The rule is :func:`perceptrons._loops.passive_aggressive.pa_epoch`
+(binary, one-vs-rest or multi-prototype multiclass, the form and the
+variant types its helpers are specialised on); how w is
 stored (weight vectors, or coefficients over support vectors) is the
 state's ``weights``, chosen once when the state is made
 (:mod:`perceptrons.models._weights`).
@@ -17,7 +15,8 @@ from numbers import Real
 import numpy as np
 
 from .._loops._common import entry_point
-from .._loops.passive_aggressive import RULES, pa_epoch, pa_prototype_epoch
+from .._loops.passive_aggressive import (RULES, OneVsRest, Prototypes,
+                                         pa_epoch)
 from ..utils._param_validation import Interval, StrOptions
 from ._averaged import LastOrAveragedRows
 from ._driver import Algorithm, OnlineClassifier
@@ -154,12 +153,11 @@ class PassiveAggressiveRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
         s, work = call.state, call.work
         before = int(s.n_updates_per_problem.sum())
         loop_targets, loop_order = s.weights.padded(call, targets, order)
-        loop = pa_prototype_epoch if s.prototype else pa_epoch
-        n_mistakes = loop(
+        n_mistakes = pa_epoch(
             s.weights.store(call, order), loop_targets, loop_order,
-            s.weights.padded_weights(call), work.rule, s.intercept,
-            s.intercept_acc, call.t, call.keep_summed, work.scores,
-            s.n_updates_per_problem)
+            s.weights.padded_weights(call), work.rule, _form(s),
+            s.intercept, s.intercept_acc, call.t, call.keep_summed,
+            work.scores, s.n_updates_per_problem)
         return n_mistakes, int(s.n_updates_per_problem.sum()) - before
 
     def is_finite(self, call):
@@ -218,6 +216,14 @@ class PassiveAggressiveRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
         return self.rows_decision(state, view, X) + view["intercept_"]
 
 
+def _form(state):
+    """The multiclass form of
+    :func:`~perceptrons._loops.passive_aggressive.pa_epoch` for ``state``'s
+    rows."""
+    n_rows = state.intercept.shape[0]
+    return Prototypes(n_rows) if state.prototype else OneVsRest(n_rows)
+
+
 class _PassiveAggressiveStep:
     """The pass of :meth:`PassiveAggressiveRule.run_epoch` on one row, its
     arguments made once (:meth:`PassiveAggressiveRule.online_step`)."""
@@ -225,8 +231,7 @@ class _PassiveAggressiveStep:
     def __init__(self, state, rule, row_arrays, sq_norm):
         self.store = state.weights.store_of(row_arrays, sq_norm,
                                             prefetch=False)
-        self.loop = (pa_prototype_epoch if state.prototype
-                     else pa_epoch).primal
+        self.form = _form(state)
         self.call = None  # the compiled loop, made at the first call
         self.targets = np.zeros(1, dtype=np.int64)
         self.order = np.zeros(1, dtype=np.int64)
@@ -240,10 +245,10 @@ class _PassiveAggressiveStep:
         # (sum of a list: numpy's sum costs more on a few entries)
         before = sum(updates.tolist())
         args = (self.store, self.targets, self.order, weights, self.rule,
-                s.intercept, s.intercept_acc, t, s.averaged, self.scores,
-                updates)
+                self.form, s.intercept, s.intercept_acc, t, s.averaged,
+                self.scores, updates)
         if self.call is None:
-            self.call = entry_point(self.loop, args)
+            self.call = entry_point(pa_epoch.primal, args)
         n_mistakes = self.call(*args)
         return n_mistakes, sum(updates.tolist()) - before
 
