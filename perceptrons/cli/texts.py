@@ -111,10 +111,10 @@ Stratified, shuffled k-fold cross-validation (the same folds for a given
 --seed). Reports the mean accuracy with the T-confidence interval of Khardon
 & Wachman (2007), footnote 5:
     mean +/- t_{k-1, 0.975} * sqrt( sum_i (acc_i - mean)^2 / (k (k-1)) )
-and the online mistake rate n_mistakes_ / t_: the fraction of training
-examples (over all passes) the model predicted wrongly before learning from
-them, averaged over the folds. With --tau, theta_Init (and so the margin) is
-resolved on each training fold.
+and the online mistakes: the fraction of the rows presented in training
+(over all passes, n_mistakes_ / t_) the model predicted wrongly before
+learning from them, averaged over the folds. With --tau, theta_Init (and so
+the margin) is resolved on each training fold.
 
 examples:
   perceptrons evaluate train.svm
@@ -130,8 +130,9 @@ alpha-bound - and scikit-learn's Perceptron on built-in data only (K&W's
 artificial data f=50, M=0.1, N in {0, 0.1}; scikit-learn's breast cancer
 (WDBC) and digits), with 10-fold CV accuracy, 95% T-interval and online
 mistake rate. Prints a Markdown table and writes into --output-dir:
-  demo_table.md, demo_accuracy.png, demo_results.json, demo_results.csv
-(with package and numba versions and the git SHA).
+  demo_records.jsonl (a record per fold, with the package and numba
+  versions and the git SHA), demo_run.json (wall time, executor),
+  demo_results.json, demo_results.csv, demo_table.md, demo_accuracy.png.
 
 examples:
   perceptrons demo

@@ -28,7 +28,9 @@ def tiny(tmp_path_factory):
 def test_demo_writes_files(tiny):
     out, res = tiny
     files = res["files"]
-    assert set(files) == {"records", "json", "csv", "markdown", "png"}
+    assert set(files) == {"records", "run", "json", "csv", "markdown", "png"}
+    # every file written, none left out (issue #41)
+    assert {p.name for p in files.values()} == {p.name for p in out.iterdir()}
     assert files["png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert files["png"].stat().st_size > 5000
     md = files["markdown"].read_text(encoding="utf-8")
