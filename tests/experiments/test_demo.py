@@ -11,7 +11,7 @@ from perceptrons.experiments._results import (
     summary_rows,
 )
 from perceptrons.experiments.demo import DATASETS, VARIANTS, run_demo
-from perceptrons.experiments.store import Store
+from perceptrons.experiments.store import STARTING, Store
 
 TINY_VARIANTS = ["classic (last)", "voted", "τ = 0.5", "α = 20",
                  "sklearn Perceptron"]
@@ -104,3 +104,13 @@ def test_demo_config_names():
         run_demo("unused", datasets=["nope"])
     with pytest.raises(ValueError, match="unknown demo variant"):
         run_demo("unused", variants=["nope"])
+
+
+def test_demo_bar_says_it_is_starting(tmp_path, capsys):
+    # the demo's bar is the runner's (store.progress_bar): until the first
+    # fold is done it says numba compiles on a first run (issue #41)
+    run_demo(tmp_path, **{**TINY, "datasets": ["wdbc"],
+                          "variants": ["voted"], "progress": True})
+    err = capsys.readouterr().err
+    assert f"0/3 [00:00<?, ?task/s, {STARTING}]" in err
+    assert err.count(STARTING) == 1  # gone once the first fold is done
