@@ -427,11 +427,13 @@ def reproduce(args):
 
 
 def models(args):
+    from .texts import cite_by_name
+
     for entry in registry.ESTIMATORS:
         cls = entry.load()
         doc = (cls.__doc__ or "").strip().splitlines()
-        print(f"{entry.name}  (perceptrons.{entry.class_name}): "
-              f"{doc[0] if doc else ''}")
+        summary = cite_by_name(doc[0], cls.__doc__) if doc else ""
+        print(f"{entry.name}  (perceptrons.{entry.class_name}): {summary}")
         for key, value in cls().get_params(deep=False).items():
             print(f"    {key} = {value!r}    ({flag_of(key, value)})")
     return 0

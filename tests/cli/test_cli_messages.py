@@ -123,6 +123,19 @@ def test_every_boolean_parameter_has_a_no_flag(elsewhere, capsys):
     assert "    extension = 1.0    (--extension)" in out
 
 
+# ------------------------------------------------ 9: citations by name
+def test_models_names_the_papers_it_cites(capsys):
+    # a summary line shows "[1]_" no more: "(authors year)" from the
+    # docstring's References, as the API index does (docs/_ext)
+    assert main(["models"]) == 0
+    out = capsys.readouterr().out
+    assert "]_" not in out
+    assert ": Higher-order Perceptron HO_p(c), Brotto, Gentile & Vitale " \
+           "(2007).\n" in out
+    assert ": Approximate Large Margin Algorithm ALMA_p(α; B, C) of " \
+           "Gentile (2001).\n" in out
+
+
 # ------------------------------------------------ 5: argument errors
 @pytest.mark.parametrize("flag, value, message", [
     ("--max-iter", "2.5", "argument --max-iter: invalid int value: '2.5'"),
