@@ -4,9 +4,11 @@ Build (from the repository's root, after ``pip install -e ".[docs]"``)::
 
     python -m sphinx -W -b html docs docs/_build/html
 
-``-W`` turns every warning into an error. The build needs no network: no
-intersphinx inventories are fetched, the theme's assets are bundled, and
-MathJax is loaded by the reader's browser, not by the build. The gallery
+``-W`` turns every warning into an error. Neither the build nor the pages
+need a network: no intersphinx inventories are fetched, the theme's assets
+are bundled, and MathJax comes from the ``sphinx-mathjax-offline`` package
+of the ``docs`` extra, copied into ``_static/mathjax`` and loaded from
+there, so the formulas render offline. The gallery
 (``examples/plot_*.py``) is executed during the build, and the API reference
 is written from :mod:`perceptrons.registry` by ``_ext/registry_api.py``.
 """
@@ -37,11 +39,13 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # MathJax 3 served from _static, not a CDN
     "numpydoc",
     "sphinx_gallery.gen_gallery",
     "sphinxcontrib.bibtex",
     "myst_parser",
     "registry_api",  # _ext/registry_api.py: the API pages, from the registry
+    "table_cells",  # _ext/table_cells.py: a figure breaks between its parts
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
@@ -78,8 +82,9 @@ numpydoc_xref_param_type = False
 
 # -- Math --------------------------------------------------------------------
 
-# MathJax renders the docstrings' ``.. math::`` blocks in the browser; the
-# build itself fetches nothing.
+# MathJax renders the ``.. math::`` blocks in the browser, from the copy
+# sphinx-mathjax-offline puts in _static/mathjax (its mathjax_path): a page
+# read without a network shows formulas, not raw TeX.
 mathjax3_config = {"tex": {"macros": {"sign": r"\operatorname{sign}"}}}
 
 # -- Bibliography ------------------------------------------------------------
@@ -128,6 +133,8 @@ html_theme_options = {
     "footer_end": ["sphinx-version", "theme-version"],
 }
 html_sidebars = {"index": [], "bibliography": []}
-html_static_path = []
+html_static_path = ["_static"]
+# wide formulas and tables scroll inside their block (issue #41)
+html_css_files = ["perceptrons.css"]
 html_show_sourcelink = True
 html_last_updated_fmt = None

@@ -4,6 +4,8 @@ import ast
 import pathlib
 import re
 
+from tests._readme import README, code_blocks
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "perceptrons"
 
@@ -80,8 +82,10 @@ def test_loops_import_no_sklearn():
 
 
 def _readme_commands():
-    text = (ROOT / "README.md").read_text()
-    block = re.search(r"## Quick start.*?```bash\n(.*?)```", text, re.S).group(1)
+    """The quick start's command lines (tests/_readme.py reads the README's
+    code; tests/cli/test_readme.py and tests/test_readme_python.py run it)."""
+    (block,) = [text for heading, text in code_blocks(README, "bash")
+                if heading == "Quick start"]
     return [line for line in block.splitlines()
             if line.strip() and not line.startswith("#")]
 

@@ -11,8 +11,10 @@ Heavy modules (numba, scikit-learn, matplotlib) are imported inside the
 commands, so that ``perceptrons --help`` starts quickly.
 
 Errors a user can cause (missing or malformed files, a corrupt model, bad
-options) end with one line ``perceptrons: error: ...`` on stderr and exit
-status 2, without a traceback.
+option values) end with one line ``perceptrons: error: ...`` on stderr and
+exit status 2, without a traceback; an argument argparse refuses is one
+line ``perceptrons COMMAND: error: ...`` and a pointer to ``--help``
+(:func:`.parser.usage_error`).
 """
 
 import os
@@ -20,7 +22,7 @@ import sys
 import warnings
 
 from .options import CLIError
-from .parser import build_parser
+from .parser import build_parser, usage_error
 from .texts import PROG
 
 __all__ = ["main", "build_parser"]
@@ -39,7 +41,8 @@ def main(argv=None):
     # evaluate, checked against the chosen model's get_params.
     args, extra = parser.parse_known_args(argv)
     if extra and args.command not in _MODEL_COMMANDS:
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        usage_error(f"{PROG} {args.command or ''}".strip(),
+                    f"unrecognized arguments: {' '.join(extra)}")
     args.extra = extra
     if args.command is None:
         parser.print_help(sys.stderr)

@@ -8,27 +8,40 @@ functions, so that ``perceptrons --help`` does not load them.
 """
 
 import json
-import os
 import sys
 import time
 
 from .. import registry
 from ..utils.output import atomic_write
-from .options import (_ZERO_BASED, CLIError, build_estimator, check_output,
-                      data_format, estimator_params, flag_of, load_data,
-                      load_new_data,
+from .options import (_ZERO_BASED, CLIError, build_estimator,
+                      check_model_file, check_output, data_format,
+                      estimator_params, flag_of, load_data, load_new_data,
                       make_scaler, model_name, refuse_stream_only,
-                      registry_entry, scan_stream, stream_chunk_bytes,
-                      stream_zero_based)
+                      registry_entry, resolve_data, scan_stream,
+                      stream_chunk_bytes, stream_zero_based)
 
 __all__ = ["demo", "evaluate", "models", "predict", "reproduce", "train"]
 
 
 def _describe_model(estimator, args, extra=""):
-    parts = [f"{k}={v!r}" for k, v in estimator_params(args).items()]
+    parts = [f"{k}={v!r}" for k, v in estimator_params(args, estimator)
+             .items()]
     if extra:
         parts.append(extra)
     return f"{model_name(estimator)} ({', '.join(parts) or 'defaults'})"
+
+
+def _scaled(args):
+    """``--scale`` in a model's description (train and evaluate alike)."""
+    return "" if args.scale == "none" else f"scale={args.scale}"
+
+
+def _rows(n_rows, n_features, n_classes=None):
+    """The size of the data, in the words of every summary (None: not
+    known, not shown)."""
+    return ", ".join(f"{n} {what}" for n, what in (
+        (n_rows, "rows"), (n_features, "features"), (n_classes, "classes"))
+        if n is not None)
 
 
 def _format_label(value):
@@ -61,6 +74,7 @@ def train(args):
 
     from ..persistence import save_model
 
+    resolve_data(args)
     inputs = [(path, "data file") for path in args.data]
     cache = args.cache_file if args.stream else None
     check_output(args.output, "model file", inputs,
@@ -85,13 +99,12 @@ def train(args):
     model.fit(X, y)
     seconds = time.perf_counter() - start
     save_model(model, args.output, input_schema=data.schema)
-    scaled = "" if args.scale == "none" else f"scale={args.scale}"
-    print(f"model:      {_describe_model(est, args, scaled)}")
-    print(f"data:       {args.data}: {X.shape[0]} examples, {X.shape[1]} "
-          f"features, {len(est.classes_)} classes")
+    print(f"model:      {_describe_model(est, args, _scaled(args))}")
+    print(f"data:       {args.data}: "
+          f"{_rows(*X.shape, len(est.classes_))}")
     for line in data.notes:
         print(f"rows:       {line}")
-    _print_counts(est, getattr(est, "n_iter_", None))
+    _print_counts(est, getattr(est, "n_iter_", None), X.shape[0])
     print(f"train acc:  {100 * model.score(X, y):.2f}%")
     print(f"time:       {seconds:.3f} s")
     print(f"saved:      {args.output}")
@@ -134,21 +147,23 @@ def _train_mixing(args, est, files):
         schema = {"format": "svmlight", "zero_based": mixer.zero_based_,
                   "n_features": mixer.n_features_in_}
         described = f"{len(files)} shard files"
+        n_rows = None
     else:
         data = load_data(args)
         X, y, schema = data.X, data.y, data.schema
         mixer.fit(X, y)
-        described = f"{args.data}: {X.shape[0]} examples"
+        described = args.data
+        n_rows = X.shape[0]
     seconds = time.perf_counter() - start
     model = mixer.estimator_
     save_model(model, args.output, input_schema=schema)
     where = args.scheduler or "this process"
     print(f"model:      {_describe_model(model, args)}")
-    print(f"data:       {described}, {model.n_features_in_} features, "
-          f"{len(model.classes_)} classes")
+    print(f"data:       {described}: "
+          f"{_rows(n_rows, model.n_features_in_, len(model.classes_))}")
     print(f"mixing:     {mixer.n_shards_} shards on {where}, "
           f"{mixer.mixing} mixing, {mixer.n_iter_} passes")
-    _print_counts(model, mixer.n_iter_)
+    _print_counts(model, mixer.n_iter_, n_rows)
     per_pass = mixer.mistakes_per_shard_.sum(axis=1)
     print("mistakes per pass: " + " ".join(str(int(k)) for k in per_pass))
     if X is not None:
@@ -158,12 +173,32 @@ def _train_mixing(args, est, files):
     return 0
 
 
-def _print_counts(est, n_passes):
-    """The online mistakes and updates of a training run."""
+def _print_counts(est, n_passes, n_rows=None):
+    """The passes, online mistakes and updates of a training run, counted
+    the way a reader checks them: passes over the rows (and, for the margin
+    perceptrons, over their active sets, Sec. 4 of the PDM paper), and
+    mistakes among the rows presented (``t_``), which is rows x passes
+    unless active sets or one-vs-rest problems add to it."""
+    problems = len(getattr(est, "n_iter_per_problem_", ()))
+    active = getattr(est, "n_active_passes_", 0)
     t = getattr(est, "t_", None)
+    rows = "the rows" if n_rows is None else f"the {n_rows} rows"
+    if t and n_passes and not active and problems < 2 and n_rows \
+            and t // n_passes < n_rows:  # early_stopping held some out
+        rows = f"{t // n_passes} of {rows} (the others held out for " \
+               "validation)"
+    passes = f"{n_passes} over {rows}"
+    if problems > 1:  # each problem stops when it converges
+        passes = (f"up to {passes} per one-vs-rest problem ({problems} "
+                  "problems)")
+    if active:
+        passes += f", and {active} over active sets" + (
+            " in all" if problems > 1 else "")
+    print(f"passes:     {passes}")
     if hasattr(est, "n_mistakes_") and t:
-        print(f"mistakes:   {est.n_mistakes_} online mistakes in {t} "
-              f"predictions over {n_passes} passes "
+        summed = ", summed over the problems" if problems > 1 else ""
+        print(f"mistakes:   {est.n_mistakes_} online, in the {t} rows "
+              f"presented{summed} "
               f"({100 * est.n_mistakes_ / t:.2f}%)")
     if hasattr(est, "n_updates_"):
         print(f"updates:    {est.n_updates_}")
@@ -193,11 +228,11 @@ def _train_stream(args, est):
     seconds = time.perf_counter() - start
     save_model(est, args.output, input_schema=schema)
     print(f"model:      {_describe_model(est, args, 'streamed')}")
-    print(f"data:       {args.data}: {info.n_rows} examples, "
-          f"{schema['n_features']} features, {len(est.classes_)} classes "
+    print(f"data:       {args.data}: "
+          f"{_rows(info.n_rows, schema['n_features'], len(est.classes_))} "
           f"(scanned in {stamps[0] - start:.3f} s, from the {info.source})")
-    _print_counts(est, len(sources))
-    print("passes:     " + ", ".join(
+    _print_counts(est, len(sources), info.n_rows)
+    print("pass times: " + ", ".join(
         f"{b - a:.3f} s ({source})"
         for a, b, source in zip(stamps, stamps[1:], sources)))
     print("train acc:  not computed with --stream (it takes another pass: "
@@ -257,12 +292,12 @@ def _accuracy_text(n_correct, n_labelled, n_rows, n_unknown, unknown,
 def predict(args):
     from ..persistence import load_model
 
+    resolve_data(args)
     check_output(args.output, "output file",
                  [(args.model, "model file"), (args.data, "data file")])
     if not args.stream:
         refuse_stream_only(args)
-    if not os.path.exists(args.model):
-        raise CLIError(f"no such model file: {args.model!r}")
+    check_model_file(args.model, args.data)
     model, schema = load_model(args.model, return_input_schema=True)
     if args.stream:
         return _predict_stream(args, model, schema)
@@ -319,6 +354,7 @@ def evaluate(args):
 
     if not 0 < args.confidence < 1:
         raise CLIError("--confidence must be in (0, 1)")
+    resolve_data(args)
     check_output(args.json, "JSON file", [(args.data, "data file")])
     est = build_estimator(args)
     data = load_data(args)
@@ -334,11 +370,8 @@ def evaluate(args):
     res = cross_validate(model, X, y, n_splits=args.folds,
                          random_state=args.seed, confidence=args.confidence,
                          scale=args.scale == "standard")
-    scaled = {"none": "", "standard": "standardized"}.get(
-        args.scale, f"scale={args.scale}")
-    print(f"model:    {_describe_model(est, args, scaled)}")
-    print(f"data:     {args.data}: {X.shape[0]} examples, {X.shape[1]} "
-          f"features")
+    print(f"model:    {_describe_model(est, args, _scaled(args))}")
+    print(f"data:     {args.data}: {_rows(*X.shape)}")
     for line in data.notes:
         print(f"rows:     {line}")
     print(f"accuracy: {100 * res.mean:.2f}% ± {100 * res.ci_half_width:.2f} "
@@ -346,11 +379,11 @@ def evaluate(args):
           f"[{100 * res.ci_low:.2f}, {100 * res.ci_high:.2f}])")
     print("folds:    " + " ".join(f"{100 * a:.1f}" for a in res.accuracies))
     rate = res.mean_mistake_rate
-    print("online mistake rate: " + (
-        f"{100 * rate:.2f}% (n_mistakes_ / t_, mean over folds)"
-        if rate == rate else "n/a (not counted with --scale maxabs)"
-        if model is not est else "n/a (the model does not count its "
-                                 "mistakes)"))
+    print("mistakes: " + (
+        f"{100 * rate:.2f}% online, of the rows presented in training "
+        "(mean over folds)"
+        if rate == rate else "not counted with --scale maxabs"
+        if model is not est else "not counted by the model"))
     if args.json:
         # standard JSON: NaN (no mistake rate) as null
         record = json.loads(json.dumps(res.to_dict()),
@@ -368,10 +401,7 @@ def demo(args):
                    datasets=args.datasets, n_splits=args.folds,
                    max_iter=args.max_iter,
                    progress=False if args.no_progress else None)
-    files = out["files"]
-    _print_report(out["markdown"],
-                  [files[k] for k in ("markdown", "png", "json", "csv")],
-                  start)
+    _print_report(out["markdown"], list(out["files"].values()), start)
     return 0
 
 
@@ -397,11 +427,13 @@ def reproduce(args):
 
 
 def models(args):
+    from .texts import cite_by_name
+
     for entry in registry.ESTIMATORS:
         cls = entry.load()
         doc = (cls.__doc__ or "").strip().splitlines()
-        print(f"{entry.name}  (perceptrons.{entry.class_name}): "
-              f"{doc[0] if doc else ''}")
+        summary = cite_by_name(doc[0], cls.__doc__) if doc else ""
+        print(f"{entry.name}  (perceptrons.{entry.class_name}): {summary}")
         for key, value in cls().get_params(deep=False).items():
-            print(f"    {key} = {value!r}    ({flag_of(key)})")
+            print(f"    {key} = {value!r}    ({flag_of(key, value)})")
     return 0

@@ -12,10 +12,11 @@ import os
 from .. import registry
 
 __all__ = ["CLIError", "MODEL_OPTIONS", "KERNEL_OPTIONS", "SCALERS",
-           "build_estimator", "byte_size", "check_output", "data_format",
+           "boolean_params", "build_estimator", "byte_size",
+           "check_model_file", "check_output", "data_file", "data_format",
            "estimator_params", "load_data", "load_new_data", "model_name",
-           "refuse_stream_only", "registry_entry", "scan_stream",
-           "stream_chunk_bytes", "stream_zero_based"]
+           "refuse_stream_only", "registry_entry", "resolve_data",
+           "scan_stream", "stream_chunk_bytes", "stream_zero_based"]
 
 
 class CLIError(Exception):
@@ -145,8 +146,9 @@ def token_list(text):
 # keywords). Each sets the parameter of its destination (--theta-init:
 # theta_init); one not given is absent from the parsed arguments, so the
 # estimator keeps its default (and alpha_bound can be set to None). Every
-# other parameter of the chosen model is accepted as --NAME VALUE (see
-# extra_params), so a new estimator's parameters need no line here.
+# other parameter of the chosen model is accepted as --NAME VALUE, and a
+# boolean one as --NAME / --no-NAME (see extra_params), so a new
+# estimator's parameters need no line here.
 MODEL_OPTIONS = (
     ("--eta", dict(type=float, help="learning rate eta")),
     ("--theta-init", dict(type=float_or_auto, metavar="X|auto",
@@ -169,8 +171,9 @@ MODEL_OPTIONS = (
                           help="multiclass rule")),
     ("--max-iter", dict(type=int, metavar="N",
                         help="passes over the training data")),
-    ("--no-shuffle", dict(dest="shuffle", action="store_false",
-                          help="present the rows in file order every pass")),
+    ("--shuffle", dict(action=argparse.BooleanOptionalAction,
+                       help="present the rows in a fresh random order every "
+                            "pass; --no-shuffle: in file order")),
     ("--random-state", dict(type=int, metavar="SEED",
                             help="seed of the shuffling")),
 )
@@ -190,34 +193,56 @@ _FLAGS = {_parameter(flag, kw): flag
           for flag, kw in MODEL_OPTIONS + KERNEL_OPTIONS}
 
 
-def flag_of(parameter):
-    """The command-line flag that sets an estimator parameter."""
-    return _FLAGS.get(parameter, "--" + parameter.replace("_", "-"))
+def flag_of(parameter, default=None):
+    """The command-line flag that sets an estimator parameter whose default
+    is ``default``: ``--[no-]NAME`` for a boolean one (git's notation for
+    the pair ``--NAME`` / ``--no-NAME``)."""
+    flag = _FLAGS.get(parameter, "--" + parameter.replace("_", "-"))
+    return f"--[no-]{flag[2:]}" if isinstance(default, bool) else flag
 
 
-def extra_params(tokens):
-    """``--NAME VALUE`` / ``--NAME=VALUE`` pairs the parser left over, as
-    ``{name: value}``: any estimator parameter without a flag of its own."""
+def boolean_params(estimator):
+    """The names of an estimator's parameters whose default is a bool."""
+    return {name for name, value in estimator.get_params(deep=False).items()
+            if isinstance(value, bool)}
+
+
+def extra_params(tokens, booleans=()):
+    """The estimator parameters among the arguments the parser left over,
+    as ``{name: value}``: ``--NAME VALUE`` or ``--NAME=VALUE`` for any
+    parameter without a flag of its own, and ``--NAME`` / ``--no-NAME``
+    (True / False) for those in ``booleans``, which also take ``--NAME
+    true|false``."""
     params, rest = {}, list(tokens)
     while rest:
         token = rest.pop(0)
         if not token.startswith("--") or len(token) < 3:
             raise CLIError(f"unexpected argument {token!r}")
         name, sep, value = token[2:].partition("=")
+        name = name.replace("-", "_")
+        if not sep and name.startswith("no_") and name[3:] in booleans:
+            params[name[3:]] = False
+            continue
+        if not sep and name in booleans:
+            given = rest and rest[0].lower() in ("true", "false")
+            params[name] = parse_value(rest.pop(0).lower()) if given else True
+            continue
         if not sep:
             if not rest or rest[0].startswith("--"):
                 raise CLIError(f"option {token} needs a value "
                                "(--NAME VALUE sets an estimator parameter)")
             value = rest.pop(0)
-        params[name.replace("-", "_")] = parse_value(value)
+        params[name] = parse_value(value)
     return params
 
 
-def estimator_params(args):
-    """The estimator parameters given on the command line, by name."""
+def estimator_params(args, estimator):
+    """The parameters of ``estimator`` (of ``--model``) given on the command
+    line, by name."""
     params = {name: getattr(args, name) for name in _FLAGS
               if hasattr(args, name)}
-    params.update(extra_params(getattr(args, "extra", ())))
+    params.update(extra_params(getattr(args, "extra", ()),
+                               boolean_params(estimator)))
     params.update(args.param or ())
     return params
 
@@ -239,14 +264,14 @@ def build_estimator(args):
     """The estimator of ``--model`` with the parameters given."""
     entry = registry_entry(registry.find_estimator, args.model)
     estimator = entry.load()()
-    params = estimator_params(args)
+    params = estimator_params(args, estimator)
     accepted = estimator.get_params(deep=False)
     for key in params:
         if key not in accepted:
+            flags = ", ".join(flag_of(k, accepted[k]) for k in sorted(accepted))
             raise CLIError(
                 f"model {entry.name!r} has no parameter {key!r} "
-                f"({flag_of(key)}); its parameters: "
-                f"{', '.join(flag_of(k) for k in sorted(accepted))}")
+                f"({flag_of(key)}); its parameters: {flags}")
     return estimator.set_params(**params)
 
 
@@ -337,11 +362,31 @@ class Data:
         self.labelled, self.notes = labelled, list(notes)
 
 
-def _existing(path):
-    if not os.path.exists(path):
-        raise CLIError(f"no such data file: {path!r}")
-    if os.path.isdir(path):
+def data_file(path):
+    """A data file argument as the commands read it: ``path`` if it exists,
+    else the data home's file of that relative path, as
+    :func:`perceptrons.datasets.find_data_file` finds it (a missing file's
+    message names both places and ``PERCEPTRONS_DATA``)."""
+    from ..datasets import find_data_file
+
+    try:
+        found = find_data_file(path)
+    except FileNotFoundError as exc:
+        message = str(exc)
+        raise CLIError(message[:1].lower() + message[1:]) from None
+    if found.is_dir():
         raise CLIError(f"{path!r} is a directory, not a data file")
+    return path if os.path.exists(path) else os.fspath(found)
+
+
+def resolve_data(args):
+    """``args.data`` (a path, or a list of them) replaced by the files the
+    command reads (:func:`data_file`): first, so that an output is checked
+    against the file actually read."""
+    if isinstance(args.data, list):
+        args.data = [data_file(path) for path in args.data]
+    else:
+        args.data = data_file(args.data)
 
 
 def _lines(numbers, limit=5):
@@ -358,12 +403,12 @@ def load_data(args):
     """
     from ..datasets import load_csv, load_svmlight
 
-    _existing(args.data)
     if data_format(args.data, args.format) == "svmlight":
         X, y, info = load_svmlight(
             args.data, n_features=args.n_features,
             zero_based=_ZERO_BASED[args.zero_based],
             max_features=args.max_features, return_info=True)
+        _check_class_labels(args, y, None)
         return Data(X, y, {"format": "svmlight",
                            "zero_based": info.zero_based,
                            "n_features": info.n_features})
@@ -379,6 +424,7 @@ def load_data(args):
         handle_missing=args.missing, drop_columns=drop,
         nominal_columns=args.nominal_columns, return_info=True,
         header=args.header)
+    _check_class_labels(args, y, info.schema)
     notes = _header_notes(args, info)
     dropped = list(info.dropped_lines)
     if dropped:
@@ -392,6 +438,46 @@ def load_data(args):
         notes.append(f"filled the missing values of {info.n_filled} rows "
                      f"(--missing {args.missing})")
     return Data(X, y, info.schema.to_dict(), notes=notes)
+
+
+#: Header names that usually mark the label column, suggested by
+#: :func:`_check_class_labels`.
+_LABEL_NAMES = ("label", "labels", "class", "target", "y", "outcome",
+                "diagnosis")
+
+
+def _check_class_labels(args, y, schema):
+    """Refuse training labels that are not class labels (continuous
+    values), naming the column taken as the label and the flag to change
+    it, before scikit-learn's "Unknown label type: continuous".
+
+    ``schema``: the CSV schema, None for an svmlight file.
+    """
+    from sklearn.utils.multiclass import type_of_target
+
+    if len(y) == 0 or type_of_target(y) != "continuous":
+        return
+    shown = ", ".join(f"{v:g}" for v in list(dict.fromkeys(y.tolist()))[:3])
+    values = f"its values are not class labels ({shown}, ...: continuous)"
+    if schema is None:
+        raise CLIError(f"the labels of {args.data!r} (the first field of "
+                       f"each line) are not class labels ({shown}, ...: "
+                       "continuous); the perceptrons are classifiers")
+    j, names = schema.label_column, schema.column_names
+    taken = f"column {j}" + (f", {names[j]!r}," if schema.header else "")
+    how = ("the last column, --label-column's default"
+           if args.label_column == -1 else f"--label-column "
+                                           f"{args.label_column}")
+    if schema.header:
+        guess = next((n for n in names if n.strip().lower() in _LABEL_NAMES
+                      and n != names[j]), "NAME")
+        listed = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
+        hint = f"--label-column {guess} (the columns: {listed})"
+    else:
+        hint = f"--label-column N (0 to {schema.n_columns - 1}, or -1 " \
+               "for the last)"
+    raise CLIError(f"took {taken} as the label ({how}), but {values}; "
+                   f"name the label column with {hint}")
 
 
 def _header_notes(args, info):
@@ -415,7 +501,56 @@ def _new_data_format(args, schema):
     if saved is not None and fmt != saved:
         raise CLIError(f"the model was trained on {saved} data; "
                        f"{args.data!r} is read as {fmt} (--format)")
+    if saved is not None and args.format == "auto":
+        _refuse_other_format(args.data, saved, schema)
     return fmt, saved
+
+
+_FORMATS = {"svmlight": "svmlight/LIBSVM data (index:value pairs)",
+            "csv": "CSV data"}
+
+
+def _refuse_other_format(path, saved, schema):
+    """Refuse a file that looks like the other format than the model's
+    training file, saying so (instead of the parser's complaint about a
+    line it cannot read in the saved format)."""
+    from ..datasets import sniff_format
+
+    kind, line = sniff_format(path)
+    if kind not in _FORMATS or kind == saved:
+        return
+    trained = _FORMATS[saved]
+    if saved == "csv":
+        names = schema.get("column_names") or []
+        trained += f" of {schema.get('n_columns')} columns" + (
+            f" ({', '.join(map(str, names[:12]))})"
+            if schema.get("header") else "")
+    raise CLIError(f"{path!r} looks like {_FORMATS[kind]}, its first line "
+                   f"{line[:40]!r}, but the model was trained on {trained}; "
+                   "give a file in the training file's format")
+
+
+def check_model_file(path, data):
+    """Refuse a ``predict`` model argument that is missing or holds data
+    (the arguments given the wrong way round), before
+    :func:`perceptrons.persistence.load_model` calls it "not a readable
+    zip archive"."""
+    import zipfile
+
+    from ..datasets import sniff_format
+
+    if not os.path.exists(path):
+        raise CLIError(f"no such model file: {path!r}")
+    if os.path.isdir(path) or zipfile.is_zipfile(path):
+        return
+    kind, _ = sniff_format(path)
+    if kind not in _FORMATS:
+        return  # load_model says what is wrong with it
+    order = (f"the arguments are swapped: perceptrons predict {data} {path}"
+             if os.path.isfile(data) and zipfile.is_zipfile(data) else
+             "the model comes first: perceptrons predict MODEL DATA")
+    raise CLIError(f"{path!r} is not a model file: it looks like "
+                   f"{_FORMATS[kind].split(' (')[0]}; {order}")
 
 
 def _saved_zero_based(args, schema, saved):
@@ -437,7 +572,6 @@ def load_new_data(args, schema):
     """
     from ..datasets import CSVSchema, load_csv, load_svmlight
 
-    _existing(args.data)
     fmt, saved = _new_data_format(args, schema)
     if fmt == "svmlight":
         X, y = load_svmlight(args.data,
@@ -519,7 +653,6 @@ def scan_stream(args):
     """
     from ..streaming import scan_svmlight
 
-    _existing(args.data)
     if data_format(args.data, args.format) != "svmlight":
         _refuse_csv_stream(args.data)
     if args.scale != "none":
@@ -539,7 +672,6 @@ def scan_stream(args):
 def stream_zero_based(args, schema):
     """The indexing ``predict --stream`` reads ``args.data`` with, as
     :func:`load_new_data` would (svmlight only)."""
-    _existing(args.data)
     fmt, saved = _new_data_format(args, schema)
     if fmt != "svmlight":
         _refuse_csv_stream(args.data)

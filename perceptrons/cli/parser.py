@@ -1,12 +1,13 @@
 """The argparse parser of ``perceptrons``: commands, options and help."""
 
 import argparse
+import sys
 
 from .. import registry
 from . import commands, options, texts
 from .options import KERNEL_OPTIONS, MODEL_OPTIONS, SCALERS, key_value
 
-__all__ = ["build_parser"]
+__all__ = ["build_parser", "usage_error"]
 
 _FORMATTER = argparse.RawDescriptionHelpFormatter
 _OUTPUT_DIR = "perceptrons_output"
@@ -15,6 +16,23 @@ _OUTPUT_DIR = "perceptrons_output"
 # What --missing can do (perceptrons.datasets.HANDLE_MISSING, written out
 # so that `perceptrons --help` does not import numpy).
 _MISSING = ("drop", "zero", "mean", "mode", "error")
+
+
+def usage_error(prog, message):
+    """Exit with status 2 after an argument error of ``prog`` (``perceptrons
+    train``): one line and a pointer to its ``--help``, as git and pip
+    answer a bad option, not argparse's usage block of every option before
+    the one line that matters."""
+    sys.stderr.write(f"{prog}: error: {message}\n"
+                     f"Try '{prog} --help' for more information.\n")
+    sys.exit(2)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, with :func:`usage_error`'s argument errors."""
+
+    def error(self, message):
+        usage_error(self.prog, message)
 
 
 def _add_data_options(p, for_model=False):
@@ -184,7 +202,7 @@ def _version():
 
 def build_parser():
     """The argparse parser of the ``perceptrons`` command."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=texts.PROG, formatter_class=_FORMATTER,
         description=texts.wrap(
             "Perceptron-family online classifiers: train, predict, "

@@ -1,5 +1,8 @@
-"""The help texts of ``perceptrons``: epilogs with examples and references."""
+"""The help texts of ``perceptrons``: epilogs with examples and references,
+and docstring summaries with their citations written as the papers' names
+(:func:`cite_by_name`, also used by the documentation's API pages)."""
 
+import re
 import textwrap
 
 PROG = "perceptrons"
@@ -111,10 +114,10 @@ Stratified, shuffled k-fold cross-validation (the same folds for a given
 --seed). Reports the mean accuracy with the T-confidence interval of Khardon
 & Wachman (2007), footnote 5:
     mean +/- t_{k-1, 0.975} * sqrt( sum_i (acc_i - mean)^2 / (k (k-1)) )
-and the online mistake rate n_mistakes_ / t_: the fraction of training
-examples (over all passes) the model predicted wrongly before learning from
-them, averaged over the folds. With --tau, theta_Init (and so the margin) is
-resolved on each training fold.
+and the online mistakes: the fraction of the rows presented in training
+(over all passes, n_mistakes_ / t_) the model predicted wrongly before
+learning from them, averaged over the folds. With --tau, theta_Init (and so
+the margin) is resolved on each training fold.
 
 examples:
   perceptrons evaluate train.svm
@@ -130,8 +133,9 @@ alpha-bound - and scikit-learn's Perceptron on built-in data only (K&W's
 artificial data f=50, M=0.1, N in {0, 0.1}; scikit-learn's breast cancer
 (WDBC) and digits), with 10-fold CV accuracy, 95% T-interval and online
 mistake rate. Prints a Markdown table and writes into --output-dir:
-  demo_table.md, demo_accuracy.png, demo_results.json, demo_results.csv
-(with package and numba versions and the git SHA).
+  demo_records.jsonl (a record per fold, with the package and numba
+  versions and the git SHA), demo_run.json (wall time, executor),
+  demo_results.json, demo_results.csv, demo_table.md, demo_accuracy.png.
 
 examples:
   perceptrons demo
@@ -164,3 +168,77 @@ def reproduce_epilog(entries):
               f"  perceptrons reproduce {example} --render-only "
               "--output-dir results"]
     return "\n".join(lines) + "\n"
+
+
+# A numpydoc reference ".. [1] R. Khardon and G. Wachman. Title. ...", its
+# continuation lines indented; a citation "[1]_" of one.
+_REFERENCE = re.compile(r"^\s*\.\. \[(\w+)\]\s+(.*(?:\n(?!\s*\.\. \[)\s+\S.*)*)",
+                        re.M)
+_CITATION = re.compile(r"\s*\[(\w+)\]_")
+# "C. Brotto, C. Gentile and F. Vitale" (initials, then a surname, each)
+_AUTHOR = r"(?:[A-Z][a-z]?\.\s*)+[\w'-]+"
+_AUTHORS = re.compile(rf"{_AUTHOR}(?:(?:,\s*|,?\s+and\s+){_AUTHOR})*")
+_YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
+
+
+def _names(reference):
+    """"Brotto, Gentile & Vitale" and "2007" of a reference's text."""
+    reference = " ".join(reference.split())
+    authors = _AUTHORS.match(reference)
+    surnames = re.findall(r"(?:[A-Z][a-z]?\.\s*)+([\w'-]+)",
+                          authors.group(0)) if authors else []
+    if len(surnames) > 3:
+        names = f"{surnames[0]} et al."
+    else:
+        names = " & ".join(filter(None, (", ".join(surnames[:-1]),
+                                         surnames[-1] if surnames else "")))
+    year = _YEAR.search(reference, authors.end() if authors else 0)
+    return names, year.group(0) if year else ""
+
+
+def cite_by_name(text, doc):
+    r"""``text`` with its numpydoc citations written as the papers' names.
+
+    A summary line shown out of its docstring (``perceptrons models``, the
+    API index's tables) cannot link ``[1]_`` to its reference, and showed
+    it as ``[1]_`` or numpydoc's ``[R0ad330fde0c6-1]``; this writes it as
+    scikit-learn's pages do, "(authors year)", from the References section
+    of ``doc``: ``"..., Brotto, Gentile & Vitale [1]_."`` becomes ``"...,
+    Brotto, Gentile & Vitale (2007)."``, and a citation not preceded by its
+    authors' names gets them, ``"(Khardon & Wachman 2007)"``.
+
+    Parameters
+    ----------
+    text : str
+        The text citing (a docstring's summary line).
+    doc : str
+        The docstring holding the references; a citation without one is
+        left as it is.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> doc = ("References\n----------\n"
+    ...        ".. [1] C. Brotto, C. Gentile and F. Vitale. On higher-order\n"
+    ...        "   perceptron algorithms. NIPS 20, 2007.\n")
+    >>> cite_by_name("HO_p(c), Brotto, Gentile & Vitale [1]_.", doc)
+    'HO_p(c), Brotto, Gentile & Vitale (2007).'
+    >>> cite_by_name("Higher-order perceptron [1]_.", doc)
+    'Higher-order perceptron (Brotto, Gentile & Vitale 2007).'
+    """
+    references = {key: _names(body)
+                  for key, body in _REFERENCE.findall(doc or "")}
+
+    def name(match):
+        if match.group(1) not in references:
+            return match.group(0)
+        names, year = references[match.group(1)]
+        before = text[:match.start()].rstrip()
+        if names and before.endswith(names):
+            return f" ({year})"
+        return f" ({' '.join(filter(None, (names, year)))})"
+
+    return _CITATION.sub(name, text)

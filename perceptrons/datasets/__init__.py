@@ -4,6 +4,8 @@ synthetic data with a known separator.
 The real data are read in place from the folder given by
 :func:`get_data_home` (argument, ``PERCEPTRONS_DATA``, or a ``shared/data``
 folder next to the repository); nothing is downloaded or copied.
+:func:`find_data_file` looks a relative path up there, as the command line
+does with its data file arguments.
 
 * :mod:`.catalogue`: :func:`load_named`, the paper data sets by name;
 * :mod:`.svmlight`, :mod:`.uci_csv`, :mod:`.images`: one reader per file
@@ -14,7 +16,8 @@ folder next to the repository); nothing is downloaded or copied.
   (and the sparse-target sets of Brotto, Gentile & Vitale).
 """
 
-from ._home import DATA_HOME_ENV, get_data_home
+from ._home import DATA_HOME_ENV, find_data_file, get_data_home
+from ._files import sniff_format
 from .catalogue import NAMED_DATASETS, load_named
 from .images import load_idx
 from .svmlight import dump_svmlight, load_svmlight
@@ -32,6 +35,7 @@ __all__ = [
     "HANDLE_MISSING",
     "NAMED_DATASETS",
     "dump_svmlight",
+    "find_data_file",
     "get_data_home",
     "load_csv",
     "load_idx",
@@ -41,4 +45,5 @@ __all__ = [
     "make_separable",
     "make_sparse_target",
     "make_unit_circle",
+    "sniff_format",
 ]

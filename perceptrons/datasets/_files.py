@@ -9,6 +9,8 @@ how its error messages name the file:
   ``.bz2``, ``.xz``/``.lzma``);
 * :func:`refuse_binary`: a :class:`ValueError` in one line for a file
   whose content is not text (an ``.npz``, IDX or HDF5 file given as data);
+* :func:`sniff_format`: what a file looks like (binary, svmlight or CSV),
+  for messages about a file given in the wrong place;
 * :func:`where`: the location a message names, ``'path'``, ``'path', line 3``
   or ``'path', line 3, column 2``;
 * :func:`unreadable`: a context that turns a read or decompression failure
@@ -19,6 +21,7 @@ import bz2
 import gzip
 import lzma
 import os
+import re
 import zlib
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,6 +31,7 @@ __all__ = [
     "existing_file",
     "open_data",
     "refuse_binary",
+    "sniff_format",
     "unreadable",
     "where",
 ]
@@ -74,16 +78,14 @@ _MAGIC = (
 _SNIFF = 1 << 16
 
 
-def refuse_binary(path):
-    """Raise a one-line :class:`ValueError` unless ``path`` holds text.
-
-    Reads the first 64 KiB (decompressed by suffix): a known binary
-    signature, a NUL byte or invalid UTF-8 means the file is not a text
-    svmlight/CSV file; the message says what it looks like.
-    """
+def _head(path):
+    """The first 64 KiB of ``path``, decompressed by suffix, without a BOM."""
     with unreadable("data", path), open_data(path) as fh:
-        head = fh.read(_SNIFF)
-    head = head.removeprefix(BOM)
+        return fh.read(_SNIFF).removeprefix(BOM)
+
+
+def _binary(head):
+    """What binary content ``head`` looks like, or None if it is text."""
     what = next((name for magic, name in _MAGIC if head.startswith(magic)),
                 None)
     if what is None and b"\0" in head:
@@ -94,9 +96,63 @@ def refuse_binary(path):
         except UnicodeDecodeError as exc:
             if exc.start < len(head) - 3:  # not a character cut at the end
                 what = f"binary content, not UTF-8 text at byte {exc.start}"
+    return what
+
+
+def refuse_binary(path):
+    """Raise a one-line :class:`ValueError` unless ``path`` holds text.
+
+    Reads the first 64 KiB (decompressed by suffix): a known binary
+    signature, a NUL byte or invalid UTF-8 means the file is not a text
+    svmlight/CSV file; the message says what it looks like.
+    """
+    what = _binary(_head(path))
     if what is not None:
         raise ValueError(
             f"{where(path)} is not a text svmlight/CSV file ({what}).")
+
+
+# An svmlight feature ("3:0.5") or query id ("qid:7") token.
+_SVMLIGHT_TOKEN = re.compile(r"(\d+|qid):\S+")
+
+
+def sniff_format(path):
+    """What a file looks like: a binary file, svmlight or CSV text.
+
+    For messages only (a file given in the wrong place, or with a model
+    trained on another format): the readers go by ``format`` or by a saved
+    schema, never by this guess. The first line that is neither blank nor
+    a ``#`` comment decides: svmlight if every token after the first is
+    ``index:value`` (or ``qid:...``) and there is one, CSV if it holds a
+    comma, semicolon or tab.
+
+    Parameters
+    ----------
+    path : path-like
+        An existing file (``.gz``/``.bz2``/``.xz`` are decompressed).
+
+    Returns
+    -------
+    kind : {"binary", "svmlight", "csv"} or None
+        None: empty, or neither.
+    detail : str
+        What the binary content looks like, or the deciding line.
+    """
+    path = Path(os.fspath(path))
+    head = _head(path)
+    what = _binary(head)
+    if what is not None:
+        return "binary", what
+    text = head.decode("utf-8", errors="replace")
+    line = next((ln.strip() for ln in text.splitlines()
+                 if ln.strip() and not ln.lstrip().startswith("#")), "")
+    tokens = line.split("#", 1)[0].split()
+    if len(tokens) > 1 and all(_SVMLIGHT_TOKEN.fullmatch(t)
+                               for t in tokens[1:]):
+        return "svmlight", line
+    if any(sep in line for sep in ",;\t"):
+        return "csv", line
+    return None, line
 
 
 def where(path, line=None, column=None):

@@ -8,7 +8,7 @@ repository is ``<root>/main`` and the data ``<root>/shared/data``).
 import os
 from pathlib import Path
 
-__all__ = ["DATA_HOME_ENV", "get_data_home"]
+__all__ = ["DATA_HOME_ENV", "find_data_file", "get_data_home"]
 
 #: Name of the environment variable that points at the data folder.
 DATA_HOME_ENV = "PERCEPTRONS_DATA"
@@ -75,13 +75,19 @@ def get_data_home(data_home=None):
         not an existing directory, or if the default search finds nothing.
         The message explains how to set ``PERCEPTRONS_DATA``.
     """
+    return _resolve_home(data_home)[0]
+
+
+def _resolve_home(data_home=None):
+    """The data folder of :func:`get_data_home` and how it was chosen (for
+    messages: ``"data_home=..."``, ``"PERCEPTRONS_DATA"``, ``"found ..."``)."""
     if data_home is not None:
         path = Path(os.fspath(data_home)).expanduser()
         if not path.is_dir():
             raise FileNotFoundError(
                 f"data_home={str(path)!r} is not an existing directory."
             )
-        return path
+        return path, "given as data_home"
 
     env = os.environ.get(DATA_HOME_ENV, "").strip()
     if env:
@@ -91,11 +97,12 @@ def get_data_home(data_home=None):
                 f"The {DATA_HOME_ENV} environment variable is set to "
                 f"{env!r}, which is not an existing directory."
             )
-        return path
+        return path, f"set by {DATA_HOME_ENV}"
 
     found = _search_default()
     if found is not None:
-        return found
+        return found, (f"the shared/data folder found by the default "
+                       f"search; {DATA_HOME_ENV} chooses another")
 
     searched = ", ".join(str(s) for s in _candidate_starts())
     raise FileNotFoundError(
@@ -105,3 +112,56 @@ def get_data_home(data_home=None):
         f"holds {_MANIFEST} (e.g. `export {DATA_HOME_ENV}=/path/to/shared/data`)"
         " or pass data_home=... explicitly."
     )
+
+
+def find_data_file(path, data_home=None):
+    """Return a data file's path, looking a relative one up in the data home.
+
+    A path that exists is returned as it is. A relative path that does not
+    exist (from the current directory) is looked up in the data folder of
+    :func:`get_data_home`, the way :func:`load_named` reads its files, so
+    ``find_data_file("libsvm/a9a.gz")`` finds the data home's a9a from any
+    directory. The command line reads every data file argument this way.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file, absolute or relative. ``~`` is expanded.
+    data_home : str or path-like, default=None
+        The data folder; see :func:`get_data_home`.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path`` itself if it exists, else the data home's file.
+
+    Raises
+    ------
+    FileNotFoundError
+        If neither exists. The message names both places and how the data
+        home was chosen, or why there is none (``PERCEPTRONS_DATA``).
+
+    Examples
+    --------
+    >>> from perceptrons.datasets import find_data_file
+    >>> find_data_file("libsvm/a9a.gz")  # doctest: +SKIP
+    PosixPath('/data/shared/data/libsvm/a9a.gz')
+    """
+    path = Path(os.fspath(path)).expanduser()
+    if path.exists():
+        return path
+    missing = f"No such data file: {str(path)!r}"
+    if path.is_absolute():
+        raise FileNotFoundError(f"{missing}.")
+    try:
+        home, how = _resolve_home(data_home)
+    except FileNotFoundError as exc:
+        raise FileNotFoundError(
+            f"{missing} (a relative path is also looked up in the data "
+            f"home, and there is none: {exc})") from None
+    candidate = home / path
+    if candidate.exists():
+        return candidate
+    raise FileNotFoundError(
+        f"{missing}, neither in the current directory nor in the data home "
+        f"{str(home)!r} ({how}).")

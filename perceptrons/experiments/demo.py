@@ -224,9 +224,10 @@ def run_demo(output_dir="perceptrons_output", *, quick=False, datasets=None,
     -------
     dict
         ``records`` (one per fold), ``markdown`` (the tables), ``files``
-        (paths: ``records`` = ``demo_records.jsonl``, ``json`` and ``csv``
-        = ``demo_results.*``, the per-variant summaries, ``markdown`` =
-        ``demo_table.md``, ``png`` = ``demo_accuracy.png``).
+        (every file written: ``records`` = ``demo_records.jsonl``, ``run``
+        = ``demo_run.json``, ``json`` and ``csv`` = ``demo_results.*``,
+        the per-variant summaries, ``markdown`` = ``demo_table.md``,
+        ``png`` = ``demo_accuracy.png``).
     """
     n_splits = n_splits or (3 if quick else 10)
     max_iter = max_iter or (10 if quick else 100)
@@ -235,5 +236,5 @@ def run_demo(output_dir="perceptrons_output", *, quick=False, datasets=None,
     res = run_reproduction(demo, RunOptions(output_dir=output_dir,
                                             progress=progress, resume=resume))
     return {"records": res["records"], "markdown": res["markdown"],
-            "files": dict(zip(("records", "json", "csv", "markdown", "png"),
-                              res["files"]))}
+            "files": dict(zip(("records", "run", "json", "csv", "markdown",
+                               "png"), res["files"], strict=True))}

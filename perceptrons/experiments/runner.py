@@ -382,9 +382,9 @@ def run_reproduction(reproduction, options):
     Returns
     -------
     dict
-        ``markdown`` (the report), ``files`` (paths written, the store
-        first), ``records`` (as stored, in submission order) and
-        ``summary``.
+        ``markdown`` (the report), ``files`` (every path written: the
+        store, ``<stem>_run.json``, then the renderers'), ``records`` (as
+        stored, in submission order) and ``summary``.
     """
     out = Path(os.fspath(options.output_dir))
     path = out / f"{reproduction.stem}_records.jsonl"
@@ -417,5 +417,6 @@ def run_reproduction(reproduction, options):
     records = [stored[k] for k in dict.fromkeys(session.keys)]
     summary = reproduction.summary(records, facts)
     markdown, files = reproduction.render(summary, out)
-    return {"markdown": markdown, "files": [store.path, *files],
+    run_file = [facts_path] if facts_path.exists() else []
+    return {"markdown": markdown, "files": [store.path, *run_file, *files],
             "records": records, "summary": summary}

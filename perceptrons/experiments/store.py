@@ -361,13 +361,35 @@ class Store:
         return record
 
 
+#: What a progress bar says until its first task finishes.
+STARTING = "starting: numba compiles on a first run"
+
+
 def progress_bar(total, progress=None, desc=None):
-    """A tqdm bar on stderr; ``progress`` None shows it only on a terminal."""
+    """A tqdm bar on stderr; ``progress`` None shows it only on a terminal.
+
+    Until the first task finishes the bar says :data:`STARTING`: on a first
+    run numba compiles the loops inside that task (seconds, nothing cached
+    yet), and a bare ``0/N`` would look stuck. The first task also restarts
+    the bar's clock, so its rate and ETA are those of the tasks, not of the
+    compilation (which otherwise made the ETA minutes for a run of
+    seconds).
+    """
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, disable=None if progress is None
-                else not progress, file=sys.stderr, unit="task", leave=False,
-                desc=desc)
+    bar = tqdm(total=total, disable=None if progress is None
+               else not progress, file=sys.stderr, unit="task", leave=False,
+               desc=desc, postfix=STARTING)
+    update = bar.update
+
+    def first_update(n=1):
+        bar.update = update  # the later ones count as tqdm does
+        bar.set_postfix_str("", refresh=False)
+        bar.reset(total)
+        return update(n)
+
+    bar.update = first_update
+    return bar
 
 
 def run_tasks(worker, tasks, store=None, *, resume=False, mapper=map,

@@ -47,7 +47,8 @@ def test_train_predict_evaluate_svmlight(files, tmp_path, capsys):
                "--random-state", "0", "--alpha-bound", "3", "--tau", "0.5"])
     assert rc == 0
     out = capsys.readouterr().out
-    assert "online mistakes" in out and "updates:" in out
+    assert "passes:     5 over the 80 rows" in out
+    assert "online, in the 400 rows presented" in out and "updates:" in out
     assert "train acc:" in out and str(model) in out
     est = load_model(model)
     assert est.hypothesis == "voted" and est.alpha_bound == 3
@@ -76,7 +77,8 @@ def test_train_predict_evaluate_svmlight(files, tmp_path, capsys):
                  "--hypothesis", "averaged", "--json",
                  str(tmp_path / "cv.json")]) == 0
     out = capsys.readouterr().out
-    assert "T-interval, 4 folds" in out and "online mistake rate" in out
+    assert "T-interval, 4 folds" in out
+    assert "online, of the rows presented in training" in out
     cv = json.loads((tmp_path / "cv.json").read_text())
     assert len(cv["accuracies"]) == 4
 
@@ -95,7 +97,7 @@ def test_train_predict_csv(files, tmp_path, capsys):
     assert len(lines) == 40 and set(lines) <= {"pos", "neg"}
     assert main(["evaluate", str(files / "train.csv"), "--label-column", "0",
                  "--folds", "3", "--scale"]) == 0
-    assert "standardized" in capsys.readouterr().out
+    assert "(scale=standard)" in capsys.readouterr().out  # as train says
 
 
 # ----------------------------------------------------------------- errors
@@ -118,7 +120,7 @@ def test_corrupt_and_missing_model(files, tmp_path, capsys, error_line):
     assert "not a valid perceptrons model" in error_line()
     assert main(["predict", str(files / "train.svm"),
                  str(files / "test.svm")]) == 2
-    assert "not a valid perceptrons model" in error_line()
+    assert "is not a model file: it looks like svmlight" in error_line()
     assert main(["predict", str(tmp_path / "none.npz"),
                  str(files / "test.svm")]) == 2
     assert "no such model file" in error_line()

@@ -66,7 +66,7 @@ def test_csv_schema_saved_and_unseen_levels_zero(tmp_path, capsys):
 def test_train_reports_missing_rows(tmp_path, capsys, missing, rows):
     _train(tmp_path, "colors_train.csv", "--missing", missing)
     out = capsys.readouterr().out
-    assert f"{rows} examples" in out
+    assert f"{rows} rows" in out
     if missing == "drop":
         assert "dropped 2 of 10 rows with a missing value (lines 9, 10)" \
             in out
@@ -146,7 +146,7 @@ def test_id_and_drop_columns(tmp_path, capsys):
 def test_delimiter_escape(tmp_path, capsys):
     model = _train(tmp_path, "tabbed.tsv", "--format", "csv", "--delimiter",
                    "\\t")
-    assert "4 examples, 3 features" in capsys.readouterr().out
+    assert "4 rows, 3 features" in capsys.readouterr().out
     assert read_header(model)["input"]["delimiter"] == "\t"
     # predict reads with the saved delimiter
     rc, lines, _ = _predict(capsys, model, CORPUS / "tabbed.tsv", "--format",
@@ -168,7 +168,7 @@ def test_xz_svmlight_is_read(files, tmp_path, capsys):
     xz = tmp_path / "train.svm.xz"
     xz.write_bytes(lzma.compress((files / "train.svm").read_bytes()))
     model = _train(tmp_path, xz)
-    assert "80 examples, 6 features" in capsys.readouterr().out
+    assert "80 rows, 6 features" in capsys.readouterr().out
     assert load_model(model).n_features_in_ == 6
 
 
@@ -195,7 +195,7 @@ def test_binary_files_refused_in_one_line(tmp_path, error_line, fmt):
 def test_bom_is_ignored(tmp_path, capsys):
     _train(tmp_path, "bom.csv")
     # x0 is numeric (1 attribute, not 3 levels of '\ufeff1.0', ...)
-    assert "3 examples, 6 features" in capsys.readouterr().out
+    assert "3 rows, 6 features" in capsys.readouterr().out
     model = _train(tmp_path, "bom.svm", name="b.npz")
     assert set(load_model(model).classes_) == {-1.0, 1.0}
 
@@ -420,7 +420,7 @@ def test_crx_held_out_split_train_predict(tmp_path, capsys):
     model = tmp_path / "crx.npz"
     assert main(["train", str(train), "-o", str(model), "--missing", "mean",
                  "--scale", "standard", "--random-state", "0"]) == 0
-    assert "500 examples, 46 features" in capsys.readouterr().out
+    assert "500 rows, 46 features" in capsys.readouterr().out
     pred = tmp_path / "pred.txt"
     assert main(["predict", str(model), str(test), "-o", str(pred)]) == 0
     err = capsys.readouterr().err

@@ -44,7 +44,7 @@ def test_train_on_a_pandas_csv_with_a_named_label(frames, which, capsys):
     assert main(["train", frames[which], "--label-column", "label",
                  "--random-state", "0", "-o", model]) == 0
     out = capsys.readouterr().out
-    assert "80 examples, 3 features, 2 classes" in out
+    assert "80 rows, 3 features, 2 classes" in out
     assert "read the first row as the column names" in out
     assert ("ignored the unnamed first column" in out) == (which == "index")
     schema = read_header(model)["input"]
@@ -94,4 +94,4 @@ def test_header_options_and_messages(frames, error_line, capsys):
     nominal.write_text("id,colour,label\n1,red,yes\n2,blue,no\n3,red,yes\n")
     assert main(["train", str(nominal), "--header", "--id-column", "id",
                  "--label-column", "label", "-o", out]) == 0
-    assert "3 examples, 2 features" in capsys.readouterr().out
+    assert "3 rows, 2 features" in capsys.readouterr().out

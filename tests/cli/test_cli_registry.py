@@ -65,7 +65,7 @@ def test_tau_is_the_estimators_parameter(files, tmp_path, capsys):
 def test_tau_reaches_each_fold(files, capsys):
     assert main(["evaluate", str(files / "train.svm"), "--folds", "3",
                  "--tau", "0.5", "--scale"]) == 0
-    assert "perceptron (tau=0.5, standardized)" in capsys.readouterr().out
+    assert "perceptron (tau=0.5, scale=standard)" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("flag, name", [("--tau", "tau"),

@@ -23,8 +23,8 @@ def test_train_stream_saves_what_fit_file_fits(files, tmp_path, capsys):
     assert _train(files, model, "--chunk-bytes", "200", "--shuffle-buffer",
                   "16", "--random-state", "3") == 0
     out = capsys.readouterr().out
-    assert "80 examples, 6 features, 2 classes" in out
-    assert "over 3 passes" in out
+    assert "80 rows, 6 features, 2 classes" in out
+    assert "passes:     3 over the 80 rows" in out
     assert "(text)" in out and "(cache)" in out
     est, schema = load_model(model, return_input_schema=True)
     assert schema == {"format": "svmlight", "zero_based": False,

@@ -11,7 +11,7 @@ from perceptrons.experiments._results import (
     summary_rows,
 )
 from perceptrons.experiments.demo import DATASETS, VARIANTS, run_demo
-from perceptrons.experiments.store import Store
+from perceptrons.experiments.store import STARTING, Store
 
 TINY_VARIANTS = ["classic (last)", "voted", "τ = 0.5", "α = 20",
                  "sklearn Perceptron"]
@@ -28,7 +28,9 @@ def tiny(tmp_path_factory):
 def test_demo_writes_files(tiny):
     out, res = tiny
     files = res["files"]
-    assert set(files) == {"records", "json", "csv", "markdown", "png"}
+    assert set(files) == {"records", "run", "json", "csv", "markdown", "png"}
+    # every file written, none left out (issue #41)
+    assert {p.name for p in files.values()} == {p.name for p in out.iterdir()}
     assert files["png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert files["png"].stat().st_size > 5000
     md = files["markdown"].read_text(encoding="utf-8")
@@ -102,3 +104,13 @@ def test_demo_config_names():
         run_demo("unused", datasets=["nope"])
     with pytest.raises(ValueError, match="unknown demo variant"):
         run_demo("unused", variants=["nope"])
+
+
+def test_demo_bar_says_it_is_starting(tmp_path, capsys):
+    # the demo's bar is the runner's (store.progress_bar): until the first
+    # fold is done it says numba compiles on a first run (issue #41)
+    run_demo(tmp_path, **{**TINY, "datasets": ["wdbc"],
+                          "variants": ["voted"], "progress": True})
+    err = capsys.readouterr().err
+    assert f"0/3 [00:00<?, ?task/s, {STARTING}]" in err
+    assert err.count(STARTING) == 1  # gone once the first fold is done

@@ -41,6 +41,7 @@ def test_writes_files(tiny):
     out, res = tiny
     names = {p.name for p in res["files"]}
     assert names == {"reproduce_ballseptron_records.jsonl",
+                     "reproduce_ballseptron_run.json",
                      "reproduce_ballseptron_noise.csv",
                      "reproduce_ballseptron_radius.csv",
                      "reproduce_ballseptron.md",

@@ -139,7 +139,7 @@ def test_run_writes_files(tiny):
     out, res = tiny
     names = sorted(p.name for p in res["files"])
     assert names == ["pdm_quick_records.jsonl", "pdm_quick_results.csv",
-                     "pdm_quick_tables.md"]
+                     "pdm_quick_run.json", "pdm_quick_tables.md"]
     md = (out / "pdm_quick_tables.md").read_text(encoding="utf-8")
     assert md == res["markdown"]
     stored = rp.load_records(out)

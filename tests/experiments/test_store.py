@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 
 from perceptrons.experiments.store import (
+    STARTING,
     Store,
     Task,
     canonical_json,
     make_record,
+    progress_bar,
     run_tasks,
     task_key,
 )
@@ -136,3 +138,19 @@ def test_mapper_is_the_parallel_hook():
     records = run_tasks(_square, _tasks(3), mapper=mapper)
     assert used == [3]
     assert [r["task"]["fold"] for r in records] == [0, 1, 2]
+
+
+def test_progress_bar_says_it_is_starting_until_the_first_task(capsys):
+    # A first run compiles numba's loops inside the first task: the bar
+    # says so rather than sit at 0/N, and its clock (rate, ETA) starts when
+    # that task is done, not before the compilation (issue #41).
+    bar = progress_bar(4, progress=True, desc="demo")
+    assert STARTING in capsys.readouterr().err
+    started = bar.start_t
+    bar.update()
+    assert bar.n == 1 and bar.start_t > started and not bar.postfix
+    bar.update(2)
+    bar.refresh()
+    assert bar.n == 3
+    assert STARTING not in capsys.readouterr().err.split("\r")[-1]
+    bar.close()
