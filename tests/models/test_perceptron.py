@@ -152,7 +152,7 @@ def test_binary_rule_is_the_threshold_rule_bit_for_bit(
         binary, monkeypatch, hypothesis, sparse, params):
     """The binary rule's compiled loop (its counts constants) makes the
     steps of the generic threshold rule with one problem, bit for bit."""
-    import perceptrons.models.perceptron as module
+    import perceptrons.models._figure2 as module
     from perceptrons._loops.hypotheses import BinaryRule, ThresholdRule
 
     X, y = binary
