@@ -63,13 +63,24 @@ declares at most :data:`MAX_COMPRESSION_RATIO` times its compressed size
 :data:`MAX_MODEL_BYTES` (raise it for a larger model you trust: see the
 constant). The header is at most :data:`MAX_HEADER_BYTES`, its array
 manifest names exactly the archive's array members, each of the size its
-entry declares, and each member's ``.npy`` header is checked against its
-entry before its data is allocated. Then the parameters satisfy the
-estimator's
-constraints, each state node's version is its type's, and the state passes
-its type's validation (dtypes, shapes, index ranges, finiteness, the
-relations between arrays: :meth:`~perceptrons.models._state.State.validate`)
-before any compiled loop can read it. Anything else is refused with one
+entry declares. Still before any member is decompressed, every member is
+sized from the header alone: the state's node tree is checked against its
+types' declarations with each array as the manifest declares it (each
+node's version is its type's; dtypes; shapes, whose shared symbols such as
+``n_features`` or ``n_classes`` must agree across arrays and with the
+scalars that state them), each symbol that only arrays bind is bounded by
+a count the header states (epochs and rows seen by ``t``, a pool's rows by
+its rows seen, a vote log by ``n_updates``, ...), each axis no symbol names
+by the one it must stay within, a scaler's statistics by the features and
+a parameter's members by a few KiB; the reasoning and every bound are in
+``_declared``'s notes. A member enlarged alone is therefore refused
+without being read; only a file consistently large, as a real model that
+large is, reaches :data:`MAX_MODEL_BYTES`. Then each member's ``.npy``
+header is checked against its entry before its data is allocated, the
+parameters satisfy the estimator's constraints, and the state passes its
+type's validation (values: index ranges, finiteness, the relations
+between arrays: :meth:`~perceptrons.models._state.State.validate`) before
+any compiled loop can read it. Anything else is refused with one
 :class:`ValueError` naming the file and the field.
 
 Version policy: format 4 holds the typed state. A newer file is refused
@@ -80,12 +91,13 @@ again. A state type that changes what it holds changes its ``VERSION``
 another state version is refused the same way.
 
 This module holds the public functions, the format's constants and its
-version policy, and drives three private modules: ``_estimators`` (what a
+version policy, and drives four private modules: ``_estimators`` (what a
 file may name, and how decoded nodes become a checked estimator),
-``_codec`` (the node tree, encoded and decoded) and ``_archive`` (the zip
-layer: the directory, the manifest and the members, read and written).
-Only ``_codec`` imports another of them: it reads members through
-``_archive``.
+``_declared`` (every member sized from the header), ``_codec`` (the node
+tree, encoded and decoded, or decoded from the header alone) and
+``_archive`` (the zip layer: the directory, the manifest and the members,
+read and written). ``_declared`` uses ``_codec``, which reads members
+through ``_archive``.
 """
 
 import json
@@ -98,7 +110,8 @@ import numpy as np
 
 from ._archive import (_HEADER, _ZIP_ERRORS, _Archive, _check_manifest,
                        _fail, _write_zip, _zip_error)
-from ._codec import _Decoder, _Encoder
+from ._codec import _Decoder, _Encoder, _HeaderDecoder
+from ._declared import check_declared
 from ._estimators import (_PREPROCESSORS, _build, _build_estimator,
                           _check_fitted, _preprocessor_classes,
                           _split_pipeline, estimator_registry, state_types)
@@ -380,7 +393,10 @@ def load_model(path, *, return_input_schema=False):
             raise _fail(path, "preprocessing must be a list of named steps")
         try:
             manifest = _check_manifest(archive.zf, header.get("arrays"))
-            dec = _Decoder(archive.zf, manifest, state_types())
+            types = state_types()
+            check_declared(header, _HeaderDecoder(archive.zf, manifest,
+                                                  types), registry[name])
+            dec = _Decoder(archive.zf, manifest, types)
             classes = _preprocessor_classes()
             pipeline = []
             for step in steps:

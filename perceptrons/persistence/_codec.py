@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ..models._state import State
+from ..models._state import Declared, State
 from ._archive import _read_npy
 
 
@@ -154,12 +154,16 @@ class _Decoder:
     def array(self, key):
         if key in self._cache:
             return self._cache[key]
+        arr = _read_npy(self._zf, f"{key}.npy", *self._entry(key))
+        self._cache[key] = arr
+        return arr
+
+    def _entry(self, key):
+        """``(dtype, shape)`` of the member ``key``."""
         if not isinstance(key, str) or key not in self._manifest:
             raise ValueError(f"array {key!r:.40} is not in the header's "
                              "manifest")
-        arr = _read_npy(self._zf, f"{key}.npy", *self._manifest[key])
-        self._cache[key] = arr
-        return arr
+        return self._manifest[key]
 
     def decode(self, node, where):
         if not isinstance(node, dict) or "type" not in node:
@@ -244,8 +248,6 @@ class _Decoder:
                       for k in names})
 
     def _decode_sparse(self, node, where):
-        import scipy.sparse as sp
-
         ck = ("sp", node.get("data"))
         if ck in self._cache:
             return self._cache[ck]
@@ -256,20 +258,61 @@ class _Decoder:
             raise ValueError(f"{where}: bad sparse shape {shape!r}")
         if container not in ("matrix", "array"):
             raise ValueError(f"{where}: bad sparse container {container!r}")
-        suffix = "_array" if container == "array" else "_matrix"
-        data = self.array(node["data"])
-        if fmt in ("csr", "csc"):
-            indices = self.array(node["indices"])
-            indptr = self.array(node["indptr"])
-            cls = getattr(sp, fmt + suffix)
-            mat = cls((data, indices, indptr), shape=shape, copy=False)
-        elif fmt == "coo":
-            row = self.array(node["row"])
-            col = self.array(node["col"])
-            mat = getattr(sp, "coo" + suffix)((data, (row, col)), shape=shape)
-        else:
+        names = _SPARSE_PARTS.get(fmt)
+        if names is None:
             raise ValueError(f"{where}: unsupported sparse format {fmt!r:.20}")
-        if fmt != "coo":
-            mat.check_format(full_check=True)
+        mat = self._sparse(fmt, container, shape,
+                           {name: self.array(node[name]) for name in names})
         self._cache[ck] = mat
         return mat
+
+    @staticmethod
+    def _sparse(fmt, container, shape, parts):
+        """The matrix of a sparse node's checked format, container, shape
+        and arrays (``parts``)."""
+        import scipy.sparse as sp
+
+        cls = getattr(sp, fmt + ("_array" if container == "array"
+                                 else "_matrix"))
+        if fmt == "coo":
+            return cls((parts["data"], (parts["row"], parts["col"])),
+                       shape=shape)
+        mat = cls((parts["data"], parts["indices"], parts["indptr"]),
+                  shape=shape, copy=False)
+        mat.check_format(full_check=True)
+        return mat
+
+
+# The arrays of a sparse node, by format.
+_SPARSE_PARTS = {"csr": ("data", "indices", "indptr"),
+                 "csc": ("data", "indices", "indptr"),
+                 "coo": ("data", "row", "col")}
+
+
+class _HeaderDecoder(_Decoder):
+    """The decoder of a header alone: each array a
+    :class:`~perceptrons.models._state.Declared` of its manifest entry,
+    nothing read, so that the state's declared shapes can be checked
+    (:meth:`~perceptrons.models._state.State.check_declared`) before any
+    member is decompressed.
+
+    Numpy scalars (0-d members of at most :data:`SMALL_MEMBER` bytes) are
+    read: their value is what a scalar's check needs, and it is a few
+    bytes.
+    """
+
+    def array(self, key):
+        dtype, shape = self._entry(key)
+        if not shape and dtype.itemsize <= SMALL_MEMBER:
+            return super().array(key)
+        return Declared(dtype, shape)
+
+    @staticmethod
+    def _sparse(fmt, container, shape, parts):
+        return Declared(parts["data"].dtype, shape, fmt, parts)
+
+
+#: Largest member read with the header (a numpy scalar), and largest
+#: member a parameter may hold (a RandomState's key: 624 words, 2,496
+#: bytes).
+SMALL_MEMBER = 4096
