@@ -17,6 +17,8 @@ from ..utils.output import atomic_write
 
 # An array member may exceed its declared data by its .npy header only.
 _NPY_HEADER_SLACK = 1 << 16
+# Bytes of a member's data read at a time.
+_READ_BYTES = 1 << 23
 # The members a model file holds: its header and a<N>.npy arrays.
 _ARRAY_MEMBER = re.compile(r"a[0-9]{1,9}\.npy")
 # General-purpose flag bits of an encrypted member (traditional PKWARE,
@@ -216,7 +218,10 @@ def _read_npy(zf, name, dtype, shape):
         buf = np.empty(dtype.itemsize * math.prod(shape), dtype=np.uint8)
         view, got_bytes = memoryview(buf), 0
         while got_bytes < len(view):
-            n = fh.readinto(view[got_bytes:])
+            # A zip member's readinto reads a bytes object of the length
+            # asked and copies it: asked in slices, it costs a slice more,
+            # not the member twice.
+            n = fh.readinto(view[got_bytes:got_bytes + _READ_BYTES])
             if not n:
                 raise ValueError(f"member {name} is truncated")
             got_bytes += n
