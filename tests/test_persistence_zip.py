@@ -367,8 +367,9 @@ def test_parameter_and_scaler_members_sized(tmp_path):
                          "[65536] uint32 values")
     key = header["preprocessing"][0]["attributes"]["mean_"]["key"]
     bad = resized(path, tmp_path / "m.npz", {key: [1000]})
-    _refused_unread(bad, "step 'standardscaler' attribute 'mean_' has shape "
-                         "[1000], not one value per feature (5)")
+    _refused_unread(bad, "step 'standardscaler' attribute 'mean_' holds "
+                         "[1000] float64 values, not a number per feature "
+                         "(5)")
 
 
 def test_every_symbol_and_free_axis_has_a_bound():

@@ -31,8 +31,8 @@ nodes use:
   bounded by the symbol it must equal or stay within
   (:data:`_FREE_BOUNDS`): the width of a kept sum or snapshot, a log's
   optional columns, a capacity.
-* **Everything else.** A scaler's statistics hold one value per feature;
-  a parameter's members are small (:data:`~._codec.SMALL_MEMBER` bytes:
+* **Everything else.** A scaler's statistics hold a number, or one per
+  feature; a parameter's members are small (:data:`~._codec.SMALL_MEMBER` bytes:
   numpy scalars, a RandomState's key).
 
 So every member's size follows from the header's scalars and symbols,
@@ -198,8 +198,8 @@ def _free_bound(cls, name, at):
 
 
 def _check_scaler_sizes(step, dec, n_features):
-    """A scaler's statistics: one value per feature (of the state, or of
-    the scaler's own ``n_features_in_`` when no state is saved)."""
+    """A scaler's statistics: a number, or one per feature (of the state,
+    or of the scaler's own ``n_features_in_`` when no state is saved)."""
     attrs = step.get("attributes")
     if not isinstance(attrs, dict):
         return  # refused when the step is built, before anything is read
@@ -209,11 +209,12 @@ def _check_scaler_sizes(step, dec, n_features):
         n_features = n_features if type(n_features) is int else 0
     for name, child in attrs.items():
         for key in _member_keys(child):
-            shape = dec._entry(key)[1]
-            if shape not in ((), (n_features,)):
+            dtype, shape = dec._entry(key)
+            if shape not in ((), (n_features,)) or dtype.kind not in "biuf":
                 raise ValueError(f"step {step.get('name')!r:.80} attribute "
-                                 f"{name!r:.40} has shape {list(shape)}, not "
-                                 f"one value per feature ({n_features})")
+                                 f"{name!r:.40} holds {list(shape)} {dtype} "
+                                 f"values, not a number per feature "
+                                 f"({n_features})")
 
 
 def _member_keys(node):
