@@ -289,14 +289,19 @@ def _instrument(prof, cls):
     import zlib
 
     from perceptrons import streaming as S
+    from perceptrons.streaming import _cache, _text
 
-    S._line_chunks = prof.gen("read text", S._line_chunks)
-    S.parse_svmlight_chunk = prof.func("parse", S.parse_svmlight_chunk)
+    # Each name is replaced where its callers look it up.
+    _text._line_chunks = prof.gen("read text", _text._line_chunks)
+    _text.parse_svmlight_chunk = prof.func("parse",
+                                           _text.parse_svmlight_chunk)
     S._text_blocks = prof.gen("text blocks", S._text_blocks)
     S._cache_blocks = prof.gen("cache read", S._cache_blocks)
-    S._CacheWriter.add = prof.func("cache write", S._CacheWriter.add)
-    S._Block.csr = prof.func("csr", S._Block.csr)
-    S.zlib = types.SimpleNamespace(crc32=prof.func("crc32", zlib.crc32))
+    _cache._CacheWriter.add = prof.func("cache write",
+                                        _cache._CacheWriter.add)
+    _text._Block.csr = prof.func("csr", _text._Block.csr)
+    _cache.zlib = types.SimpleNamespace(crc32=prof.func("crc32",
+                                                        zlib.crc32))
     for name, key in (("partial_fit", "partial_fit"),
                       ("_validate_input", "pf: validate"),
                       ("_call_targets", "pf: labels"),
