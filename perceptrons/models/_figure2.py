@@ -317,6 +317,18 @@ class Figure2(KernelAlgorithm, Algorithm):
         active = self.lam != 0 or self.alpha_bound is not None
         return ("alpha_counts",) if active else ()
 
+    def carry_out(self, call):
+        # The α counts of the call's rows (a dual call's loops index the
+        # pool's rows before them, and the next call's pool is another).
+        if not self.carried_scratch:
+            return {}
+        n = call.X.shape[0]
+        return {"alpha_counts": call.work.alpha_counts[:, -n:].copy()}
+
+    def carry_in(self, call, carry):
+        counts = carry["alpha_counts"]
+        call.work.alpha_counts[:, -counts.shape[1]:] = counts
+
     def begin_call(self, call):
         """The call's α counters, vote logs and score work space, and the
         weights' per-call state."""

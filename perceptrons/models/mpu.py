@@ -394,8 +394,6 @@ class MPU(OnlineClassifier):
         "certified_stop": ["boolean"],
     }
     _algorithm = MarginUnlearning
-    # read by perceptrons/streaming.py until it asks the algorithm
-    _max_iter_is_a_cap = True
 
     @classmethod
     def _test_params(cls):

@@ -302,8 +302,6 @@ class ROMMA(MarginParams, OnlineClassifier):
     _parameter_constraints["epsilon"] = [Interval(Real, 0, 1,
                                                   closed="neither")]
     _algorithm = AggressiveROMMA
-    # read by perceptrons/streaming.py until it asks the algorithm
-    _max_iter_is_a_cap = True
 
     @classmethod
     def _test_params(cls):

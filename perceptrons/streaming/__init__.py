@@ -384,7 +384,8 @@ def fit_file(estimator, path, *, n_features=None, classes=None,
         raise ValueError(f"shuffle_buffer must be a non-negative integer, "
                          f"got {shuffle_buffer!r}")
     if max_iter is None:
-        max_iter = (1 if getattr(estimator, "_max_iter_is_a_cap", False)
+        algorithm = getattr(type(estimator), "_algorithm", None)
+        max_iter = (1 if getattr(algorithm, "max_iter_is_a_cap", False)
                     else getattr(estimator, "max_iter", None) or 1)
     n_epochs = _positive(max_iter, "max_iter")
     if not (cache is None or cache == "auto"):

@@ -163,6 +163,18 @@ class Algorithm:
         """
         raise NotImplementedError
 
+    def carry_out(self, call):
+        """The per-example scratch (``carried_scratch``) the next call over
+        the same rows continues, by the call's rows."""
+        return {name: getattr(call.work, name)
+                for name in self.carried_scratch}
+
+    def carry_in(self, call, carry):
+        """Continue the per-example scratch an earlier call over the same
+        rows left (:meth:`carry_out`), after :meth:`begin_call`."""
+        for name, value in carry.items():
+            setattr(call.work, name, value)
+
     def is_finite(self, call):
         """Whether the weights are still finite after a pass."""
         return True
