@@ -95,8 +95,8 @@ wrappers cost microseconds): reading and cutting the text
 conversion (the rest of ``_text_blocks``), appending to the cache
 (``_CacheWriter.add``), reading a cache block (``_cache_blocks``), CRC-32
 (within the last two), building the CSR matrix (``_Block.csr``),
-``partial_fit`` split into validation (``_validate_input``), label
-encoding (``_call_targets``), the compiled pass (``_train``) and the rest;
+``partial_fit`` split into validation (``validate_input``), label
+encoding (``call_targets``), the compiled pass (``train``) and the rest;
 "other" is the epoch minus all of these (the loop, the cache's finish).
 """
 
@@ -302,11 +302,14 @@ def _instrument(prof, cls):
     _text._Block.csr = prof.func("csr", _text._Block.csr)
     _cache.zlib = types.SimpleNamespace(crc32=prof.func("crc32",
                                                         zlib.crc32))
-    for name, key in (("partial_fit", "partial_fit"),
-                      ("_validate_input", "pf: validate"),
-                      ("_call_targets", "pf: labels"),
-                      ("_train", "pf: compiled pass")):
-        setattr(cls, name, prof.func(key, getattr(cls, name)))
+    from perceptrons.models._driver import training
+
+    cls.partial_fit = prof.func("partial_fit", cls.partial_fit)
+    # The driver's steps, where training.partial_fit looks them up.
+    for name, key in (("validate_input", "pf: validate"),
+                      ("call_targets", "pf: labels"),
+                      ("train", "pf: compiled pass")):
+        setattr(training, name, prof.func(key, getattr(training, name)))
 
 
 def child_ours(spec):
