@@ -22,6 +22,7 @@ from .._loops.perceptron import figure2_epoch
 from ..utils.parallel import effective_n_jobs
 from ..utils.validation import linear_scores, refuse_underflow
 from ._driver import Algorithm
+from ._driver.protocol import linear_row_scores
 from ._driver.mixing import mixed_rows_and_offset
 from ._kernel import KernelAlgorithm, linear_coef
 from ._ovr import compact_targets, ovr_epoch_in_threads, problem_signs
@@ -392,6 +393,12 @@ class Figure2(KernelAlgorithm, Algorithm):
         return (call.state.weights.is_finite(call)
                 and bool(np.isfinite(call.state.theta).all()))
 
+    def one_row_scores(self, state):
+        if not isinstance(state.weights, WeightRows) or (
+                state.hypothesis == "voted"):
+            return None
+        return linear_row_scores
+
     def online_step(self, state, row_arrays, sq_norm):
         # The primal form, but for a vote: its log grows with every call.
         if not isinstance(state.weights, WeightRows) or (
@@ -584,6 +591,7 @@ class _Figure2Step:
         self.targets = np.zeros(1, dtype=np.int8)
         self.order = np.zeros(1, dtype=np.int64)
         self.state, self.rule = state, rule
+        self.hypothesis = _HYPOTHESES[state.hypothesis]
         self.logs = _logs(state, self.work, np.zeros(n_counters,
                                                      dtype=np.int64))
         self.loop = None  # the compiled loop, made at the first call
@@ -597,7 +605,9 @@ class _Figure2Step:
         # (sum of a list: numpy's sum costs more on a few entries)
         before = sum(updates.tolist())
         args = (self.store, self.targets, self.order, weights, s.theta,
-                self.rule, _final(s, t), self.logs)
+                self.rule,
+                (self.hypothesis, t, s.theta_avg_acc, s.theta_ls, s.tally,
+                 s.best_tally, s.ls_current, s.current_vote), self.logs)
         if self.loop is None:
             self.loop = entry_point(figure2_epoch.primal, args)
         n_mistakes = self.loop(*args)
