@@ -259,7 +259,7 @@ def profile_fit(X, y, min_runs=3, min_time=1.0, max_runs=50):
                         found = True
         return total / n_runs if found else None
 
-    fit_total = cum("fit", "models/_base.py")
+    fit_total = cum("fit", "models/_driver/training.py")
     if fit_total is None:  # fit moved: take any 'fit' of the package
         fit_total = max((st[3] for (p, _, f), st in stats.items()
                          if f == "fit" and "perceptrons" in p), default=0.0)

@@ -55,8 +55,8 @@ from .._loops.mercer import KERNEL_LINEAR, row_sq_norms_of
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import as_loop_arrays, linear_scores, refuse_underflow
 from ._driver import Algorithm, OnlineClassifier
-from ._kernel import (BLOCK_ROWS, KernelAlgorithm, KernelParams,
-                      linear_coef)
+from ._kernel import (BLOCK_ROWS, KERNEL_NAMES, KernelAlgorithm,
+                      KernelParams, linear_coef)
 from ._state import FittedState, array, check_problems, scalar
 from ._stopping import STOPPING_CONSTRAINTS
 
@@ -349,8 +349,8 @@ class DualForm:
         return store.coef
 
     def public(self, weights, linear, *, normalize):
-        public = {"support_vectors_": self.pool.X, "dual_coef_": weights,
-                  "gamma_": self.kernel.gamma}
+        public = {"support_": self.pool.index, "support_vectors_": self.pool.X,
+                  "dual_coef_": weights, "gamma_": self.kernel.gamma}
         if linear and self.kernel.code == KERNEL_LINEAR:
             # The primal weights the coefficients stand for (of the
             # normalised support vectors when normalising).
@@ -387,11 +387,11 @@ class DualForm:
         """
         sv = self.pool.X
         sv_sq = row_sq_norms_of(sv)
-        col = np.sqrt(self.kernel.diag(sv_sq)) if normalize else None
+        col = np.sqrt(self.pool.kernel_diag(self.kernel)) if normalize else None
         for lo in range(0, X.shape[0], BLOCK_ROWS):
             hi = min(lo + BLOCK_ROWS, X.shape[0])
             block = X[lo:hi]
-            G = self.kernel.gram(block, sv, sv_sq)
+            G = self.kernel.gram(block, sv, sv_sq, self.pool.index)
             if normalize:
                 row = (np.sqrt(self.kernel.diag(row_sq_norms_of(block)))
                        if normalize_rows else np.ones(hi - lo))
@@ -668,7 +668,7 @@ class MatrixPerceptronBase(KernelParams, OnlineClassifier):
         **OnlineClassifier._parameter_constraints,
         **STOPPING_CONSTRAINTS,
         **KernelParams.KERNEL_CONSTRAINTS,
-        "kernel": [StrOptions({"linear", "poly", "rbf"}), None],
+        "kernel": [StrOptions(set(KERNEL_NAMES)), None],
         "normalize": ["boolean"],
         "hypothesis": [StrOptions({"last", "averaged"})],
         "max_iter": [Interval(Integral, 1, None, closed="left")],

@@ -308,8 +308,11 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
         classes). Primal forms and the linear kernel; absent with other
         kernels. There is no threshold: ``intercept_`` is zeros.
     intercept_ : ndarray of shape (n_problems,)
+    support_ : ndarray of shape (n_support,), int64
+        Dual form: the mistaken instances' rows, numbered across calls.
     support_vectors_ : ndarray or CSR matrix of shape (n_support, n_features) or None
-        The mistaken instances (dual form).
+        The mistaken instances (dual form; with ``kernel="precomputed"``
+        their rows of the training Gram matrix).
     dual_coef_ : ndarray of shape (n_problems, n_support) or None
         :math:`w = \sum_s` ``dual_coef_[k, s]`` :math:`\phi(s)` (normalised
         φ when ``normalize``) of the final hypothesis; for the last one the

@@ -145,6 +145,14 @@ class SecondOrder(MatrixAlgorithm):
             except MemoryError:
                 raise _primal_refusal(n_features, ", more than this "
                                       "machine can allocate") from None
+        if kernel.precomputed and self.hypothesis == "last":
+            # The last hypothesis scores x by v·(A + x xᵀ)⁻¹x, which reads
+            # k(x, x).
+            raise ValueError(
+                "hypothesis='last' scores a row with its k(x, x), which a "
+                "precomputed kernel's values against the training rows do "
+                "not hold: use hypothesis='averaged' with "
+                "kernel='precomputed', or a named kernel")
         return SODualModel.empty(kernel, n_problems, n_features, sparse)
 
     # ----------------------------------------------------------- passes
@@ -303,8 +311,11 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
         its decision :math:`v^\top(A + xx^\top)^{-1}x` is not linear in x
         (its linear part :math:`A^{-1}v` is ``state_.model.w``, primal).
     intercept_ : ndarray of shape (n_problems,)
+    support_ : ndarray of shape (n_support,), int64
+        Dual form: the mistaken instances' rows, numbered across calls.
     support_vectors_ : ndarray or CSR matrix of shape (n_support, n_features) or None
-        The mistaken instances (dual form).
+        The mistaken instances (dual form; with ``kernel="precomputed"``
+        their rows of the training Gram matrix).
     dual_coef_ : ndarray of shape (n_problems, n_support) or None
         β by support vector, summed over repeated instances, of the final
         hypothesis (averaged: the average of the β's).
