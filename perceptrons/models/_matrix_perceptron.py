@@ -59,6 +59,7 @@ from ._kernel import (BLOCK_ROWS, KERNEL_NAMES, KernelAlgorithm,
                       KernelParams, linear_coef)
 from ._state import FittedState, array, check_problems, scalar
 from ._stopping import STOPPING_CONSTRAINTS
+from ._support import PoolInFront
 
 __all__ = ["DualForm", "MatrixAlgorithm", "MatrixPerceptronBase",
            "MatrixState", "MatrixWork", "PrimalForm", "check_finite_norms",
@@ -262,7 +263,7 @@ class PrimalForm:
         return linear_scores(X, weights)
 
 
-class DualForm:
+class DualForm(PoolInFront):
     """What a dual form's model does (a mixin of its state type, whose
     fields include ``kernel``, ``pool`` and ``coef`` (n_problems, n_pool)).
 
@@ -320,16 +321,6 @@ class DualForm:
             check_kernel_norms(kc.norms[self.pool.size:])
         kc.coef = grown(self.coef, rows.shape[0])
         call.dual = kc
-
-    def padded(self, call, targets, order):
-        """The call's targets and order as the loops index them (after the
-        pool's rows)."""
-        return call.dual.padded(targets, order)
-
-    def padded_weights(self, call):
-        """The call's row weights as the loops index them (after the pool's
-        rows)."""
-        return call.dual.padded_weights(call.weights)
 
     def kept_pool(self, call):
         """The pool after the call: every support slot, in slot order (the

@@ -33,7 +33,7 @@ from .._loops.support import (ComputedKernel, GramKernel, Kernel,
 from ..utils.validation import as_flat_loop_arrays
 from ._state import State, array, rows, scalar
 
-__all__ = ["KernelCall", "SupportPool", "kernel_cache"]
+__all__ = ["KernelCall", "PoolInFront", "SupportPool", "kernel_cache"]
 
 _MB = 2 ** 20
 
@@ -144,6 +144,24 @@ class SupportPool(State):
                                                        copy=False),
                            index=index[positions],
                            n_rows_seen=self.n_rows_seen + n_call_rows)
+
+
+class PoolInFront:
+    """The per-row arrays of a dual form's call as its loops index them:
+    after the pool's rows (:meth:`SupportPool.in_front_of`), for every dual
+    storage (the weights' and the matrix perceptrons')."""
+
+    @staticmethod
+    def padded(call, targets, order):
+        """The call's targets and order as the loops index them (after the
+        pool's rows)."""
+        return call.dual.padded(targets, order)
+
+    @staticmethod
+    def padded_weights(call):
+        """The call's row weights as the loops index them (after the pool's
+        rows)."""
+        return call.dual.padded_weights(call.weights)
 
 
 def kernel_cache(n, cache_size, n_passes):

@@ -19,9 +19,9 @@ from .._loops.storage import DualStore, PrimalStore
 from ..utils.validation import linear_scores
 from ._kernel import KernelSpec, linear_coef
 from ._state import State, array, sub
-from ._support import SupportPool
+from ._support import PoolInFront, SupportPool
 
-__all__ = ["DualWeights", "WeightRows", "looks_in_order"]
+__all__ = ["DualWeights", "WeightRows", "check_kept_sum", "looks_in_order"]
 
 
 def looks_in_order(order):
@@ -30,6 +30,14 @@ def looks_in_order(order):
     n = order.shape[0]
     probes = np.arange(9) * (n - 1) // 8 if n else order
     return bool(np.array_equal(order[probes], probes))
+
+
+def check_kept_sum(weights, averaged, where):
+    """ValueError unless ``weights`` keep the running sum exactly when the
+    state says it is averaged (weights with no column yet say nothing)."""
+    if weights.n_columns and averaged != (weights.summed.shape[1] > 0):
+        raise ValueError(f"{where}.weights.summed does not match "
+                         f"averaged={averaged}")
 
 
 def _kept_widths(state, where, width):
@@ -116,7 +124,7 @@ class WeightRows(State):
 
 
 @dataclasses.dataclass(frozen=True)
-class DualWeights(State):
+class DualWeights(PoolInFront, State):
     """Coefficients over a support-vector pool (the dual form).
 
     Binds ``n_rows`` and ``n_pool``.
@@ -175,16 +183,6 @@ class DualWeights(State):
         """The loops' :data:`~perceptrons._loops.storage.DualStore`."""
         kc = call.dual
         return DualStore(*kc.loop_args, kc.current, kc.summed, kc.snapshot)
-
-    def padded(self, call, targets, order):
-        """The call's targets and order as the loops index them (after the
-        pool's rows)."""
-        return call.dual.padded(targets, order)
-
-    def padded_weights(self, call):
-        """The call's row weights as the loops index them (after the pool's
-        rows)."""
-        return call.dual.padded_weights(call.weights)
 
     def nonzero_slots(self, call):
         """The call's support slots with a non-zero coefficient in the

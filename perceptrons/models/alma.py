@@ -22,7 +22,7 @@ from ._kernel import (KERNEL_NAMES, KernelAlgorithm, KernelParams,
                       linear_coef)
 from ._state import FittedState, array, check_problems, scalar, sub
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
-from ._weights import DualWeights, WeightRows
+from ._weights import DualWeights, WeightRows, check_kept_sum
 
 __all__ = ["ALMA", "ALMARule", "ALMAState"]
 
@@ -80,9 +80,7 @@ class ALMAState(FittedState):
         w = self.weights
         if w.snapshot.shape[1]:
             raise ValueError(f"{where}.weights keeps no snapshot")
-        if w.n_columns and self.averaged != (w.summed.shape[1] > 0):
-            raise ValueError(f"{where}.weights.summed does not match "
-                             f"averaged={self.averaged}")
+        check_kept_sum(w, self.averaged, where)
         if isinstance(w, DualWeights) and self.p != 2.0:
             raise ValueError(f"{where}: the kernel form is ALMA_2 (p = 2)")
 

@@ -19,7 +19,7 @@ from ._driver.mixing import mix, pooled_sum
 from ._kernel import KERNEL_NAMES, KernelAlgorithm, KernelParams
 from ._state import FittedState, appended, array, scalar, sub
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
-from ._weights import DualWeights, WeightRows
+from ._weights import DualWeights, WeightRows, check_kept_sum
 
 __all__ = ["Ballseptron", "BallseptronRule", "BallseptronState"]
 
@@ -68,9 +68,7 @@ class BallseptronState(FittedState):
             raise ValueError(f"{where}: weight rows do not match the "
                              f"{n_classes} classes")
         w = self.weights
-        if w.n_columns and self.averaged != (w.summed.shape[1] > 0):
-            raise ValueError(f"{where}.weights.summed does not match "
-                             f"averaged={self.averaged}")
+        check_kept_sum(w, self.averaged, where)
         if isinstance(w, DualWeights) == (self.gram is None):
             raise ValueError(f"{where}.gram is kept by the dual form only")
 

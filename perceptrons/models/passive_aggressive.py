@@ -25,7 +25,7 @@ from ._driver.mixing import mixed_rows_and_offset
 from ._kernel import KERNEL_NAMES, KernelAlgorithm, KernelParams
 from ._state import FittedState, array, scalar, sub
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
-from ._weights import DualWeights, WeightRows
+from ._weights import DualWeights, WeightRows, check_kept_sum
 
 __all__ = ["PassiveAggressive", "PassiveAggressiveRule",
            "PassiveAggressiveState"]
@@ -72,9 +72,7 @@ class PassiveAggressiveState(FittedState):
             raise ValueError(f"{where}: {sizes['n_rows']} weight rows for "
                              f"{n_classes} classes")
         w = self.weights
-        if w.n_columns and self.averaged != (w.summed.shape[1] > 0):
-            raise ValueError(f"{where}.weights.summed does not match "
-                             f"averaged={self.averaged}")
+        check_kept_sum(w, self.averaged, where)
         if w.snapshot.shape[1]:
             raise ValueError(f"{where}.weights.snapshot is not kept")
         if self.prototype and n_classes == 2:
