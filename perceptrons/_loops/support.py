@@ -584,7 +584,7 @@ def _NO_BLOCK():
     """A block state of zero-size arrays: rows read without blocks."""
     empty = np.zeros(0, dtype=np.int64)
     return (np.zeros(0), empty, np.zeros(0), empty,
-            np.zeros(BLOCK_ROWS, dtype=np.int64), np.zeros(9, dtype=np.int64),
+            np.zeros(BLOCK_ROWS, dtype=np.int64), np.zeros(10, dtype=np.int64),
             np.zeros(0), empty, np.zeros(0))
 
 
@@ -645,8 +645,10 @@ def new_kernel_block(data):
     against the slots added since, ``E[b * BLOCK_ROWS + c]`` for the row
     at position b and slot ``state[7] + c``, for the first ``state[6]``
     such slots and the positions from ``E_from[c]`` on
-    (:func:`_new_slot_values`; ``column`` is its work row). CSR input gets
-    zero-size arrays: no blocks.
+    (:func:`_new_slot_values`; ``column`` is its work row). ``state[9]`` is
+    the set's change counter when S was last packed: a slot packed before
+    and of a later generation is packed again (:func:`fill_kernel_block`).
+    CSR input gets zero-size arrays: no blocks.
 
     Parameters
     ----------
@@ -662,7 +664,7 @@ def new_kernel_block(data):
     n_new = BLOCK_ROWS if is_dense else 0
     return (np.zeros(0), np.full(n_new, -1, dtype=np.int64),
             np.zeros(0), np.full(n_rows, -1, dtype=np.int64),
-            np.zeros(BLOCK_ROWS, dtype=np.int64), np.zeros(9, dtype=np.int64),
+            np.zeros(BLOCK_ROWS, dtype=np.int64), np.zeros(10, dtype=np.int64),
             np.zeros(n_new * n_new), np.zeros(n_new, dtype=np.int64),
             np.zeros(n_new))
 
@@ -749,6 +751,15 @@ def fill_kernel_block(block, data, kernel, support, cache, candidates, lo,
         grown = np.zeros(max(2 * S.shape[0], t_hi * size, 4 * size))
         grown[:S.shape[0]] = S
         S = grown
+    if state[9] != support.count[2]:
+        # Slots packed by an earlier block that took a new row since: their
+        # panel columns hold the old row (a support that only grows never
+        # comes here).
+        generation = support.generation
+        for p in range(min(state[0], m0)):
+            if generation[p] > state[9]:
+                pack_panels(X_data, n_features, slots, p, p + 1, S)
+        state[9] = support.count[2]
     pack_panels(X_data, n_features, slots, state[0], m0, S)
     state[0] = m0
     n_cols = (t_hi - t_lo) * PANEL_WIDTH

@@ -380,15 +380,17 @@ def test_slots_under_random_add_remove_replace_match_a_reference():
 
 @pytest.mark.parametrize("storage", ["dense", "csr"])
 @pytest.mark.parametrize("capacity", [0, 9, 70])
+@pytest.mark.parametrize("n", [70, 300])
 def test_a_replaced_slot_never_gives_a_cached_value_of_its_old_row(
-        storage, capacity):
+        storage, capacity, n):
     """Rows asked pass after pass while slots are removed and replaced
     between (and inside) blocks: every value is the kernel against the
     slot's row at that moment, from the cache, a block, a new slot's
-    column or the row path alike."""
+    column or the row path alike. With 300 rows a pass crosses blocks, so
+    a later block packs the support again: a slot it packed before and
+    replaced since must not keep its old row's panel column."""
     name, code, degree, gamma, coef0 = KERNELS[1]
     rng = np.random.default_rng(13)
-    n = 70
     X = rng.standard_normal((n, 9))
     X[rng.random(X.shape) < 0.3] = 0.0
     K = sklearn_gram(name, X, X, degree, gamma, coef0)
