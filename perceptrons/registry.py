@@ -58,7 +58,8 @@ class ReproductionEntry:
         The package whose ``run(options)`` reproduces the paper's tables
         and figures through the one runner.
     paper : str
-        The paper's file in ``shared/papers``.
+        The paper's file in ``shared/papers`` ("" when the papers are not
+        there: the reproduction's package names them).
     summary : str
         One line for ``perceptrons reproduce --help``.
     """
@@ -90,6 +91,8 @@ ESTIMATORS = (
     EstimatorEntry("alma", "ALMA", "perceptrons.models.alma"),
     EstimatorEntry("passive-aggressive", "PassiveAggressive",
                    "perceptrons.models.passive_aggressive"),
+    EstimatorEntry("projectron", "Projectron",
+                   "perceptrons.models.projectron"),
 )
 
 REPRODUCTIONS = (
@@ -108,6 +111,11 @@ REPRODUCTIONS = (
         "higher_order_brotto_gentile_vitale.md",
         "Brotto, Gentile & Vitale 2007, Tables 1-3 and Figure 2: HO_p(c), "
         "sparse HO2, SO and FO on USPS, MNIST, Lymphoma, artificial data"),
+    ReproductionEntry(
+        "budget", "perceptrons.experiments.budget", "",
+        "Kernel models under a budget: BSGD's Table 3 (Wang, Crammer & "
+        "Vucetic 2012) and DOGMA's demo beside ours, mistakes and test error "
+        "against B on a9a, USPS and MNIST"),
     ReproductionEntry(
         "khardon-wachman", "perceptrons.experiments.khardon_wachman",
         "noise_tolerant_khardon_wachman.md",

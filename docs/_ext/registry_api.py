@@ -62,6 +62,7 @@ GUIDES = {
     "SecondOrderPerceptron": ("higher_order",),
     "ALMA": ("alma",),
     "PassiveAggressive": ("passive_aggressive",),
+    "Projectron": ("budget",),
 }
 
 

@@ -78,7 +78,8 @@ from numba import njit
 
 from ._common import row_dot
 from .lazy import CANCEL, FOLD, SCALE_MIN, fold_row, scale_row
-from .storage import add_example, add_example_sum, begin_pass, raw_scores, \
+from .storage import add_example, add_example_sum, admits, begin_pass, \
+    norm_change, norm_factor, raw_scores, set_scale, settle_norms, \
     storage_loop
 
 __all__ = ["alma2_epoch", "almap_epoch", "augmented_p_norms"]
@@ -241,7 +242,7 @@ def alma2_epoch(store, targets, order, weights, row_scale, bias_coord, bias,
             if m <= 0.0:
                 n_mistakes += 1
             threshold, eta = _schedule(corrections[r] + 1, 2.0, alpha, B, C)
-            if m <= threshold:
+            if m <= threshold and admits(store, r, i):
                 if weights.shape[0] != 0:
                     eta = eta * weights[i]
                 # ‖w + η y x̂‖² = ‖w‖² + 2 η (y w·x̂) + η² (‖x̂‖ = 1).
@@ -268,6 +269,14 @@ def alma2_epoch(store, targets, order, weights, row_scale, bias_coord, bias,
                 elif averaged and scale[r] * FOLD < fold_at[r]:
                     _fold(store, bias, summed_bias, beta, r)
                     fold_at[r] = scale[r]
+                # A budget makes room (b follows the coefficients: the
+                # bias coordinate is part of each support vector), and
+                # ‖w‖² with it.
+                set_scale(store, r, scale[r])
+                if settle_norms(store):
+                    f = norm_factor(store, r)
+                    sq_norm[r] = (f * f * sq_norm[r] + scale[r] * scale[r]
+                                  * norm_change(store, r, r))
             if averaged:
                 beta[r] += scale[r]
     for r in range(n_problems):

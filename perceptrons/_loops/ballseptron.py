@@ -110,11 +110,17 @@ from .storage import (
     add_example_sum,
     add_pair,
     add_pair_sum,
+    admits,
     begin_pass,
     by_storage,
     n_columns,
+    norm_change,
+    norm_factor,
     raw_scores,
     self_sq_norm,
+    set_scale,
+    settle,
+    settle_norms,
     storage_loop,
     store_class,
 )
@@ -366,6 +372,11 @@ def _binary_epoch(store, targets, order, weights, radius, scores, G,
             if averaged:
                 beta += scale
             continue
+        if not admits(store, 0, i):
+            # A full Stoptron: the step is counted, not made.
+            if averaged:
+                beta += scale
+            continue
         if track_norm:
             # ‖c w + s y x‖²; s = 1 leaves the unweighted arithmetic.
             positive = c * c * wsq + weight * weight * self_sq_norm(store, i)
@@ -396,6 +407,15 @@ def _binary_epoch(store, targets, order, weights, radius, scores, G,
             # w_t = scale · v joins the sum.
             add_example_sum(store, 0, -beta * a, i)
             beta += scale
+        # A budget makes room (v and the lazy sum change by the same map;
+        # ‖w‖² = scale² ‖v‖² follows).
+        set_scale(store, 0, scale)
+        if track_norm:
+            if settle_norms(store):
+                f = norm_factor(store, 0)
+                wsq = f * f * wsq + scale * scale * norm_change(store, 0, 0)
+        else:
+            settle(store)
         if track_norm and wsq < CANCEL * positive:
             ctx = exact_gram(store, ctx, scores, G)
             wsq = scale * scale * G[0, 0]
@@ -443,6 +463,22 @@ def _move_pair(store, y, o, i, weight, averaged, beta):
         add_pair(store, y, o, weight, i)
         if averaged:
             add_pair_sum(store, y, o, -beta * weight, i)
+
+
+@njit(cache=True, inline="always")
+def _settle_prototypes(store, track_norm, G):
+    """End of a step: a budget makes room; G (the prototypes' Gram matrix)
+    follows the change it makes when the pass tracks it."""
+    if track_norm:
+        if settle_norms(store):
+            K = G.shape[0]
+            for a in range(K):
+                fa = norm_factor(store, a)
+                for b in range(K):
+                    G[a, b] = (fa * norm_factor(store, b) * G[a, b]
+                               + norm_change(store, a, b))
+    else:
+        settle(store)
 
 
 @storage_loop
@@ -501,6 +537,8 @@ def _prototype_epoch(store, targets, order, weights, radius, scores, G,
         gap = scores[y] - scores[o]
         if gap <= 0.0:
             n_mistakes += 1
+            if not admits(store, 0, i):
+                continue
             weight = 1.0 if weights.shape[0] == 0 else weights[i]
             if track_norm:
                 # The step s x: w^k·(s x) and ‖s x‖².
@@ -509,6 +547,7 @@ def _prototype_epoch(store, targets, order, weights, radius, scores, G,
                 prototype_gram_update(G, y, o, wx, weight * weight
                                       * self_sq_norm(store, i))
             _move_pair(store, y, o, i, weight, averaged, beta)
+            _settle_prototypes(store, track_norm, G)
             continue
         if not track_norm:
             continue
@@ -525,6 +564,8 @@ def _prototype_epoch(store, targets, order, weights, radius, scores, G,
         if gap > radius * norm:
             continue
         n_margin_errors += 1
+        if not admits(store, 0, i):
+            continue
         weight = 1.0 if weights.shape[0] == 0 else weights[i]
         c = radius / norm
         # The step s x̂: w^k·(s x̂), ‖s x̂‖², and s r δ/‖δ‖ moves the pair.
@@ -550,6 +591,7 @@ def _prototype_epoch(store, targets, order, weights, radius, scores, G,
                 V[y, p] += t
                 V[o, p] -= t
         _move_pair(store, y, o, i, weight, averaged, beta)
+        _settle_prototypes(store, track_norm, G)
     if averaged:
         for r in range(K):
             fold_row(store, r, float(order.shape[0]))

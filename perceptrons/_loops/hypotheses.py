@@ -7,7 +7,8 @@ running sums. These helpers hold that logic once; the one loop of
 :mod:`perceptrons._loops.perceptron` says how a step goes, and the store of
 :mod:`perceptrons._loops.storage` how the weights are kept.
 
-Two update rules share that loop (the first in two classes), told apart by
+Two update rules share that loop (the first in two classes, and a third,
+the Projectron's, in :mod:`perceptrons._loops.projectron`), told apart by
 the class of ``rule`` when it is compiled (:func:`~perceptrons._loops._common.specialised`):
 
 ``ThresholdRule(eta, threshold_step, margin, lam, alpha_bound)``
@@ -83,6 +84,8 @@ from collections import namedtuple
 from numba import njit
 
 from ._common import best_other, specialised
+from .projectron import (ProjectronRule, projected_update,
+                         projected_update_sum, takes_step)
 from .storage import (add_example, add_example_sum, add_pair, add_pair_sum,
                       store_class)
 
@@ -142,11 +145,20 @@ def is_online_mistake(scores, target, n_problems):
 
 
 # ------------------------------------------------------------ the rules
-def by_rule(threshold, prototype):
+def by_rule(threshold, prototype, projectron=None):
     """The ``choose`` of :func:`~perceptrons._loops._common.specialised` for
     a helper of the rules: by the class of ``rule``, its first argument
-    (the :data:`BinaryRule` is a threshold rule)."""
-    return lambda rule, *args: prototype if _is_prototype(rule) else threshold
+    (the :data:`BinaryRule` is a threshold rule, and so is the
+    Projectron's :data:`~perceptrons._loops.projectron.ProjectronRule`
+    unless the helper gives ``projectron``)."""
+    def choose(rule, *args):
+        if _is_prototype(rule):
+            return prototype
+        if projectron is not None and store_class(rule) is ProjectronRule:
+            return projectron
+        return threshold
+
+    return choose
 
 
 def _binary_counts(rule, theta, alpha_counts):
@@ -234,7 +246,8 @@ def _prototype_update(rule, store, target, k, n_counters, other, i, theta,
     return eta
 
 
-@specialised(by_rule(_threshold_update, _prototype_update))
+@specialised(by_rule(_threshold_update, _prototype_update,
+                     projected_update))
 def update(rule, store, target, k, n_counters, other, i, theta, weight):
     """Figure 2's update of counter k on example i, its step η times the
     row's ``weight`` s_i: problem k's row gains ``η s_i y x`` and its θ
@@ -262,7 +275,8 @@ def _prototype_update_sum(rule, store, target, k, n_counters, other, i, a,
     theta_avg_acc[other] += c * eta * threshold_step
 
 
-@specialised(by_rule(_threshold_update_sum, _prototype_update_sum))
+@specialised(by_rule(_threshold_update_sum, _prototype_update_sum,
+                     projected_update_sum))
 def update_sum(rule, store, target, k, n_counters, other, i, a,
                theta_avg_acc, t_global):
     """The averaged hypothesis's share of :func:`update` (after it, ``a``
@@ -296,6 +310,17 @@ def _prototype_log(rule, other_log, n, other):
 @specialised(by_rule(_threshold_log, _prototype_log))
 def log_rival(rule, other_log, n, other):
     """Voted prototypes: record the class update ``n`` decreased."""
+
+
+def _always(rule, store, k, i, m):
+    return True
+
+
+@specialised(by_rule(_always, _always, takes_step))
+def steps_inside(rule, store, k, i, m):
+    """Whether counter k, its margin ``m <= τ``, steps on row i: always
+    (Figure 2), or as the Projectron's rule says
+    (:func:`~perceptrons._loops.projectron.takes_step`)."""
 
 
 # ------------------------------------------------------------ bookkeeping

@@ -92,9 +92,11 @@ from .storage import (
     add_example_sum,
     add_pair,
     add_pair_sum,
+    admits,
     begin_pass,
     raw_scores,
     self_sq_norm,
+    settle,
     storage_loop,
     store_class,
 )
@@ -317,11 +319,13 @@ def pa_epoch(store, targets, order, weights, rule, form, intercept,
 
     Parameters
     ----------
-    store : PrimalStore or DualStore
+    store : PrimalStore, DualStore or BudgetStore
         The weights (:mod:`perceptrons._loops.storage`): one row per binary
         problem or per prototype; ``summed`` holds the averaged
         hypothesis's accumulator A (module notes) when ``averaged``.
-        Updated in place (a dual store's support set grows).
+        Updated in place (a dual store's support set grows; under a
+        budget, each step ends with the budget's room-making, and a step
+        the Stoptron refuses is not made).
     targets : ndarray of shape (n_samples,), int64
         Class index of each row. One problem: 1 is y = +1, 0 is y = -1; K
         problems: problem k's label is +1 where ``targets == k``, -1
@@ -373,7 +377,7 @@ def pa_epoch(store, targets, order, weights, rule, form, intercept,
         weight = 1.0 if weights.shape[0] == 0 else weights[i]
         for k in range(n_losses):
             y, loss = signed_loss(form, scores, target, k, other)
-            if loss > LOSS_ROUNDING:
+            if loss > LOSS_ROUNDING and admits(store, k, i):
                 a = step_size(rule, loss, sq_norm, weight) * y
                 move(form, store, target, k, other, a, i, intercept,
                      rule.bias)
@@ -383,4 +387,6 @@ def pa_epoch(store, targets, order, weights, rule, form, intercept,
                     move_sum(form, store, target, k, other, c, i,
                              intercept_acc, rule.bias)
                 n_updates[counted(form, target, k)] += 1
+        # A budget makes room once the step's updates are made.
+        settle(store)
     return n_mistakes

@@ -32,15 +32,18 @@ from .hypotheses import (
     rows_of,
     rule_counts,
     signed_score,
+    steps_inside,
     survive,
     update,
     update_sum,
 )
 from .storage import (
+    admits,
     begin_pass,
     prefetch_step,
     raw_scores,
     self_sq_norm,
+    settle,
     snapshot_rows,
     storage_loop,
 )
@@ -54,11 +57,13 @@ def figure2_epoch(store, targets, order, weights, theta, rule, final, logs):
 
     Parameters
     ----------
-    store : PrimalStore or DualStore
+    store : PrimalStore, DualStore or BudgetStore
         The weights (:mod:`perceptrons._loops.storage`): one row per binary
         problem or prototype; ``summed`` holds the averaged hypothesis's
         accumulator and ``snapshot`` the longest survivor's weights, when
-        kept. Updated in place (a dual store's support set grows).
+        kept. Updated in place (a dual store's support set grows; under a
+        budget a step the Stoptron refuses is not made, and each step ends
+        with the budget's room-making).
     targets : ndarray of shape (n_samples,), integer
         Class index of each row (int64, or the smallest signed type that
         holds the class indices: a shuffled pass reads it at random rows).
@@ -72,8 +77,10 @@ def figure2_epoch(store, targets, order, weights, theta, rule, final, logs):
         is 1).
     theta : ndarray of shape (n_rows,), float64
         Thresholds θ, updated in place.
-    rule : ThresholdRule, BinaryRule or PrototypeRule
-        Figure 2's update rule (:mod:`perceptrons._loops.hypotheses`).
+    rule : ThresholdRule, BinaryRule, PrototypeRule or ProjectronRule
+        Figure 2's update rule (:mod:`perceptrons._loops.hypotheses`; the
+        Projectron's: :mod:`perceptrons._loops.projectron`, with a
+        BudgetStore of its policy).
     final, logs : tuple
         The final-hypothesis bookkeeping and this call's counters and logs
         (:mod:`perceptrons._loops.hypotheses`), updated in place.
@@ -116,7 +123,9 @@ def figure2_epoch(store, targets, order, weights, theta, rule, final, logs):
                 m += lam * self_sq_norm(store, i)
             if m <= margin:
                 # ŷ ≠ y: Figure 2's ŷ is 0 inside the margin band.
-                if may_update(alpha_counts, k, i, alpha_bound):
+                if (may_update(alpha_counts, k, i, alpha_bound)
+                        and admits(store, k, i)
+                        and steps_inside(rule, store, k, i, m)):
                     if hypothesis == HYPOTHESIS_VOTED:
                         n = log_retired_vote(k, i, current_vote, vote_log,
                                              update_log, n_logged)
@@ -138,6 +147,8 @@ def figure2_epoch(store, targets, order, weights, theta, rule, final, logs):
                         snapshot_rows(store, lo, hi)
                     for r in range(lo, hi):
                         theta_ls[r] = theta[r]
+        # A budget makes room once the step's updates are made.
+        settle(store)
     return n_mistakes
 
 

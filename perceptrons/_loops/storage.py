@@ -32,6 +32,18 @@ summed, snapshot)``
     (n_rows, n_samples): ``current[r, p]`` is the coefficient of support
     vector p in weight vector r.
 
+``BudgetStore(provider, support, current, summed, snapshot, budget)``
+    A :data:`DualStore` whose support set keeps a budget
+    (:data:`~perceptrons._loops.budget.Budget`): an example joins the
+    group of the weight row it updates when it is added
+    (:func:`~perceptrons._loops.budget.join_group`), and at the end of a
+    step the loop lets every group that took a member make room
+    (:func:`settle`; :func:`settle_norms` where the loop keeps ``‖w‖²``).
+    The Stoptron refuses a step before it is made (:func:`admits`). For
+    the other stores :func:`admits` is the constant True and the settling
+    helpers constants that make nothing: an unbudgeted loop compiles as
+    it did.
+
 A loop body is written once and compiled twice by :func:`storage_loop`:
 without fast-math flags for the primal store, and with
 :data:`~perceptrons._loops._common.FASTMATH` for the dual one, the flags each
@@ -51,13 +63,19 @@ from numba import njit, types
 
 from ._common import (FASTMATH, loop_helper, prefetch_rows, renamed, row_axpy,
                       row_dot, specialised)
+from .budget import admits as budget_admits
+from .budget import join_group, settle_budget
+from .mercer import dot_n
 from .support import (append_support, begin_kernel_pass, provider_diag,
-                      support_scores)
+                      support_scores, trial_kernel_row)
 
-__all__ = ["DualStore", "PrimalStore", "StorageLoop", "add_example",
-           "add_example_sum", "add_pair", "add_pair_sum", "begin_pass", "by_storage", "is_primal",
-           "kernel_store", "n_columns", "prefetch_step", "raw_scores",
-           "self_sq_norm", "snapshot_rows", "storage_loop", "store_class"]
+__all__ = ["BudgetStore", "DualStore", "PrimalStore", "StorageLoop",
+           "add_example", "add_example_sum", "add_pair", "add_pair_sum",
+           "admits", "begin_pass", "by_storage", "is_budgeted", "is_primal",
+           "kernel_store", "n_columns", "norm_change", "norm_factor",
+           "prefetch_step", "raw_scores", "self_sq_norm", "set_scale",
+           "settle", "settle_norms", "snapshot_rows", "storage_loop",
+           "store_class"]
 
 
 
@@ -77,6 +95,9 @@ PrimalStore = namedtuple("PrimalStore", [
     "summed", "snapshot"])
 DualStore = kernel_store(namedtuple("DualStore", [
     "provider", "support", "current", "summed", "snapshot"]))
+BudgetStore = kernel_store(namedtuple("BudgetStore", [
+    "provider", "support", "current", "summed", "snapshot", "budget"]))
+BudgetStore.budgeted = True
 
 #: Steps ahead at which a shuffled primal pass asks for a row's index entry
 #: and per-row state, and for its nonzeros
@@ -100,12 +121,24 @@ def is_primal(store):
     return not getattr(store_class(store), "kernel_rows", False)
 
 
+def is_budgeted(store):
+    """Whether ``store`` (or its numba type) is a :data:`BudgetStore`."""
+    return getattr(store_class(store), "budgeted", False)
+
+
 # ------------------------------------------------------------------ a pass
 def by_storage(primal, dual):
     """The ``choose`` of :func:`~perceptrons._loops._common.specialised` for
     a helper of the stores: ``primal`` for a primal store (the first
     argument), ``dual`` for a store of kernel rows."""
     return lambda store, *args: primal if is_primal(store) else dual
+
+
+def by_budget(primal, dual, budgeted):
+    """:func:`by_storage` with a third implementation for a
+    :data:`BudgetStore`."""
+    return lambda store, *args: (primal if is_primal(store) else
+                                 budgeted if is_budgeted(store) else dual)
 
 
 def _primal_begin(store):
@@ -139,7 +172,20 @@ def _dual_scores(store, ctx, order, step, scores, n_rows):
                           store.current, scores, ctx)
 
 
-@specialised(by_storage(_primal_scores, _dual_scores))
+def _budget_scores(store, ctx, order, step, scores, n_rows):
+    # support_scores, the kernel row kept for the budget's Gram rows.
+    block, values, m = trial_kernel_row(store.provider, store.support, order,
+                                        step, ctx)
+    trial = store.budget.trial
+    for p in range(m):
+        trial[p] = values[p]
+    coef = store.current
+    for k in range(coef.shape[0]):
+        scores[k] = dot_n(coef[k], values, m)
+    return block
+
+
+@specialised(by_budget(_primal_scores, _dual_scores, _budget_scores))
 def raw_scores(store, ctx, order, step, scores, n_rows):
     """``scores[r] = <w_r, x_i>`` for every weight row, ``i = order[step]``.
 
@@ -210,7 +256,12 @@ def _dual_add(store, r, a, i):
     store.current[r, pos] += a
 
 
-@specialised(by_storage(_primal_add, _dual_add))
+def _budget_add(store, r, a, i):
+    pos = join_group(store.budget, store.provider, store.support, r, i)
+    store.current[r, pos] += a
+
+
+@specialised(by_budget(_primal_add, _dual_add, _budget_add))
 def add_example(store, r, a, i):
     """``w_r += a φ(x_i)``: a scaled row in the primal form; in the dual form
     ``a`` added to the coefficient of x_i, which joins the support set if
@@ -257,7 +308,12 @@ def _dual_add_pair(store, r, o, a, i):
     _slot_pair(store.current, r, o, a, append_support(store.support, i))
 
 
-@specialised(by_storage(_primal_add_pair, _dual_add_pair))
+def _budget_add_pair(store, r, o, a, i):
+    _slot_pair(store.current, r, o, a,
+               join_group(store.budget, store.provider, store.support, r, i))
+
+
+@specialised(by_budget(_primal_add_pair, _dual_add_pair, _budget_add_pair))
 def add_pair(store, r, o, a, i):
     """``w_r += a φ(x_i)`` and ``w_o -= a φ(x_i)``: the move of a
     multiclass update (Eq. 18), one support slot in the dual form."""
@@ -274,6 +330,94 @@ def _dual_add_pair_sum(store, r, o, a, i):
 @specialised(by_storage(_primal_add_pair_sum, _dual_add_pair_sum))
 def add_pair_sum(store, r, o, a, i):
     """:func:`add_pair` on the running sum (x_i in the support already)."""
+
+
+# ------------------------------------------------------------------ budgets
+def _always(store, r, i):
+    return True
+
+
+def _budget_admits(store, r, i):
+    return budget_admits(store.budget, store.support, r, i)
+
+
+@specialised(by_budget(_always, _always, _budget_admits))
+def admits(store, r, i):
+    """Whether a step may add row i to weight row r: always, but for a
+    Stoptron whose group is full (:func:`~perceptrons._loops.budget.admits`)."""
+
+
+def _no_settling(store):
+    return False
+
+
+def _budget_settle(store):
+    if store.budget.pending[0] == 0:
+        return False
+    return settle_budget(store.budget, store.provider, store.support,
+                         store.current, store.summed, False)
+
+
+def _budget_settle_norms(store):
+    if store.budget.pending[0] == 0:
+        return False
+    return settle_budget(store.budget, store.provider, store.support,
+                         store.current, store.summed, True)
+
+
+@specialised(by_budget(_no_settling, _no_settling, _budget_settle))
+def settle(store):
+    """End of a step: every budget group that took a member makes room
+    (:func:`~perceptrons._loops.budget.settle_budget`). Returns whether a
+    coefficient changed (the constant False without a budget)."""
+
+
+@specialised(by_budget(_no_settling, _no_settling, _budget_settle_norms))
+def settle_norms(store):
+    """:func:`settle`, also giving the change of the weight rows' Gram
+    matrix (:func:`norm_factor`, :func:`norm_change`)."""
+
+
+def _no_scale(store, r, s):
+    pass
+
+
+def _budget_scale(store, r, s):
+    store.budget.scale[r] = s
+
+
+@specialised(by_budget(_no_scale, _no_scale, _budget_scale))
+def set_scale(store, r, s):
+    """Tell a budget weight row r's lazy scale (``w_r = s · current[r]``)
+    before it settles; nothing without a budget."""
+
+
+def _unit_factor(store, a):
+    return 1.0
+
+
+def _budget_factor(store, a):
+    return store.budget.gfac[a]
+
+
+@specialised(by_budget(_unit_factor, _unit_factor, _budget_factor))
+def norm_factor(store, a):
+    """After :func:`settle_norms`: the factor of weight row a (the
+    Forgetron's shrinking), 1 without a budget."""
+
+
+def _no_change(store, a, b):
+    return 0.0
+
+
+def _budget_change(store, a, b):
+    return store.budget.dG[a, b]
+
+
+@specialised(by_budget(_no_change, _no_change, _budget_change))
+def norm_change(store, a, b):
+    """After :func:`settle_norms`: the change of ``<v_a, v_b>`` of the
+    stored rows, after the factors (``G_ab ← f_a f_b G_ab + dG_ab``)."""
 
 
 def _primal_columns(store):

@@ -6,10 +6,18 @@ functions of those scalars. See :mod:`perceptrons.bounds._mistake_bounds`;
 the update bounds of PFM and PDM are in :mod:`perceptrons.bounds._pdm_bounds`;
 those of the Higher-order and Second-order Perceptrons in
 :mod:`perceptrons.bounds._higher_order_bounds`; ALMA_p's correction bound in
-:mod:`perceptrons.bounds._alma_bounds`.
+:mod:`perceptrons.bounds._alma_bounds`; the budgeted kernel perceptrons'
+(Forgetron, Projectron, Random Budget Perceptron) in
+:mod:`perceptrons.bounds._budget_bounds`.
 """
 
 from ._alma_bounds import alma_correction_bound, p_norm_margin
+from ._budget_bounds import (
+    forgetron_mistake_bound,
+    forgetron_norm_limit,
+    projectron_mistake_bound,
+    random_budget_expected_bound,
+)
 from ._ballseptron_bounds import (
     BallseptronBounds,
     ballseptron_beta,
@@ -61,6 +69,8 @@ __all__ = [
     "d1_bound",
     "d2",
     "directional_radius",
+    "forgetron_mistake_bound",
+    "forgetron_norm_limit",
     "freund_schapire_bound",
     "higher_order_bound",
     "higher_order_condition",
@@ -75,7 +85,9 @@ __all__ = [
     "pdm_update_bound",
     "pfm_update_bound",
     "pfm_update_bound_beta",
+    "projectron_mistake_bound",
     "radius",
+    "random_budget_expected_bound",
     "second_order_bound",
     "second_order_sequence_bound",
 ]

@@ -118,7 +118,8 @@ def canonical_json(obj):
 #: still the records of the same tasks; any other value makes a new key.
 LATER_PARAMETERS = {"class_weight": None, "warm_start": False, "tol": None,
                     "n_iter_no_change": 5, "early_stopping": False,
-                    "validation_fraction": 0.1}
+                    "validation_fraction": 0.1, "budget": None,
+                    "budget_policy": "random"}
 
 
 #: Parameters some classes gained later, at the value that gives what their

@@ -19,13 +19,14 @@ import scipy.sparse as sp
 
 from .._loops.mercer import KERNEL_LINEAR
 from ..utils.validation import refuse_underflow
+from ._budget import BudgetAlgorithm
 from ._kernel import linear_coef
 from ._weights import DualWeights, WeightRows
 
 __all__ = ["LastOrAveragedRows"]
 
 
-class LastOrAveragedRows:
+class LastOrAveragedRows(BudgetAlgorithm):
     """Weight rows returned as the last or the averaged hypothesis.
 
     See the module notes; for a
@@ -38,14 +39,18 @@ class LastOrAveragedRows:
         # ever; the average goes on counting.
         return self.hypothesis == "last"
 
-    def new_weights(self, X, n_rows):
+    def new_weights(self, X, n_rows, shared=False):
         """Zero rows for ``X``: primal without a kernel, else an empty
-        support set; the running sum kept when ``hypothesis="averaged"``."""
+        support set (under the parameters' budget: one group per row, or
+        one for all with ``shared``); the running sum kept when
+        ``hypothesis="averaged"``."""
+        budget = self.new_budget(n_rows, shared)
         if self.kernel is None:
             return WeightRows.zeros(n_rows, X.shape[1],
                                     summed=self.hypothesis == "averaged")
         return DualWeights.empty(self.kernel_spec(X.shape[1]), n_rows,
-                                 X.shape[1], sp.issparse(X))
+                                 X.shape[1], sp.issparse(X), budget)
+
 
     @staticmethod
     def initial_rows(state):
@@ -81,7 +86,7 @@ class LastOrAveragedRows:
         return state.replace(averaged=False, weights=w.replace(
             summed=np.zeros((w.current.shape[0], 0))))
 
-    def begin_rows_call(self, call):
+    def begin_rows_call(self, call, track_norms=False, budget_bias=None):
         """Start a call: ``call.keep_summed`` (whether the call keeps the
         running sum), the running sums dropped by a "last" call (so that a
         later switch back to "averaged" is refused, not silently wrong),
@@ -97,7 +102,12 @@ class LastOrAveragedRows:
         if call.state.averaged and not averaged:
             call.state = self.without_running_sums(call.state)
         call.keep_summed, call.keep_snapshot = averaged, False
-        call.state.weights.begin_call(self.new_kernel_call, call)
+        if isinstance(call.state.weights, DualWeights):
+            call.state.weights.begin_call(self.new_kernel_call, call,
+                                          track_norms=track_norms,
+                                          budget_bias=budget_bias)
+        else:
+            call.state.weights.begin_call(self.new_kernel_call, call)
         return call.state
 
     @staticmethod
@@ -131,7 +141,7 @@ class LastOrAveragedRows:
         w = state.weights
         if isinstance(w, WeightRows):
             return {"coef_": weights}
-        public = {"support_": w.pool.index.copy(),
+        public = {"support_": w.support_index(),
                   "support_vectors_": w.pool.X, "dual_coef_": weights,
                   "gamma_": w.kernel.gamma}
         if w.kernel.code == KERNEL_LINEAR:
@@ -148,7 +158,8 @@ class LastOrAveragedRows:
 
     def mixing_refusal(self):
         if self.kernel is not None:
-            return (f"with kernel={self.kernel!r} the model is coefficients "
-                    "over each shard's own support vectors, not a weight "
-                    "vector the shards share")
+            return self.budget_mixing_refusal() or (
+                f"with kernel={self.kernel!r} the model is coefficients "
+                "over each shard's own support vectors, not a weight "
+                "vector the shards share")
         return None

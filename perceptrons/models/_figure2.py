@@ -24,6 +24,7 @@ from ..utils.validation import linear_scores, refuse_underflow
 from ._driver import Algorithm
 from ._driver.protocol import linear_row_scores
 from ._driver.mixing import mixed_rows_and_offset
+from ._budget import BudgetAlgorithm
 from ._kernel import KernelAlgorithm, linear_coef
 from ._ovr import compact_targets, ovr_epoch_in_threads, problem_signs
 from ._state import FittedState, array, scalar, sub
@@ -166,7 +167,7 @@ class Figure2Work:
     scores: np.ndarray
 
 
-class Figure2(KernelAlgorithm, Algorithm):
+class Figure2(BudgetAlgorithm, KernelAlgorithm, Algorithm):
     """Khardon & Wachman's Figure 2 as the driver runs it (the algorithm
     of :class:`Perceptron`; see its docstring for the parameters)."""
 
@@ -209,11 +210,13 @@ class Figure2(KernelAlgorithm, Algorithm):
         averaged = self.hypothesis == "averaged"
         longest = self.hypothesis == "longest"
         voted = self.hypothesis == "voted"
+        # One-vs-rest problems keep a budget each; prototypes share one.
+        budget = self.new_budget(n_rows, shared=prototype)
         if kernel is None:
             weights = WeightRows.zeros(n_rows, X.shape[1], averaged, longest)
         else:
             weights = DualWeights.empty(kernel, n_rows, X.shape[1],
-                                        sp.issparse(X))
+                                        sp.issparse(X), budget)
 
         def counters():
             return np.zeros(n_counters, dtype=np.int64)
@@ -339,7 +342,8 @@ class Figure2(KernelAlgorithm, Algorithm):
         n_counters = s.tally.shape[0]
         call.keep_summed = s.hypothesis == "averaged"
         call.keep_snapshot = s.hypothesis == "longest"
-        s.weights.begin_call(self.new_kernel_call, call)
+        s.weights.begin_call(self.new_kernel_call, call,
+                             **_threshold_bias(s))
         # A dual call's loops index the pool's rows first.
         n_loop = n + (call.dual.n_pool if call.dual is not None else 0)
         # An epoch makes at most n updates per problem; only "voted" logs them.
@@ -475,7 +479,7 @@ class Figure2(KernelAlgorithm, Algorithm):
                 if s.hypothesis == "voted" else np.any(weights != 0.0, axis=0))
         pool = w.pool
         public["gamma_"] = w.kernel.gamma
-        public["support_"] = pool.index[keep]
+        public["support_"] = w.support_index()[keep]
         public["dual_coef_"] = np.ascontiguousarray(weights[:, keep])
         public["support_vectors_"] = (pool.X if keep.all()
                                       else pool.X[np.flatnonzero(keep)])
@@ -539,9 +543,10 @@ class Figure2(KernelAlgorithm, Algorithm):
     # ----------------------------------------------------------- mixing
     def mixing_refusal(self):
         if self.kernel is not None:
-            return (f"with kernel={self.kernel!r} the model is dual "
-                    "coefficients over each shard's own support vectors, "
-                    "not a weight vector the shards share")
+            return self.budget_mixing_refusal() or (
+                f"with kernel={self.kernel!r} the model is dual "
+                "coefficients over each shard's own support vectors, not a "
+                "weight vector the shards share")
         if self.hypothesis in ("voted", "longest"):
             return (f"hypothesis={self.hypothesis!r} is a hypothesis of one "
                     "run (its votes or its longest survival); a mix of runs "
@@ -555,6 +560,17 @@ class Figure2(KernelAlgorithm, Algorithm):
         return counted.replace(**mixed_rows_and_offset(
             start, states, mu, counted, counted.hypothesis == "averaged",
             "theta", "theta_avg_acc"))
+
+
+def _threshold_bias(state):
+    """The dual form's ``budget_bias`` of ``DualWeights.begin_call``:
+    θ = θ_Init - C Σ_j c_j, so each support vector carries its part of θ
+    (the coordinate √C), which a budget's changes move."""
+    if not isinstance(state.weights, DualWeights):
+        return {}
+    root = np.sqrt(state.threshold_step)
+    return {"budget_bias": lambda kc: (root, -root, state.theta,
+                                       state.theta_avg_acc)}
 
 
 def _final(state, t):

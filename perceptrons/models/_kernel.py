@@ -182,9 +182,11 @@ class KernelSpec(State):
 
 class KernelParams:
     """An estimator's kernel parameters ``kernel, degree, gamma, coef0,
-    cache_size`` (its ``__init__`` passes them on) and their constraints
-    :data:`KERNEL_CONSTRAINTS` (a class adds its own ``kernel`` entry,
-    from :data:`KERNEL_NAMES`)."""
+    cache_size`` and, where it takes one, its budget ``budget,
+    budget_policy`` (its ``__init__`` passes them on), and their
+    constraints :data:`KERNEL_CONSTRAINTS` (a class adds its own ``kernel``
+    entry, from :data:`KERNEL_NAMES`, and
+    :func:`~perceptrons.models._budget.budget_constraints`)."""
 
     def __init__(self, *, kernel, degree, gamma, coef0, cache_size,
                  **params):
@@ -193,6 +195,11 @@ class KernelParams:
         self.gamma = gamma
         self.coef0 = coef0
         self.cache_size = cache_size
+        # Only the estimators that take a budget (the Projectron bounds its
+        # support by its own rule, the matrix perceptrons have none).
+        for name in ("budget", "budget_policy"):
+            if name in params:
+                setattr(self, name, params.pop(name))
         super().__init__(**params)
 
     #: Constraints of ``degree, gamma, coef0, cache_size``.
@@ -240,7 +247,7 @@ class KernelAlgorithm:
         return np.array(X.diagonal(), dtype=np.float64)
 
     def new_kernel_call(self, spec, X, sq_norms, n_passes, n_pool=0,
-                        normalized=False):
+                        normalized=False, n_spare=0):
         """The :class:`~perceptrons.models._support.KernelCall` of this
         call, ``k(x, x)`` checked.
 
@@ -255,6 +262,7 @@ class KernelAlgorithm:
             :func:`~perceptrons.models._support.kernel_cache`).
         n_pool : int, default=0
         normalized : bool, default=False
+        n_spare : int, default=0
             See :class:`~perceptrons.models._support.KernelCall`.
 
         Raises
@@ -268,4 +276,4 @@ class KernelAlgorithm:
         return KernelCall(X, sq_norms, spec.checked_diag(sq_norms),
                           spec.args(), self.cache_size, n_passes, n_pool,
                           normalized, effective_n_jobs(self.n_jobs),
-                          gram=spec.precomputed)
+                          gram=spec.precomputed, n_spare=n_spare)

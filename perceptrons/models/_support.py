@@ -120,7 +120,7 @@ class SupportPool(State):
                                  else pool, X])
         return stacked, np.concatenate([self.sq_norms(), sq_norms])
 
-    def kept(self, stacked, positions, n_call_rows):
+    def kept(self, stacked, positions, n_call_rows, n_spare=0):
         """The pool after a call: the rows at ``positions`` of the call's
         stacked rows (:meth:`in_front_of`), in that order.
 
@@ -132,17 +132,24 @@ class SupportPool(State):
             Rows of ``stacked`` to keep, in their new slot order.
         n_call_rows : int
             Rows the call presented (after the pool's).
+        n_spare : int, default=0
+            Rows after the call's that hold merged vectors
+            (:class:`KernelCall`'s ``n_spare``): their index is 0 (no
+            training row; the budget's state marks them).
 
         Returns
         -------
         SupportPool
         """
         index = np.concatenate([self.index, self.n_rows_seen
-                                + np.arange(n_call_rows, dtype=np.int64)])
+                                + np.arange(n_call_rows, dtype=np.int64),
+                                np.zeros(n_spare, dtype=np.int64)])
         # The model keeps float64 rows, whatever the call read.
-        return SupportPool(X=stacked[positions].astype(np.float64,
-                                                       copy=False),
-                           index=index[positions],
+        X = stacked[positions].astype(np.float64, copy=False)
+        if n_spare and sp.issparse(X):
+            # Merged vectors' rows store every feature; keep the non-zeros.
+            X.eliminate_zeros()
+        return SupportPool(X=X, index=index[positions],
                            n_rows_seen=self.n_rows_seen + n_call_rows)
 
 
@@ -194,6 +201,26 @@ def kernel_cache(n, cache_size, n_passes):
     return np.empty((n, capacity)), np.zeros(n, dtype=np.int64)
 
 
+def _with_spare_rows(X, sq_norms, diag, n_spare):
+    """X with ``n_spare`` rows of zeros appended (CSR: each row holding
+    every feature), and ``sq_norms``, ``diag`` with zeros for them."""
+    n, d = X.shape
+    if sp.issparse(X):
+        data = np.concatenate([np.asarray(X.data, dtype=np.float64),
+                               np.zeros(n_spare * d)])
+        indices = np.concatenate([X.indices.astype(np.int64),
+                                  np.tile(np.arange(d, dtype=np.int64),
+                                          n_spare)])
+        indptr = np.concatenate([X.indptr.astype(np.int64),
+                                 X.indptr[-1] + d * np.arange(
+                                     1, n_spare + 1, dtype=np.int64)])
+        X = sp.csr_matrix((data, indices, indptr), shape=(n + n_spare, d))
+    else:
+        X = np.vstack([X, np.zeros((n_spare, d))])
+    zeros = np.zeros(n_spare)
+    return X, np.concatenate([sq_norms, zeros]), np.concatenate([diag, zeros])
+
+
 class KernelCall(SimpleNamespace):
     """Per-call state of the dual loops, never kept on the model.
 
@@ -225,11 +252,15 @@ class KernelCall(SimpleNamespace):
         "precomputed"``): the loops read its values
         (:data:`~perceptrons._loops.support.GramKernel`) instead of
         computing them.
+    n_spare : int, default=0
+        Rows of zeros appended to X, for the vectors a budget's merging
+        makes (:mod:`perceptrons._loops.budget`); CSR input gets them with
+        every feature stored, so that a merged vector is written in place.
 
     Attributes
     ----------
-    X, sq_norms, n_pool
-        As given.
+    X, sq_norms, n_pool, n_spare
+        As given (X and sq_norms with the spare rows).
     diag : ndarray of shape (n,), float64
         ``k(x_i, x_i)`` of the kernel in use (normalised: 1, or 0).
     support : SupportSet
@@ -247,7 +278,10 @@ class KernelCall(SimpleNamespace):
     """
 
     def __init__(self, X, sq_norms, diag, kernel, cache_size, n_passes,
-                 n_pool=0, normalized=False, n_threads=1, gram=False):
+                 n_pool=0, normalized=False, n_threads=1, gram=False,
+                 n_spare=0):
+        if n_spare:
+            X, sq_norms, diag = _with_spare_rows(X, sq_norms, diag, n_spare)
         n = X.shape[0]
         rows = np.zeros(n, dtype=np.int64)
         rows[:n_pool] = np.arange(n_pool)
@@ -266,7 +300,7 @@ class KernelCall(SimpleNamespace):
             norms = np.sqrt(diag)
             diag = (diag > 0.0).astype(np.float64)
         super().__init__(
-            X=X, sq_norms=sq_norms, diag=diag, n_pool=n_pool,
+            X=X, sq_norms=sq_norms, diag=diag, n_pool=n_pool, n_spare=n_spare,
             support=support, cache=cache, cache_filled=cache_filled,
             kernel_work=kernel_work, dense_work=dense_work, threads=threads,
             norms=norms)
@@ -283,6 +317,12 @@ class KernelCall(SimpleNamespace):
                             np.zeros(n, dtype=np.int64), kernel_work,
                             dense_work, threads))
         self.loop_args = (provider, support)
+
+    def live_slots(self):
+        """Which slots taken hold a support vector now (a budget frees
+        some)."""
+        rows = self.slots()
+        return self.support.slot_of[rows] == np.arange(rows.shape[0])
 
     @property
     def support_size(self):

@@ -15,8 +15,10 @@ import dataclasses
 
 import numpy as np
 
-from .._loops.storage import DualStore, PrimalStore
+from .._loops.storage import BudgetStore, DualStore, PrimalStore
 from ..utils.validation import linear_scores
+from ._budget import (BudgetState, loop_budget, needs_spare_rows,
+                      state_after_call)
 from ._kernel import KernelSpec, linear_coef
 from ._state import State, array, sub
 from ._support import PoolInFront, SupportPool
@@ -136,38 +138,58 @@ class DualWeights(PoolInFront, State):
     current, summed, snapshot : ndarray of shape (n_rows, n_pool)
         As :class:`WeightRows`, by pool slot (``summed``, ``snapshot``: or no
         columns when not kept).
+    budget : BudgetState or None
+        The pool's budget (:mod:`perceptrons.models._budget`), if it keeps
+        one.
     """
+
+    #: 2: ``budget`` added.
+    VERSION = 2
 
     kernel: KernelSpec = sub(KernelSpec)
     pool: SupportPool = sub(SupportPool)
     current: np.ndarray = array("float", ("n_rows", "n_pool"))
     summed: np.ndarray = array("float", ("n_rows", None))
     snapshot: np.ndarray = array("float", ("n_rows", None))
+    budget: BudgetState = sub(BudgetState, optional=True)
 
     @classmethod
-    def empty(cls, kernel, n_rows, n_features, sparse):
-        """No support vectors yet."""
+    def empty(cls, kernel, n_rows, n_features, sparse, budget=None):
+        """No support vectors yet (``budget``: a :class:`BudgetState` with
+        no members, or None)."""
         return cls(kernel, SupportPool.empty(n_features, sparse),
                    np.zeros((n_rows, 0)), np.zeros((n_rows, 0)),
-                   np.zeros((n_rows, 0)))
+                   np.zeros((n_rows, 0)), budget)
 
     def check(self, sizes, where):
         _kept_widths(self, where, sizes["n_pool"])
+        if self.budget is not None and self.snapshot.shape[1]:
+            raise ValueError(f"{where}: a budgeted pool keeps no snapshot")
 
-    def begin_call(self, new_kernel_call, call, normalized=False):
+    def begin_call(self, new_kernel_call, call, normalized=False,
+                   track_norms=False, prepare=None, budget_bias=None):
         """Start the call's support set with the pool in front of its rows
         (:class:`~perceptrons.models._support.KernelCall`), and its
         coefficient arrays with the pool's coefficients in front;
         ``summed`` and ``snapshot`` get columns when ``call.keep_summed``
         and ``call.keep_snapshot`` ask for them (the algorithm's choice).
         ``new_kernel_call`` makes the call's kernel state
-        (:meth:`~perceptrons.models._kernel.KernelAlgorithm.new_kernel_call`).
+        (:meth:`~perceptrons.models._kernel.KernelAlgorithm.new_kernel_call`),
+        ``prepare(kc)`` (optional) adjusts it before the budget reads any
+        kernel value (ALMA's norms); ``track_norms``: the loop keeps
+        ``‖w‖²``, so a budget keeps what it needs to follow it;
+        ``budget_bias(kc)`` (optional) gives the budget the rows' bias
+        coordinates and the thresholds that follow the coefficients
+        (:func:`~perceptrons.models._budget.loop_budget`'s ``bias``).
         """
         rows, sq = self.pool.in_front_of(call.X, call.sq_norms)
-        kc = new_kernel_call(self.kernel, rows, sq, call.n_passes,
-                             self.pool.size, normalized)
-        n = rows.shape[0]
         n_rows = self.current.shape[0]
+        kc = new_kernel_call(self.kernel, rows, sq, call.n_passes,
+                             self.pool.size, normalized,
+                             needs_spare_rows(self.budget, n_rows))
+        if prepare is not None:
+            prepare(kc)
+        n = kc.X.shape[0]
 
         def grown(array, keep):
             out = np.zeros((n_rows, n if keep else 0))
@@ -177,11 +199,18 @@ class DualWeights(PoolInFront, State):
         kc.current = grown(self.current, True)
         kc.summed = grown(self.summed, call.keep_summed)
         kc.snapshot = grown(self.snapshot, call.keep_snapshot)
+        kc.budget = (None if self.budget is None else loop_budget(
+            self.budget, kc, n_rows, track_norms,
+            None if budget_bias is None else budget_bias(kc)))
         call.dual = kc
 
     def store(self, call, order):
-        """The loops' :data:`~perceptrons._loops.storage.DualStore`."""
+        """The loops' :data:`~perceptrons._loops.storage.DualStore`, or
+        :data:`~perceptrons._loops.storage.BudgetStore` under a budget."""
         kc = call.dual
+        if kc.budget is not None:
+            return BudgetStore(*kc.loop_args, kc.current, kc.summed,
+                               kc.snapshot, kc.budget)
         return DualStore(*kc.loop_args, kc.current, kc.summed, kc.snapshot)
 
     def nonzero_slots(self, call):
@@ -213,6 +242,10 @@ class DualWeights(PoolInFront, State):
         kc = call.dual
         m = kc.support_size
         order = kc.by_row()
+        if kc.budget is not None:
+            # The budget's members, every one (a zero coefficient too):
+            # the slots it freed leave.
+            keep = kc.live_slots()
         if keep is not None:
             order = order[keep[order]]
         call.slot_of_row = np.full(kc.X.shape[0], -1, dtype=np.int64)
@@ -223,9 +256,19 @@ class DualWeights(PoolInFront, State):
                     if array.shape[1] else np.zeros((array.shape[0], 0)))
 
         pool = self.pool.kept(kc.X, kc.slots()[order],
-                              call.X.shape[0])
+                              call.X.shape[0], kc.n_spare)
+        budget = (None if kc.budget is None else state_after_call(
+            self.budget, kc.budget, kc, order, self.budget.merged))
         return DualWeights(self.kernel, pool, kept(kc.current),
-                           kept(kc.summed), kept(kc.snapshot))
+                           kept(kc.summed), kept(kc.snapshot), budget)
+
+    def support_index(self):
+        """``support_``: each pool row's number among the rows presented,
+        -1 for a vector made by merging."""
+        index = self.pool.index.copy()
+        if self.budget is not None:
+            index[self.budget.merged] = -1
+        return index
 
     def is_finite(self, call):
         """Whether the call's current coefficients are finite."""

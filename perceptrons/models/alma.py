@@ -17,6 +17,8 @@ from .._loops.alma import alma2_epoch, almap_epoch, augmented_p_norms
 from .._loops.higher_order import p_norm_gradient
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import linear_scores, refuse_underflow
+from ._budget import (BudgetAlgorithm, budget_constraints,
+                      with_budget_docs)
 from ._driver import Algorithm, OnlineClassifier
 from ._kernel import (KERNEL_NAMES, KernelAlgorithm, KernelParams,
                       linear_coef)
@@ -116,7 +118,7 @@ class ALMAWork:
     summed: np.ndarray = None
 
 
-class ALMARule(KernelAlgorithm, Algorithm):
+class ALMARule(BudgetAlgorithm, KernelAlgorithm, Algorithm):
     """ALMA_p(α; B, C) as the driver runs it (the algorithm of
     :class:`ALMA`)."""
 
@@ -163,11 +165,12 @@ class ALMARule(KernelAlgorithm, Algorithm):
             raise ValueError(f"the kernel form is ALMA_2: kernel="
                              f"{self.kernel!r} needs p=2 (got p={self.p})")
         averaged = self.hypothesis == "averaged"
+        budget = self.new_budget(n_rows, shared=False)
         if self.kernel is None:
             weights = WeightRows.zeros(n_rows, X.shape[1], summed=averaged)
         else:
             weights = DualWeights.empty(self.kernel_spec(X.shape[1]), n_rows,
-                                        X.shape[1], sp.issparse(X))
+                                        X.shape[1], sp.issparse(X), budget)
         return ALMAState(**fitted, p=float(self.p),
                          rho=self._resolve_rho(call),
                          weights=weights, bias=np.zeros(n_rows),
@@ -225,17 +228,31 @@ class ALMARule(KernelAlgorithm, Algorithm):
         refuse_underflow(call.loop_arrays[0], call.mean_sq_norm)
         if isinstance(w, DualWeights):
             call.keep_summed, call.keep_snapshot = s.averaged, False
-            w.begin_call(self.new_kernel_call, call, normalized=True)
-            kc = call.dual
-            # The normalised kernel of [φ(x), ρ]: k(x, z) + ρ² over the
-            # norms sqrt(k(x, x) + ρ²); the ρ² part is the bias coordinate.
-            norms = np.sqrt(w.kernel.diag(kc.sq_norms) + s.rho ** 2)
-            kc.norms[:] = norms
-            positive = norms > 0.0
-            work.row_scale = positive.astype(np.float64)
-            work.bias_coord = np.divide(s.rho, norms,
-                                        out=np.zeros_like(norms),
-                                        where=positive)
+
+            def prepare(kc):
+                # The normalised kernel of [φ(x), ρ]: k(x, z) + ρ² over the
+                # norms sqrt(k(x, x) + ρ²); the ρ² part is the bias
+                # coordinate.
+                raw = w.kernel.diag(kc.sq_norms)
+                norms = np.sqrt(raw + s.rho ** 2)
+                kc.norms[:] = norms
+                positive = norms > 0.0
+                # k(x, x) of the kernel in use, the feature part of x̂ (the
+                # loop never reads it; a budget's projections do).
+                kc.diag[:] = np.divide(raw, norms * norms,
+                                       out=np.zeros_like(raw),
+                                       where=positive)
+                work.row_scale = positive.astype(np.float64)
+                work.bias_coord = np.divide(s.rho, norms,
+                                            out=np.zeros_like(norms),
+                                            where=positive)
+
+            # b = Σ_j c_j ρ/‖[φ(x_j), ρ]‖: the bias coordinate of every
+            # support vector, which a budget's changes move.
+            w.begin_call(self.new_kernel_call, call, normalized=True,
+                         track_norms=True, prepare=prepare,
+                         budget_bias=lambda kc: (
+                             work.bias_coord, 1.0, s.bias, s.bias_summed))
             return
         n = call.X.shape[0]
         norms = np.empty(n)
@@ -326,7 +343,7 @@ class ALMARule(KernelAlgorithm, Algorithm):
         norms = np.sqrt(w.pool_diag() + s.rho ** 2)
         dual = np.divide(coef, norms, out=np.zeros_like(coef),
                          where=norms > 0)
-        public.update(support_=w.pool.index.copy(),
+        public.update(support_=w.support_index(),
                       support_vectors_=w.pool.X, dual_coef_=dual,
                       gamma_=w.kernel.gamma)
         if w.kernel.name == "linear":
@@ -342,6 +359,7 @@ class ALMARule(KernelAlgorithm, Algorithm):
         return scores + view["intercept_"]
 
 
+@with_budget_docs
 @with_stopping_docs
 class ALMA(KernelParams, OnlineClassifier):
     r"""Approximate Large Margin Algorithm ALMA_p(α; B, C) of Gentile [1]_.
@@ -437,6 +455,7 @@ class ALMA(KernelParams, OnlineClassifier):
     cache_size : float, default=200
         Memory (MB) for kernel values kept across the passes of one call;
         it changes speed only, never a result.
+    %(budget_parameters)s
 
     Attributes
     ----------
@@ -621,6 +640,7 @@ class ALMA(KernelParams, OnlineClassifier):
                               StrOptions({"auto"})],
         "kernel": [StrOptions(set(KERNEL_NAMES)), None],
         **KernelParams.KERNEL_CONSTRAINTS,
+        **budget_constraints(),
     }
 
     _algorithm = ALMARule
@@ -643,7 +663,8 @@ class ALMA(KernelParams, OnlineClassifier):
                  validation_fraction=0.1, shuffle=True, random_state=None,
                  class_weight=None, warm_start=False,
                  n_jobs=None, kernel=None, degree=3,
-                 gamma=None, coef0=1.0, cache_size=200):
+                 gamma=None, coef0=1.0, cache_size=200, budget=None,
+                 budget_policy="random"):
         self.p = p
         self.alpha = alpha
         self.B = B
@@ -656,7 +677,8 @@ class ALMA(KernelParams, OnlineClassifier):
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         super().__init__(kernel=kernel, degree=degree, gamma=gamma,
-                         coef0=coef0, cache_size=cache_size,
+                         coef0=coef0, cache_size=cache_size, budget=budget,
+                         budget_policy=budget_policy,
                          max_iter=max_iter, shuffle=shuffle,
                          random_state=random_state,
                          class_weight=class_weight, warm_start=warm_start,

@@ -14,6 +14,7 @@ import numpy as np
 from .._loops.ballseptron import BallPrototypes, BallRule, ballseptron_epoch
 from ..utils._param_validation import Interval, StrOptions
 from ._averaged import LastOrAveragedRows
+from ._budget import budget_constraints, with_budget_docs
 from ._driver import Algorithm, OnlineClassifier
 from ._driver.mixing import mix, pooled_sum
 from ._kernel import KERNEL_NAMES, KernelAlgorithm, KernelParams
@@ -118,7 +119,8 @@ class BallseptronRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
         n_classes = fitted["classes"].shape[0]
         multiclass = n_classes > 2
         n_rows = n_classes if multiclass else 1
-        weights = self.new_weights(X, n_rows)
+        # The prototypes share one budget.
+        weights = self.new_weights(X, n_rows, shared=multiclass)
         return BallseptronState(
             **fitted, multiclass=multiclass,
             averaged=self.hypothesis == "averaged",
@@ -140,7 +142,9 @@ class BallseptronRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
             rows.current[:] = coef
 
     def begin_call(self, call):
-        s = self.begin_rows_call(call)
+        # r > 0 keeps ‖w‖² (the Gram matrix of the prototypes) up to date,
+        # so a budget's changes follow it.
+        s = self.begin_rows_call(call, track_norms=float(self.radius) > 0)
         n_rows = s.weights.current.shape[0]
         # Work space of the multiclass loops: scores and w^k·x̂ per class;
         # the primal loops' Gram matrix (recomputed at every pass start).
@@ -211,6 +215,7 @@ class BallseptronRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
         return self.rows_decision(state, view, X)
 
 
+@with_budget_docs
 @with_stopping_docs
 class Ballseptron(KernelParams, OnlineClassifier):
     r"""Perceptron that also updates on margin errors, with a ball of radius r.
@@ -295,6 +300,7 @@ class Ballseptron(KernelParams, OnlineClassifier):
         Memory (MB) for kernel values kept across the passes of one call
         (as in :class:`~perceptrons.KernelPerceptron`); it changes speed
         only, never a result. Ignored when ``kernel=None``.
+    %(budget_parameters)s
 
     Attributes
     ----------
@@ -516,6 +522,7 @@ class Ballseptron(KernelParams, OnlineClassifier):
         "hypothesis": [StrOptions({"last", "averaged"})],
         "kernel": [StrOptions(set(KERNEL_NAMES)), None],
         **KernelParams.KERNEL_CONSTRAINTS,
+        **budget_constraints(),
     }
 
     _algorithm = BallseptronRule
@@ -535,7 +542,8 @@ class Ballseptron(KernelParams, OnlineClassifier):
                  validation_fraction=0.1, shuffle=True, random_state=None,
                  class_weight=None, warm_start=False,
                  n_jobs=None, kernel=None, degree=3,
-                 gamma=None, coef0=1.0, cache_size=200):
+                 gamma=None, coef0=1.0, cache_size=200, budget=None,
+                 budget_policy="random"):
         self.radius = radius
         self.hypothesis = hypothesis
         self.tol = tol
@@ -543,7 +551,8 @@ class Ballseptron(KernelParams, OnlineClassifier):
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         super().__init__(kernel=kernel, degree=degree, gamma=gamma,
-                         coef0=coef0, cache_size=cache_size,
+                         coef0=coef0, cache_size=cache_size, budget=budget,
+                         budget_policy=budget_policy,
                          max_iter=max_iter, shuffle=shuffle,
                          random_state=random_state,
                          class_weight=class_weight, warm_start=warm_start,

@@ -64,7 +64,8 @@ class KernelPerceptron(Perceptron):
                  tol=None, n_iter_no_change=5, early_stopping=False,
                  validation_fraction=0.1, shuffle=True, random_state=None,
                  class_weight=None, warm_start=False,
-                 n_jobs=None, cache_size=200):
+                 n_jobs=None, cache_size=200, budget=None,
+                 budget_policy="random"):
         super().__init__(
             kernel=kernel, degree=degree, gamma=gamma, coef0=coef0, eta=eta,
             theta_init=theta_init, threshold_step=threshold_step,
@@ -74,4 +75,5 @@ class KernelPerceptron(Perceptron):
             early_stopping=early_stopping,
             validation_fraction=validation_fraction, shuffle=shuffle, random_state=random_state,
             class_weight=class_weight, warm_start=warm_start, n_jobs=n_jobs,
-            cache_size=cache_size)
+            cache_size=cache_size, budget=budget,
+            budget_policy=budget_policy)

@@ -19,6 +19,8 @@ from .._loops.passive_aggressive import (RULES, OneVsRest, Prototypes,
                                          pa_epoch)
 from ..utils._param_validation import Interval, StrOptions
 from ._averaged import LastOrAveragedRows
+from ._budget import (COMMON_POLICIES, budget_constraints,
+                      with_budget_docs)
 from ._driver import Algorithm, OnlineClassifier
 from ._driver.protocol import linear_row_scores
 from ._driver.mixing import mixed_rows_and_offset
@@ -107,12 +109,13 @@ class PassiveAggressiveRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
         X = call.X
         n_classes = fitted["classes"].shape[0]
         n_rows = 1 if n_classes == 2 else n_classes
+        prototype = self.multiclass == "prototype" and n_rows > 1
         return PassiveAggressiveState(
-            **fitted, prototype=self.multiclass == "prototype" and n_rows > 1,
+            **fitted, prototype=prototype,
             averaged=self.hypothesis == "averaged",
             intercept=np.zeros(n_rows), intercept_acc=np.zeros(n_rows),
             n_updates_per_problem=np.zeros(n_rows, dtype=np.int64),
-            weights=self.new_weights(X, n_rows))
+            weights=self.new_weights(X, n_rows, shared=prototype))
 
     def set_initial(self, state, coef, intercept):
         rows = self.initial_rows(state)
@@ -136,7 +139,11 @@ class PassiveAggressiveRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
             intercept_acc=np.zeros_like(state.intercept))
 
     def begin_call(self, call):
-        s = self.begin_rows_call(call)
+        # b = Σ_j c_j with a bias (the constant feature 1 of every support
+        # vector), which a budget's changes move.
+        s = self.begin_rows_call(call, budget_bias=lambda kc: (
+            1.0 if self.fit_intercept else 0.0, 1.0, call.state.intercept,
+            call.state.intercept_acc))
         call.work = PassiveAggressiveWork(
             scores=np.zeros(s.intercept.shape[0]),
             rule=RULES[self.variant](float(self.C), bool(self.fit_intercept)))
@@ -263,6 +270,7 @@ class _PassiveAggressiveStep:
                     and np.isfinite(s.intercept_acc).all())
 
 
+@with_budget_docs
 @with_stopping_docs
 class PassiveAggressive(KernelParams, OnlineClassifier):
     r"""Passive-Aggressive classifier: PA, PA-I and PA-II.
@@ -351,6 +359,7 @@ class PassiveAggressive(KernelParams, OnlineClassifier):
     cache_size : float, default=200
         Memory (MB) for kernel values kept across the passes of one call; it
         changes speed only, never a result. Ignored when ``kernel=None``.
+    %(budget_parameters)s
 
     Attributes
     ----------
@@ -545,6 +554,7 @@ class PassiveAggressive(KernelParams, OnlineClassifier):
         "multiclass": [StrOptions({"ovr", "prototype"})],
         "kernel": [StrOptions(set(KERNEL_NAMES)), None],
         **KernelParams.KERNEL_CONSTRAINTS,
+        **budget_constraints(COMMON_POLICIES + ("bpa-s", "bpa-nn")),
     }
 
     _algorithm = PassiveAggressiveRule
@@ -572,7 +582,8 @@ class PassiveAggressive(KernelParams, OnlineClassifier):
                  validation_fraction=0.1, shuffle=True, random_state=None,
                  class_weight=None, warm_start=False,
                  n_jobs=None, kernel=None, degree=3,
-                 gamma=None, coef0=1.0, cache_size=200):
+                 gamma=None, coef0=1.0, cache_size=200, budget=None,
+                 budget_policy="random"):
         self.variant = variant
         self.C = C
         self.fit_intercept = fit_intercept
@@ -583,7 +594,8 @@ class PassiveAggressive(KernelParams, OnlineClassifier):
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         super().__init__(kernel=kernel, degree=degree, gamma=gamma,
-                         coef0=coef0, cache_size=cache_size,
+                         coef0=coef0, cache_size=cache_size, budget=budget,
+                         budget_policy=budget_policy,
                          max_iter=max_iter, shuffle=shuffle,
                          random_state=random_state,
                          class_weight=class_weight, warm_start=warm_start,

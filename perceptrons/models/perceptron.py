@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._loops.hypotheses import HYPOTHESES as _HYPOTHESES
 from ..utils._param_validation import Interval, StrOptions
+from ._budget import budget_constraints, with_budget_docs
 from ._driver import OnlineClassifier
 from ._driver.prediction import validate_for_prediction
 from ._figure2 import Figure2, PerceptronState
@@ -24,6 +25,7 @@ from ._weights import WeightRows
 __all__ = ["Figure2", "Perceptron", "PerceptronState"]
 
 
+@with_budget_docs
 @with_stopping_docs
 class Perceptron(KernelParams, OnlineClassifier):
     r"""Threshold perceptron with margin, λ-trick, α-bound and voting.
@@ -135,6 +137,7 @@ class Perceptron(KernelParams, OnlineClassifier):
         Dual form: memory (MB) for the kernel values kept across the epochs
         of one call, up to ``cache_size / (8 n_samples)`` values per row; it
         never changes a result.
+    %(budget_parameters)s
 
     Attributes
     ----------
@@ -297,6 +300,7 @@ class Perceptron(KernelParams, OnlineClassifier):
         "multiclass": [StrOptions({"ovr", "prototype"})],
         "kernel": [StrOptions(set(KERNEL_NAMES)), None],
         **KernelParams.KERNEL_CONSTRAINTS,
+        **budget_constraints(),
     }
 
 
@@ -322,9 +326,9 @@ class Perceptron(KernelParams, OnlineClassifier):
                  hypothesis="averaged", multiclass="ovr", max_iter=10,
                  tol=None, n_iter_no_change=5, early_stopping=False,
                  validation_fraction=0.1, shuffle=True, random_state=None,
-                 class_weight=None, warm_start=False,
-                 n_jobs=None, kernel=None, degree=3,
-                 gamma=None, coef0=1.0, cache_size=200):
+                 class_weight=None, warm_start=False, n_jobs=None,
+                 kernel=None, degree=3, gamma=None, coef0=1.0, cache_size=200,
+                 budget=None, budget_policy="random"):
         self.eta = eta
         self.theta_init = theta_init
         self.threshold_step = threshold_step
@@ -339,9 +343,9 @@ class Perceptron(KernelParams, OnlineClassifier):
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         super().__init__(kernel=kernel, degree=degree, gamma=gamma,
-                         coef0=coef0, cache_size=cache_size,
-                         max_iter=max_iter, shuffle=shuffle,
-                         random_state=random_state,
+                         coef0=coef0, cache_size=cache_size, budget=budget,
+                         budget_policy=budget_policy, max_iter=max_iter,
+                         shuffle=shuffle, random_state=random_state,
                          class_weight=class_weight, warm_start=warm_start,
                          n_jobs=n_jobs)
 

@@ -75,6 +75,8 @@ _SYMBOL_BOUNDS = {
     "n_rows": (_per_class, "n_classes"),
     "n_problems": (_per_class, "n_classes"),
     "n_counters": (_per_class, "n_classes"),
+    "n_groups": (_per_class, "n_classes: a budget's groups are one per "
+                 "weight row, or one"),
     "n_epochs": (lambda n, s: s.t, "t: an epoch presents at least one row"),
     "n_pool": (lambda n, s: n["n_seen"], "the pool's rows seen"),
     "n_log": (lambda n, s: s.n_updates, "n_updates: one entry per update"),
