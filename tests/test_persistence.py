@@ -147,6 +147,19 @@ def test_every_public_estimator_roundtrips(tmp_path, cls, params, sparse):
                                   est.decision_function(X))
 
 
+@pytest.mark.parametrize("name", ["HigherOrderPerceptron",
+                                  "SecondOrderPerceptron"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_matrix_last_hypothesis_roundtrips(tmp_path, name, n_classes):
+    """The last hypothesis keeps no running sum, yet a row per problem: a
+    trained model's state is one its file can be read back as."""
+    X, y = _data(n_classes, seed=2, n=60, d=5)
+    est = estimator_registry()[f"perceptrons.{name}"](hypothesis="last", max_iter=2,
+                                     random_state=0).fit(X, y)
+    loaded = _roundtrip(est, tmp_path)
+    assert_equal(_state(est), _state(loaded))
+
+
 def test_registry_is_public_estimators():
     reg = estimator_registry()
     assert reg["perceptrons.Perceptron"] is Perceptron

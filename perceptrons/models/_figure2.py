@@ -22,6 +22,7 @@ from .._loops.perceptron import figure2_epoch
 from ..utils.parallel import effective_n_jobs
 from ..utils.validation import linear_scores, refuse_underflow
 from ._driver import Algorithm
+from ._classes import class_positions, grown_rows
 from ._driver.protocol import linear_row_scores
 from ._driver.mixing import mixed_rows_and_offset
 from ._kernel import KernelAlgorithm, linear_coef
@@ -310,6 +311,42 @@ class Figure2(KernelAlgorithm, Algorithm):
         if intercept is not None:
             state.theta[:] = -intercept
             state.theta_ls[:] = -intercept
+
+    def class_growth_refusal(self, state):
+        if state.hypothesis == "voted":
+            return ("a voted run replays every hypothesis of the run from "
+                    "w = 0 with the problems it had")
+        return None
+
+    def grow_classes(self, state, classes):
+        """More classes: a prototype, or a one-vs-rest problem, per new
+        class (w = 0, θ = θ_Init; its longest survivor that start, its
+        counters zero). Two classes under one-vs-rest become a problem per
+        class: class 1's the binary one, class 0's its negation (w, θ and
+        their sums and snapshot negated, its counters copied: Figure 2's
+        step on (-w, -θ, -y) is the binary one negated, so it predicts the
+        same)."""
+        s = state
+        positions = class_positions(s.classes, classes)
+        n_rows = classes.shape[0]
+        binary = not s.prototype and s.theta.shape[0] == 1
+
+        def rows(array, fill=0.0, negate=True):
+            return grown_rows(array, positions, n_rows, binary, negate,
+                              fill)
+
+        w = s.weights
+        weights = w.replace(current=rows(w.current),
+                            summed=rows(w.summed), snapshot=rows(w.snapshot))
+        grown = {"classes": classes, "weights": weights,
+                 "theta": rows(s.theta, s.theta_init),
+                 "theta_avg_acc": rows(s.theta_avg_acc),
+                 "theta_ls": rows(s.theta_ls, s.theta_init)}
+        if not s.prototype:
+            for name in ("tally", "best_tally", "ls_current",
+                         "current_vote", "n_updates_per_problem"):
+                grown[name] = rows(getattr(s, name), 0, negate=False)
+        return s.replace(**grown)
 
     # ----------------------------------------------------------- training
     @property

@@ -19,6 +19,7 @@ from .._loops.passive_aggressive import (RULES, OneVsRest, Prototypes,
                                          pa_epoch)
 from ..utils._param_validation import Interval, StrOptions
 from ._averaged import LastOrAveragedRows
+from ._classes import class_positions, grown_rows, split
 from ._driver import Algorithm, OnlineClassifier
 from ._driver.protocol import linear_row_scores
 from ._driver.mixing import mixed_rows_and_offset
@@ -134,6 +135,38 @@ class PassiveAggressiveRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
     def without_running_sums(self, state):
         return super().without_running_sums(state).replace(
             intercept_acc=np.zeros_like(state.intercept))
+
+    def class_growth_refusal(self, state):
+        return None
+
+    def grow_classes(self, state, classes):
+        """More classes: a fresh row (w = 0, b = 0) per new class, one-vs-rest
+        or prototype. Two classes (one problem, class 1 against class 0)
+        become a row per class: one-vs-rest, class 1's the binary problem
+        and class 0's its negation (PA's step on (-w, -b, -y) is the binary
+        one negated); prototypes (``multiclass="prototype"``), the pair
+        ``(-w/2, w/2)`` (and b), whose difference is the binary model, so
+        that it predicts the same."""
+        s = state
+        positions = class_positions(s.classes, classes)
+        n_rows = classes.shape[0]
+        binary = s.intercept.shape[0] == 1
+        prototype = self.multiclass == "prototype"
+
+        def rows(array, negate=True):
+            if binary and prototype and negate:
+                half = array / 2.0
+                return split(half, positions, n_rows, negate=True)
+            return grown_rows(array, positions, n_rows, binary, negate)
+
+        w = s.weights
+        return s.replace(
+            classes=classes, prototype=prototype,
+            weights=w.replace(current=rows(w.current), summed=rows(w.summed),
+                              snapshot=rows(w.snapshot)),
+            intercept=rows(s.intercept), intercept_acc=rows(s.intercept_acc),
+            n_updates_per_problem=rows(s.n_updates_per_problem,
+                                       negate=False))
 
     def begin_call(self, call):
         s = self.begin_rows_call(call)

@@ -21,7 +21,6 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from ...utils._param_validation import (Interval, InvalidParameterError,
                                         StrOptions)
