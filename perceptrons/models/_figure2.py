@@ -167,6 +167,54 @@ class Figure2Work:
     scores: np.ndarray
 
 
+def _grown_state(state, classes):
+    """More classes: a prototype, or a one-vs-rest problem, per new
+    class (w = 0, θ = θ_Init; its longest survivor that start, its
+    counters zero). Two classes under one-vs-rest become a problem per
+    class: class 1's the binary one, class 0's its negation (w, θ and
+    their sums and snapshot negated, its counters copied: Figure 2's
+    step on (-w, -θ, -y) is the binary one negated, so it predicts the
+    same)."""
+    s = state
+    positions = class_positions(s.classes, classes)
+    n_rows = classes.shape[0]
+    binary = not s.prototype and s.theta.shape[0] == 1
+
+    def rows(array, fill=0.0, negate=True):
+        return grown_rows(array, positions, n_rows, binary, negate,
+                          fill)
+
+    w = s.weights
+    weights = w.replace(current=rows(w.current),
+                        summed=rows(w.summed), snapshot=rows(w.snapshot))
+    grown = {"classes": classes, "weights": weights,
+             "theta": rows(s.theta, s.theta_init),
+             "theta_avg_acc": rows(s.theta_avg_acc),
+             "theta_ls": rows(s.theta_ls, s.theta_init)}
+    if not s.prototype:
+        for name in ("tally", "best_tally", "ls_current",
+                     "current_vote", "n_updates_per_problem"):
+            grown[name] = rows(getattr(s, name), 0, negate=False)
+    return s.replace(**grown)
+
+
+def _absolute_margin(margin, tau, theta_init):
+    """The absolute margin: ``margin``, or ``tau`` times θ_Init.
+
+    Raises
+    ------
+    ValueError
+        If both ``margin`` and ``tau`` are set.
+    """
+    if tau is None:
+        return float(margin)
+    if margin != 0:
+        raise ValueError(
+            f"margin={margin!r} and tau={tau!r} are both set; "
+            "pass one: margin is absolute, tau is in units of theta_init")
+    return float(tau) * theta_init
+
+
 class Figure2(KernelAlgorithm, Algorithm):
     """Khardon & Wachman's Figure 2 as the driver runs it (the algorithm
     of :class:`Perceptron`; see its docstring for the parameters)."""
@@ -221,7 +269,7 @@ class Figure2(KernelAlgorithm, Algorithm):
 
         return PerceptronState(
             **fitted, theta_init=theta_init, threshold_step=threshold_step,
-            margin=self._resolve_margin(theta_init),
+            margin=_absolute_margin(self.margin, self.tau, theta_init),
             hypothesis=self.hypothesis, prototype=prototype,
             theta=np.full(n_rows, theta_init), theta_avg_acc=np.zeros(n_rows),
             theta_ls=np.full(n_rows, theta_init), tally=counters(),
@@ -264,22 +312,6 @@ class Figure2(KernelAlgorithm, Algorithm):
             self.threshold_step)
         return theta_init, threshold_step
 
-    def _resolve_margin(self, theta_init):
-        """The absolute margin: ``margin``, or ``tau`` times θ_Init.
-
-        Raises
-        ------
-        ValueError
-            If both ``margin`` and ``tau`` are set.
-        """
-        if self.tau is None:
-            return float(self.margin)
-        if self.margin != 0:
-            raise ValueError(
-                f"margin={self.margin!r} and tau={self.tau!r} are both set; "
-                "pass one: margin is absolute, tau is in units of theta_init")
-        return float(self.tau) * theta_init
-
     def n_problems(self, state):
         # The prototype rule keeps one row per class, two classes included.
         return state.theta.shape[0]
@@ -319,34 +351,7 @@ class Figure2(KernelAlgorithm, Algorithm):
         return None
 
     def grow_classes(self, state, classes):
-        """More classes: a prototype, or a one-vs-rest problem, per new
-        class (w = 0, θ = θ_Init; its longest survivor that start, its
-        counters zero). Two classes under one-vs-rest become a problem per
-        class: class 1's the binary one, class 0's its negation (w, θ and
-        their sums and snapshot negated, its counters copied: Figure 2's
-        step on (-w, -θ, -y) is the binary one negated, so it predicts the
-        same)."""
-        s = state
-        positions = class_positions(s.classes, classes)
-        n_rows = classes.shape[0]
-        binary = not s.prototype and s.theta.shape[0] == 1
-
-        def rows(array, fill=0.0, negate=True):
-            return grown_rows(array, positions, n_rows, binary, negate,
-                              fill)
-
-        w = s.weights
-        weights = w.replace(current=rows(w.current),
-                            summed=rows(w.summed), snapshot=rows(w.snapshot))
-        grown = {"classes": classes, "weights": weights,
-                 "theta": rows(s.theta, s.theta_init),
-                 "theta_avg_acc": rows(s.theta_avg_acc),
-                 "theta_ls": rows(s.theta_ls, s.theta_init)}
-        if not s.prototype:
-            for name in ("tally", "best_tally", "ls_current",
-                         "current_vote", "n_updates_per_problem"):
-                grown[name] = rows(getattr(s, name), 0, negate=False)
-        return s.replace(**grown)
+        return _grown_state(state, classes)
 
     # ----------------------------------------------------------- training
     @property
