@@ -67,6 +67,31 @@ def cases(select=None, *, first=False, fixed=None, id=case_id):
                 break
 
 
+def decision_cases(id=None):
+    """Each estimator's defaults and every test parameter set that decides
+    another way: over support vectors (a ``kernel``) or by a vote; ids
+    ``Class-<index>``."""
+    for cls in estimator_classes():
+        for i, params in enumerate(cls._test_params()):
+            if i == 0 or "kernel" in params or params.get(
+                    "hypothesis") == "voted":
+                yield pytest.param(cls, params, id=f"{cls.__name__}-{i}")
+
+
+def primal_by_default(cls):
+    """estimators whose default model is not over support vectors (no
+    kernel)"""
+    return getattr(cls(), "kernel", None) is None
+
+
+def xfail(est, test):
+    """``est``'s ``_xfail_checks()`` entry for the test named ``test``, as a
+    strict xfail mark (None when it is expected to pass)."""
+    reason = est._xfail_checks().get(test)
+    return None if reason is None else pytest.mark.xfail(
+        reason=reason, strict=True)
+
+
 def refusal(est, what):
     """Why ``est``'s algorithm, with its parameters, refuses ``what``
     (``"mixing"``, ``"weights"``, ``"one_at_a_time"``): the algorithm's
