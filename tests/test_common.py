@@ -5,6 +5,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import perceptrons
 from tests import _registry as reg
+from tests._states import state_arrays
 
 
 def _public_estimators():
@@ -23,6 +24,7 @@ def _expected_failed_checks(estimator):
     return getattr(estimator, "_xfail_checks", lambda: {})()
 
 
+@reg.mark()
 @parametrize_with_checks(list(_instances()),
                          expected_failed_checks=_expected_failed_checks)
 def test_sklearn_compatible(estimator, check):
@@ -40,19 +42,6 @@ def test_public_estimators_are_the_registry():
 
 def _fitted_instances():
     return reg.cases()
-
-
-def _state_arrays(state, where="state_"):
-    """``(where, array)`` of every array in a state, nested states too."""
-    import dataclasses
-
-    for field in dataclasses.fields(state):
-        value = getattr(state, field.name)
-        at = f"{where}.{field.name}"
-        if dataclasses.is_dataclass(value):
-            yield from _state_arrays(value, at)
-        elif hasattr(value, "shape"):
-            yield at, value
 
 
 @reg.mark()
@@ -96,7 +85,7 @@ def test_fitted_estimator_is_its_state(cls, params, n_classes):
     model_parts = ("pool", "vote_rows", "voted", ".support", "dual_coef",
                    ".coef", "v_coef", "current", "summed", "snapshot",
                    "slots", ".D", ".M", ".h", "signs")
-    for where, value in _state_arrays(est.state_):
+    for where, value in state_arrays(est.state_):
         if not any(part in where for part in model_parts):
             assert X.shape[0] not in value.shape, where
 

@@ -28,10 +28,12 @@ TESTS = Path(__file__).resolve().parent
 #: one-at-a-time tests, and the command line).
 MODULES = ("test_common.py", "test_persistence.py", "test_streaming.py",
            "test_distributed.py", "test_one_at_a_time.py", "test_n_jobs.py",
+           "test_messages.py", "test_sparse_structure.py",
            "models/test_defaults.py", "models/test_warm_start_weights.py",
            "models/test_state_schemas.py", "models/test_float32.py",
            "models/test_sample_weight.py", "models/test_stopping.py",
-           "cli/test_cli_registry.py")
+           "models/test_precomputed.py", "cli/test_cli_registry.py",
+           "cli/test_cli_corpus.py")
 
 
 def _module(path):
