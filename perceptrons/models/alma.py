@@ -650,6 +650,7 @@ class ALMA(KernelParams, OnlineClassifier):
     }
 
     _algorithm = ALMARule
+    _one_at_a_time_params = {"intercept_scaling": 1.0}
 
     @classmethod
     def _test_params(cls):
