@@ -18,13 +18,13 @@ from sklearn.utils.validation import check_is_fitted
 from .._loops.hypotheses import HYPOTHESES as _HYPOTHESES
 from .._loops.hypotheses import PrototypeRule, threshold_rule
 from .._loops.mercer import KERNEL_LINEAR
-from .._loops._common import entry_point
 from .._loops.perceptron import figure2_epoch
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.parallel import effective_n_jobs
 from ..utils.validation import linear_scores, refuse_underflow
 from ._driver import Algorithm, OnlineClassifier
 from ._driver.mixing import mixed_rows_and_offset
+from ._driver.online import CompiledStep
 from ._driver.prediction import validate_for_prediction
 from ._kernel import (KERNEL_NAMES, KernelAlgorithm, KernelParams,
                       linear_coef)
@@ -558,12 +558,14 @@ def _logs(state, work, n_logged):
             work.scores, _NO_SCORE_LOG)
 
 
-class _Figure2Step:
+class _Figure2Step(CompiledStep):
     """:func:`~perceptrons._loops.perceptron.figure2_epoch` on one row, its
     arguments made once (:meth:`Figure2.online_step`): the arguments of
     :meth:`Figure2.run_epoch` for a ``partial_fit`` call of that row."""
 
     def __init__(self, state, rule, row_arrays, sq_norm):
+        # The class index in the type the primal loop reads (compact_targets).
+        super().__init__(figure2_epoch.primal, state, target_dtype=np.int8)
         n_counters = state.tally.shape[0]
         no_log = np.zeros((n_counters, 0), dtype=np.int64)
         self.work = Figure2Work(
@@ -573,32 +575,19 @@ class _Figure2Step:
             scores=np.zeros(state.theta.shape[0]))
         w = state.weights
         self.store = w.store_of(row_arrays, sq_norm, prefetch=False)
-        # The class index in the type the primal loop reads (compact_targets).
-        self.targets = np.zeros(1, dtype=np.int8)
-        self.order = np.zeros(1, dtype=np.int64)
-        self.state, self.rule = state, rule
+        self.rule = rule
         self.logs = _logs(state, self.work, np.zeros(n_counters,
                                                      dtype=np.int64))
-        self.loop = None  # the compiled loop, made at the first call
 
-    def __call__(self, target, weights, t):
+    def arguments(self, weights, t):
         s = self.state
-        self.targets[0] = target
         # α_i of the call's one row starts at zero.
         self.work.alpha_counts.fill(0)
-        updates = s.n_updates_per_problem
-        # (sum of a list: numpy's sum costs more on a few entries)
-        before = sum(updates.tolist())
-        args = (self.store, self.targets, self.order, weights, s.theta,
+        return (self.store, self.targets, self.order, weights, s.theta,
                 self.rule, _final(s, t), self.logs)
-        if self.loop is None:
-            self.loop = entry_point(figure2_epoch.primal, args)
-        n_mistakes = self.loop(*args)
-        return n_mistakes, sum(updates.tolist()) - before
 
-    def is_finite(self):
-        return bool(np.isfinite(self.state.weights.current).all()
-                    and np.isfinite(self.state.theta).all())
+    def finite(self):
+        return self.state.weights.current, self.state.theta
 
 
 def _two_prototypes_as_one(state, scores):

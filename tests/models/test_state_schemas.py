@@ -19,6 +19,7 @@ from perceptrons.persistence import state_types
 STATE_SCHEMAS = {
     'ALMAState': (1, '560ed4c4ea82f120'),
     'BallseptronState': (1, '57556423642648b5'),
+    'ConfidenceWeightedState': (1, 'c90e3fe43d6c5569'),
     'DualWeights': (1, 'a37873498b809e5f'),
     'HODualModel': (1, '8b2545c29a910f4e'),
     'HOImplicitModel': (1, 'cf0c12906083fa05'),
