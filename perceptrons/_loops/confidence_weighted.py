@@ -42,6 +42,13 @@ Rounding. A round is passive when the rule's loss is at most
 attains its constraint exactly (CW, SCW within C) leaves, in float64, a
 loss of the order of the score's rounding when the row is met again.
 
+CW's variance. CW's hard constraint lets the variance along a row it
+keeps mistaking collapse quadratically, :math:`v' \approx v^2/m^2` per
+step, while its α grows as 1/v (the mean's step, :math:`\alpha\Sigma x`,
+stays of the size of m). Once :math:`v <` :data:`TINY_VARIANCE`
+(:math:`2^{-900}`) α and γ would leave float64: the round is passive, the
+direction known for certain; a variance that underflows to 0 stays 0.
+
 Averaged hypothesis. ``summed`` and ``intercept_acc`` keep
 :math:`A = \sum_s (s-1)\Delta_s` over the mean's changes :math:`\Delta_s`
 at global step s, so that :math:`\frac1T\sum_t \mu_t = \mu_T - A/T`
@@ -78,6 +85,9 @@ SCW2Rule = namedtuple("SCW2Rule", ["phi", "psi", "zeta", "C", "bias"])
 NAROWRule = namedtuple("NAROWRule", ["b", "bias"])
 #: NHERD: C > 0.
 NHERDRule = namedtuple("NHERDRule", ["C", "bias"])
+
+#: CW's rounds with v below this are passive (module notes: CW's variance).
+TINY_VARIANCE = 2.0 ** -900
 
 #: Each rule class by the estimator name.
 RULES = {"CW": CWRule, "AROW": AROWRule, "SCW-I": SCW1Rule,
@@ -160,6 +170,9 @@ def _confidence_beta(alpha, v, phi):
 
 def _cw_step(rule, m, v, loss, s):
     # A hard constraint met is met: a positive weight is one presentation.
+    if v < TINY_VARIANCE:
+        # α ∝ 1/v would leave float64 (module notes).
+        return 0.0, 0.0, 0.0
     alpha = _cw_alpha(rule, m, v)
     beta, gamma = _confidence_beta(alpha, v, rule.phi)
     return alpha, beta, gamma
@@ -239,12 +252,13 @@ def rule_step(rule, m, v, loss, s):
 
 
 def _inverse_shrink(rule, sigma, gamma, x2):
-    return sigma / (1.0 + gamma * sigma * x2)
+    # σ = 0 stays 0 (γ may have overflowed: inf · 0 is no variance).
+    return sigma / (1.0 + gamma * sigma * x2) if sigma > 0.0 else sigma
 
 
 def _nherd_shrink(rule, sigma, gamma, x2):
     d = 1.0 + gamma * sigma * x2
-    return sigma / (d * d)
+    return sigma / (d * d) if sigma > 0.0 else sigma
 
 
 @specialised(lambda rule, sigma, gamma, x2: _nherd_shrink

@@ -57,7 +57,7 @@ Project decisions (documented in ``perceptrons.CW`` and the others):
   ``theta += s y x`` and ``A += s x x' / r``); rows of weight 0 are not
   presented;
 * a loss of at most ``LOSS_ROUNDING`` (2^-40) is passive, and so is a row
-  with ``v = 0``;
+  with ``v = 0`` (and, for CW, ``v < 2^-900``); a variance of 0 stays 0;
 * one-vs-rest: problem k's labels are +1 for class k, -1 otherwise, each
   problem run on its own; a multiclass step is a mistake when the true
   class does not score strictly highest.
@@ -82,6 +82,8 @@ from tests.reference.streams import ovr_mistakes, presented
 
 #: Losses at most this are passive.
 LOSS_ROUNDING = 2.0 ** -40
+#: CW's rounds with v below this are passive (alpha ~ 1/v leaves float64).
+TINY_VARIANCE = 2.0 ** -900
 
 RULES = ("CW", "AROW", "SCW-I", "SCW-II", "NAROW", "NHERD",
          "NAROW-LIBOL", "SCW-II-LIBOL")
@@ -105,6 +107,8 @@ def step(rule, m, v, s, params):
     if rule in ("CW", "SCW-I", "SCW-II", "SCW-II-LIBOL"):
         phi, psi, zeta = _constants(params["eta"])
         if not phi * math.sqrt(v) - m > LOSS_ROUNDING:
+            return False, 0.0, 0.0, 0.0
+        if rule == "CW" and v < TINY_VARIANCE:
             return False, 0.0, 0.0, 0.0
         if rule == "SCW-II":
             C = s * params["C"]
@@ -189,9 +193,11 @@ def run_gaussian(X, signs, rule, params, n_epochs, covariance, s=None,
                     elif diagonal == "drop":
                         Sigma = Sigma - beta * Sx ** 2
                     elif rule == "NHERD":
-                        Sigma = Sigma / (1.0 + gamma * x ** 2 * Sigma) ** 2
+                        Sigma = np.where(Sigma > 0, Sigma / (
+                            1.0 + gamma * x ** 2 * Sigma) ** 2, Sigma)
                     else:
-                        Sigma = Sigma / (1.0 + gamma * Sigma * x ** 2)
+                        Sigma = np.where(Sigma > 0, Sigma / (
+                            1.0 + gamma * Sigma * x ** 2), Sigma)
                     n_updates += 1
             mu_sum += mu
         scores.append(epoch_scores)
