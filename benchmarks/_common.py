@@ -477,23 +477,32 @@ def epoch_timer(est, X, y, order):
     """(setup, run, counts) timing one compiled pass of fitted ``est``.
 
     ``setup`` gives ``est`` a fresh state and begins a one-pass call the
-    way ``fit`` does (``perceptrons.models._base``: ``_start``,
-    ``_begin_call``); ``run`` is the loop alone (``_run_epoch``) over
-    ``order``. Raises if the pass no longer makes ``fit``'s updates.
+    way ``fit`` does (the driver's ``perceptrons.models._driver.training``:
+    ``start``, then the algorithm's ``begin_call``); ``run`` is the
+    algorithm's ``run_epoch`` alone over ``order``. Raises if the pass no
+    longer makes ``fit``'s updates.
     """
-    X_, y_, call = est._start_fit(X, y)
-    targets = est._call_targets(call, y_)
+    import numpy as np
+
+    from perceptrons.models._driver.inputs import call_targets, validate_input
+    from perceptrons.models._driver.training import start
+
+    algo = est._algorithm_of_params()
+    X_, y_, call = validate_input(est, algo, X, y, reset=True)
+    call.classes = np.unique(y_) if call.labels is None else call.labels[0]
+    targets = call_targets(call, y_)
     counts = {}
 
     def setup():
-        est._start(call)
+        start(est, algo, call)
         call.n_passes = 1
-        call.t = est.state_.t
-        est._begin_call(call)
-        call.n_iter = est.state_.n_iter
+        call.state = est.state_
+        call.t = call.state.t
+        algo.begin_call(call)
+        call.n_iter = call.state.n_iter
 
     def run(_=None):
-        counts["mistakes"], counts["updates"] = est._run_epoch(call, targets,
+        counts["mistakes"], counts["updates"] = algo.run_epoch(call, targets,
                                                                order)
 
     n_updates_fit = est.n_updates_

@@ -183,7 +183,7 @@ def row_reader(X, shuffle):
 
 def column_pass(X):
     """The finiteness / average ⟨x, x⟩ pass of ``fit`` alone."""
-    from perceptrons.models._base import checked_column_sq_sums
+    from perceptrons.models._driver.inputs import checked_column_sq_sums
     from perceptrons.utils.validation import as_loop_arrays
 
     arrays = as_loop_arrays(X)

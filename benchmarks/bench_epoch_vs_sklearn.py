@@ -26,7 +26,7 @@ What is timed
   θ_Init/C and finiteness (a pass over X), allocation
   and one epoch. A cProfile breakdown of this call is printed as well.
 * **ours, epoch**: the compiled pass alone, called the way ``fit`` calls it
-  (``_run_epoch``, which calls ``figure2_epoch``), from a fresh
+  (the algorithm's ``run_epoch``, which calls ``figure2_epoch``), from a fresh
   state each time (the state is reset untimed), so that it makes the same
   updates as the epoch inside ``fit``.
 * **sklearn, fit**: ``sklearn.linear_model.Perceptron(max_iter=1, tol=None,
@@ -153,7 +153,7 @@ def epoch_timer(X, y):
     try:
         order = np.arange(X.shape[0], dtype=np.int64)
         setup, run, counts = C.epoch_timer(est, X, y, order)
-        return setup, run, "`_run_epoch` from a fresh state", counts
+        return setup, run, "`run_epoch` from a fresh state", counts
     except (AttributeError, TypeError, ImportError) as exc:  # hooks changed
         print(f"  (private hooks unavailable: {exc!r}; timing partial_fit "
               "on the fitted estimator instead)", file=sys.stderr)
@@ -214,11 +214,10 @@ _BREAKDOWN = [
     ("np.unique(y)", "unique", None, "fit"),
     ("mean_sq_norm (auto θ, C)", "mean_sq_norm", None, None),
     ("_allocate (excl. mean_sq_norm)", "_allocate", None, None),
-    ("_encode", "_encode", None, None),
-    ("_begin_call", "_begin_call", None, None),
-    ("compiled epoch (_run_epoch)", "_run_epoch", None, None),
-    ("_state_is_finite + _end_call", ("_state_is_finite", "_end_call"), None,
-     None),
+    ("encode", "encode", None, None),
+    ("begin_call", "begin_call", None, None),
+    ("compiled epoch (run_epoch)", "run_epoch", None, None),
+    ("is_finite + end_call", ("is_finite", "end_call"), None, None),
 ]
 _NESTED = {"  of which sklearn's finite check"}
 _MSN = "mean_sq_norm (auto θ, C)"
@@ -260,7 +259,7 @@ def profile_fit(X, y, min_runs=3, min_time=1.0, max_runs=50):
                         found = True
         return total / n_runs if found else None
 
-    fit_total = cum("fit", "models/_base.py")
+    fit_total = cum("fit", "models/_driver/training.py")
     if fit_total is None:  # fit moved: take any 'fit' of the package
         fit_total = max((st[3] for (p, _, f), st in stats.items()
                          if f == "fit" and "perceptrons" in p), default=0.0)

@@ -65,8 +65,8 @@ What is timed
   process (no client) and on 1- and 2-worker clusters; its parts: the
   client's time in ``submit``, ``gather`` and the rest (mixing, the next
   start), timed by wrapping the runner; a shard-epoch's parts timed alone in
-  this process (``copy.deepcopy`` of the start state, ``_shard_pass``,
-  pickling of the states); ``_mix_states`` for S = 2, 4, 8;
+  this process (``copy.deepcopy`` of the start state, ``shard_pass``,
+  pickling of the states); ``mix_states`` for S = 2, 4, 8;
   and Dask's own price for moving a start-sized argument to a worker and a
   state-sized result back (a task that does nothing with them).
 * **accuracy (item 3)**: not timed; ``fit(max_iter=e)`` for every e (the
@@ -103,6 +103,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as C  # noqa: E402
 
 from perceptrons.datasets import load_named  # noqa: E402
+from perceptrons.models._driver import mixing  # noqa: E402
 
 SECTION = "bench_parameter_mixing"
 TITLE = "## Parameter mixing on Dask (scale-out)"
@@ -300,7 +301,7 @@ def _serial_epochs(X, y, rounds, n_epochs):
             if it == n_epochs:
                 out["updates_per_epoch"] = e.updates_per_epoch_.tolist()
         t0 = time.perf_counter()
-        est(1)._validate_input(X, y, reset=True)
+        mixing.prepared_shard(est(1), X, y)
         out["validate"].append(time.perf_counter() - t0)
         out["loads"].append(load())
     return out
@@ -645,11 +646,11 @@ def shard_epoch_parts(n_features, repeat):
             template, start, shard, None, {}, facts))
         est = t("clone(template)", lambda: clone(template))
         st = t("copy.deepcopy(start)", lambda: copy.deepcopy(start))
-        est._adopt_state(st)
+        mixing.adopt(est, st)
         order = np.arange(2, dtype=np.int64)
-        t("_shard_pass (the pass: begin call, loop, end of call)",
-          lambda: est._shard_pass(
-              shard.call, shard.y, order, classes=facts["classes"],
+        t("shard_pass (the pass: begin call, loop, end of call)",
+          lambda: mixing.shard_pass(
+              est, shard.call, shard.y, order, classes=facts["classes"],
               mean_sq_norm=facts["mean_sq_norm"], carry={}))
         state = t("state_", lambda: est.state_)
         t("pickle.dumps(start)", lambda: pickle.dumps(start, protocol=5))
@@ -749,7 +750,7 @@ def allocator_check(client, n_features):
 
 
 def mixing_cost(n_features, shard_counts, repeat):
-    """``_mix_states`` + the next start, on the client, for S shards."""
+    """``mix_states`` + the next start, on the client, for S shards."""
     import perceptrons.distributed as D
     from perceptrons import Perceptron
     from sklearn.base import clone
@@ -773,7 +774,7 @@ def mixing_cost(n_features, shard_counts, repeat):
             if r == repeat - 1:
                 prof.enable()
             t0 = time.perf_counter()
-            model._mix_states(start, states, mu)
+            mixing.mix_states(model, start, states, mu)
             best = min(best, time.perf_counter() - t0)
             if r == repeat - 1:
                 prof.disable()
@@ -1148,7 +1149,7 @@ def scaling_tables(scaling):
             f"Per-shard pass (2 workers): {c['shard_rate_rows_per_s'] / 1e6:.2f} "
             f"M rows/s, {c['shard_rate_csr_bytes_per_s'] / 1e9:.2f} GB/s of "
             f"CSR; serial fit {c['serial_rate_rows_per_s'] / 1e6:.2f} M rows/s. "
-            f"Input validation (`_validate_input`: finiteness and "
+            f"Input validation (`prepared_shard`: finiteness and "
             f"Σ⟨x, x⟩, one read of X; made once per `fit`, and by "
             f"`ParameterMixing` once per shard in `_prepare_shard`) takes "
             f"{c['serial']['validate_best']:.2f} s on all rows "
@@ -1249,7 +1250,7 @@ def overhead_tables(overhead, scaling):
                            r["allocator"].items()) + ".")
             out.append("")
         mix = r["mixing"]
-        out.append("Mixing on the client (`_mix_states` and the next start, "
+        out.append("Mixing on the client (`mix_states` and the next start, "
                    "in this process): " + ", ".join(
                        f"S={S}: {1e3 * v['seconds']:.0f} ms"
                        for S, v in mix.items()) + ".")

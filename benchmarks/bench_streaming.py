@@ -95,8 +95,8 @@ wrappers cost microseconds): reading and cutting the text
 conversion (the rest of ``_text_blocks``), appending to the cache
 (``_CacheWriter.add``), reading a cache block (``_cache_blocks``), CRC-32
 (within the last two), building the CSR matrix (``_Block.csr``),
-``partial_fit`` split into validation (``_validate_input``), label
-encoding (``_call_targets``), the compiled pass (``_train``) and the rest;
+``partial_fit`` split into validation (``validate_input``), label
+encoding (``call_targets``), the compiled pass (``train``) and the rest;
 "other" is the epoch minus all of these (the loop, the cache's finish).
 """
 
@@ -289,19 +289,27 @@ def _instrument(prof, cls):
     import zlib
 
     from perceptrons import streaming as S
+    from perceptrons.streaming import _cache, _text
 
-    S._line_chunks = prof.gen("read text", S._line_chunks)
-    S.parse_svmlight_chunk = prof.func("parse", S.parse_svmlight_chunk)
+    # Each name is replaced where its callers look it up.
+    _text._line_chunks = prof.gen("read text", _text._line_chunks)
+    _text.parse_svmlight_chunk = prof.func("parse",
+                                           _text.parse_svmlight_chunk)
     S._text_blocks = prof.gen("text blocks", S._text_blocks)
     S._cache_blocks = prof.gen("cache read", S._cache_blocks)
-    S._CacheWriter.add = prof.func("cache write", S._CacheWriter.add)
-    S._Block.csr = prof.func("csr", S._Block.csr)
-    S.zlib = types.SimpleNamespace(crc32=prof.func("crc32", zlib.crc32))
-    for name, key in (("partial_fit", "partial_fit"),
-                      ("_validate_input", "pf: validate"),
-                      ("_call_targets", "pf: labels"),
-                      ("_train", "pf: compiled pass")):
-        setattr(cls, name, prof.func(key, getattr(cls, name)))
+    _cache._CacheWriter.add = prof.func("cache write",
+                                        _cache._CacheWriter.add)
+    _text._Block.csr = prof.func("csr", _text._Block.csr)
+    _cache.zlib = types.SimpleNamespace(crc32=prof.func("crc32",
+                                                        zlib.crc32))
+    from perceptrons.models._driver import training
+
+    cls.partial_fit = prof.func("partial_fit", cls.partial_fit)
+    # The driver's steps, where training.partial_fit looks them up.
+    for name, key in (("validate_input", "pf: validate"),
+                      ("call_targets", "pf: labels"),
+                      ("train", "pf: compiled pass")):
+        setattr(training, name, prof.func(key, getattr(training, name)))
 
 
 def child_ours(spec):

@@ -37,7 +37,7 @@ def progressive_val_score(estimator, stream, metric=None, *, classes=None):
 
     Parameters
     ----------
-    estimator : BaseOnlinePerceptron
+    estimator : OnlineClassifier
         Any estimator of this package; trained in place (fresh, or
         continuing a fitted model).
     stream : iterable of (x, y)

@@ -2,7 +2,8 @@
 
 :func:`as_river` wraps an estimator of this package in a
 ``river.base.Classifier``: river's ``learn_one``/``predict_one`` go to the
-estimator's own (:meth:`~perceptrons.models._base.BaseOnlinePerceptron.learn_one`),
+estimator's own (``learn_one`` of
+:class:`~perceptrons.models._driver.OnlineClassifier`),
 so river's pipelines and ``evaluate.progressive_val_score`` run the paper's
 update one example at a time. river is an optional dependency
 (``pip install perceptrons[river]``).
@@ -18,7 +19,7 @@ def as_river(estimator, classes):
 
     Parameters
     ----------
-    estimator : BaseOnlinePerceptron
+    estimator : OnlineClassifier
         Trained in place by the wrapper's ``learn_one``.
     classes : array-like
         Every class: a linear model's shape depends on them, where river's

@@ -65,3 +65,47 @@ def rewrite(src, dst, header=None, drop=(), add=(), replace=None,
 def array_members(path):
     with zipfile.ZipFile(path) as zf:
         return [n for n in zf.namelist() if n.endswith(".npy")]
+
+
+def field_key(header, *path):
+    """The member key of a state field (``field_key(h, "weights",
+    "current")`` is ``state_.weights.current``'s)."""
+    node = header["state"]
+    for name in path:
+        node = node["fields"][name]
+    return node["key"]
+
+
+def resized(src, dst, shapes, dtypes=None):
+    """Copy a model zip, deflated, with members given new shapes (and
+    dtypes): each ``key`` of ``shapes`` declared so in the manifest and
+    its ``.npy`` header, its data zeros, written 16 MiB at a time (so a
+    member of any size costs no more memory to craft)."""
+    import numpy as np
+
+    dtypes = dtypes or {}
+    with zipfile.ZipFile(src) as zin:
+        header = json.loads(zin.read("header.json"))
+        for key, shape in shapes.items():
+            entry = header["arrays"][key]
+            entry["shape"] = list(shape)
+            entry["dtype"] = dtypes.get(key, entry["dtype"])
+        with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+            for name in zin.namelist():
+                key = name[:-4]
+                if name == "header.json":
+                    zout.writestr(name, json.dumps(header))
+                elif key not in shapes:
+                    zout.writestr(name, zin.read(name))
+            for key, shape in shapes.items():
+                dtype = np.dtype(header["arrays"][key]["dtype"])
+                with zout.open(f"{key}.npy", "w") as fh:
+                    np.lib.format.write_array_header_1_0(fh, {
+                        "descr": dtype.str, "fortran_order": False,
+                        "shape": tuple(shape)})
+                    left = dtype.itemsize * int(np.prod(shape))
+                    zeros = bytes(min(left, 2**24))
+                    while left:
+                        fh.write(zeros[:min(left, len(zeros))])
+                        left -= min(left, len(zeros))
+    return dst

@@ -57,7 +57,7 @@ def test_threaded_one_vs_rest_pass_is_the_serial_pass(params, n_jobs,
     """Problems split into groups of one (binary labels) and more (shifted
     class indices), passes cut into chunks of 97 rows (the score logs that
     count the online mistakes), row weights: the state of the serial pass."""
-    import perceptrons.models.perceptron as module
+    import perceptrons.models._ovr as module
 
     monkeypatch.setattr(module, "_OVR_CHUNK_STEPS", 97)
     X, y = make_classification(n_samples=500, n_features=15,

@@ -208,3 +208,37 @@ def test_a_stream_and_its_copy_keep_their_own_history():
     assert_same_state(b.state_, ref_b.state_)
     assert a.mistakes_per_epoch_.shape == b.mistakes_per_epoch_.shape == (30,)
     assert_array_equal(held, held_values)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("cls", _public_estimators(), ids=lambda c: c.__name__)
+def test_predict_one_is_predict_on_the_row(cls, n_classes):
+    """predict_one's label is predict's on the row, from fresh public
+    views or from those learn_one left to be made, for arrays and dicts;
+    a row with NaN or infinity is refused."""
+    X, y = _stream(n=60, n_classes=n_classes)
+    est = _explicit(cls, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.partial_fit(X[:30], y[:30], classes=np.unique(y))
+        for i in range(30, 60):
+            named = {f"x{j}": v for j, v in enumerate(X[i])}
+            assert est.predict_one(X[i]) == est.predict(X[i:i + 1])[0]
+            est.learn_one(X[i], y[i])
+    labels = [est.predict(X[i:i + 1])[0] for i in range(X.shape[0])]
+    assert [est.predict_one(x) for x in X] == labels
+    if hasattr(est, "coef_") and not hasattr(est, "dual_coef_"):
+        # A linear model's one-row scores are decision_function's on the
+        # row, bit for bit (a product over a whole X may sum in another
+        # order).
+        from perceptrons.models._driver.protocol import linear_row_scores
+
+        for x in X:
+            assert_array_equal(
+                np.ravel(linear_row_scores(vars(est), x)),
+                np.ravel(est.decision_function(x[None, :])))
+    bad = X[0].copy()
+    bad[1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        est.predict_one(bad)
+    del named

@@ -1,6 +1,8 @@
 """The zip layer of the model loader: every oddity refused with one
 ValueError naming the file, before anything is decompressed or allocated
-(issue #26, items 6, 7 and 9)."""
+(issue #26, items 6, 7 and 9), and every member's declared size checked
+against its place in the state from the header alone (issue #36, point
+6)."""
 
 import io
 import json
@@ -10,10 +12,10 @@ import zipfile
 import numpy as np
 import pytest
 
-from perceptrons import Perceptron, persistence
+from perceptrons import PDM, Perceptron, persistence
 from perceptrons.cli import main
 from perceptrons.persistence import load_model, read_header, save_model
-from tests._zips import array_members, patch, rewrite
+from tests._zips import array_members, field_key, patch, resized, rewrite
 
 
 @pytest.fixture(scope="module")
@@ -235,3 +237,155 @@ def test_header_json_errors_name_the_file(good, tmp_path):
     bad = rewrite(good, tmp_path / "h.npz", replace={
         "header.json": json.dumps([1, 2]).encode()})
     _refused(bad, "does not declare format")
+
+
+# ---------------------------------------------------------- declared sizes
+_FROM_HEADER = "(from the header's manifest, before any array is read)"
+
+
+def _refused_unread(path, words):
+    """Refused from the header alone: nothing of a declared size read."""
+    tracemalloc.start()
+    try:
+        message = _refused(path, words)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert message.endswith(_FROM_HEADER), message
+    assert peak < 2**24
+    return message
+
+
+def test_512_mib_integer_member_refused_before_reading(good, tmp_path):
+    """The file of issue #36: a real model's file with one integer member's
+    declared shape and .npy header enlarged to 512 MiB (of zeros,
+    deflated), a 0.5 MB file under the ratio's and the total's caps. It
+    made load_model allocate about 1 GiB (peak RSS +1025 MiB) before the
+    state's validation refused it."""
+    key = field_key(read_header(good), "mistakes_per_epoch")
+    bad = resized(good, tmp_path / "big.npz", {key: [2**26]})
+    assert bad.stat().st_size < 2**20
+    with zipfile.ZipFile(bad) as zf:
+        info = zf.getinfo(f"{key}.npy")
+        assert 2**29 < info.file_size < (
+            persistence.MAX_COMPRESSION_RATIO * info.compress_size)
+        assert sum(i.file_size for i in zf.infolist()) < \
+            persistence.MAX_MODEL_BYTES
+    _refused_unread(bad, "state_.updates_per_epoch (axis 0): n_epochs is 2 "
+                         "here but 67108864 elsewhere in the state")
+
+
+def test_shape_contradicting_another_refused(good, tmp_path):
+    """n_features: the weights declare 6 columns, n_features_in says 5."""
+    key = field_key(read_header(good), "weights", "current")
+    bad = resized(good, tmp_path / "w.npz", {key: [1, 6]})
+    _refused_unread(bad, "state_.weights.current (axis 1): n_features is 6 "
+                         "here but 5 elsewhere")
+
+
+def test_dtype_mismatch_refused(good, tmp_path):
+    header = read_header(good)
+    key = field_key(header, "weights", "current")
+    bad = resized(good, tmp_path / "d.npz", {key: [1, 5]}, {key: "<i8"})
+    _refused_unread(bad, "state_.weights.current has dtype int64, expected")
+    key = field_key(header, "classes")
+    bad = resized(good, tmp_path / "c.npz", {key: [2]}, {key: "<c16"})
+    _refused_unread(bad, "state_.classes has dtype complex128")
+
+
+def test_epoch_history_longer_than_n_iter_and_t_refused(good, tmp_path):
+    """Both per-epoch counters enlarged together agree with each other; an
+    epoch presents at least one row, so t (the rows presented) bounds
+    them."""
+    header = read_header(good)
+    t = header["state"]["fields"]["t"]["value"]
+    assert header["state"]["fields"]["n_iter"]["value"] < t
+    keys = [field_key(header, name)
+            for name in ("mistakes_per_epoch", "updates_per_epoch")]
+    bad = resized(good, tmp_path / "e.npz", {k: [t + 1] for k in keys})
+    _refused_unread(bad, f"state_.mistakes_per_epoch (axis 0): n_epochs is "
+                         f"{t + 1}, more than {t} (t: ")
+
+
+def test_epochs_are_bounded_by_t_not_by_n_iter(tmp_path):
+    """PDM's n_iter_ counts the last call's full epochs and its history
+    every call's: a warm-started fit has more epochs than n_iter_, and its
+    file loads. So t, not n_iter, bounds an epoch history."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(60, 5)
+    y = (X[:, 0] + 0.3 * X[:, 1] > 0).astype(int)
+    est = PDM(warm_start=True, random_state=0).fit(X, y).fit(X, y)
+    assert est.mistakes_per_epoch_.shape[0] > est.n_iter_
+    save_model(est, tmp_path / "pdm.npz")
+    np.testing.assert_array_equal(
+        load_model(tmp_path / "pdm.npz").mistakes_per_epoch_,
+        est.mistakes_per_epoch_)
+
+
+def test_classes_beyond_the_weight_rows_refused(good, tmp_path):
+    """A binary model's one weight row serves two classes: classes
+    enlarged alone (1 Mi labels) share n_classes with nothing else."""
+    key = field_key(read_header(good), "classes")
+    bad = resized(good, tmp_path / "k.npz", {key: [2**20]})
+    _refused_unread(bad, "state_.classes (axis 0): n_classes is 1048576, "
+                         "more than 2")
+
+
+def test_free_axis_and_pool_bounded(good, tmp_path):
+    """An axis no symbol names (a kept sum's width) stays within the one it
+    must equal; a pool holds at most the rows it has seen."""
+    header = read_header(good)
+    key = field_key(header, "weights", "summed")
+    bad = resized(good, tmp_path / "s.npz", {key: [1, 1000]})
+    _refused_unread(bad, "state_.weights.summed has 1000 entries along axis "
+                         "1, more than 5 (n_features)")
+
+    def edit(h):
+        h["state"]["fields"]["vote_rows"]["fields"]["n_rows_seen"][
+            "value"] = 1
+    bad = rewrite(good, tmp_path / "p.npz", header=edit)
+    _refused_unread(bad, "state_.vote_rows.X (axis 0): n_pool is ")
+
+
+def test_parameter_and_scaler_members_sized(tmp_path):
+    """A parameter's members are small (a RandomState's key: 624 words); a
+    scaler's statistics hold one value per feature."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(40, 5)
+    model = make_pipeline(StandardScaler(), Perceptron(
+        random_state=np.random.RandomState(1))).fit(X, X[:, 0] > 0)
+    path = tmp_path / "p.npz"
+    save_model(model, path)
+    assert load_model(path).predict(X).tolist() == model.predict(X).tolist()
+    header = read_header(path)
+    key = header["params"]["random_state"]["state"]["items"][1]["key"]
+    bad = resized(path, tmp_path / "r.npz", {key: [2**16]})
+    _refused_unread(bad, "parameter 'random_state' holds an array of "
+                         "[65536] uint32 values")
+    key = header["preprocessing"][0]["attributes"]["mean_"]["key"]
+    bad = resized(path, tmp_path / "m.npz", {key: [1000]})
+    _refused_unread(bad, "step 'standardscaler' attribute 'mean_' holds "
+                         "[1000] float64 values, not a number per feature "
+                         "(5)")
+
+
+def test_every_symbol_and_free_axis_has_a_bound():
+    """A state type that a model file may hold binds no symbol, and leaves
+    no axis free, without a bound from the header (a new one fails here
+    until persistence._declared is given its bound)."""
+    from perceptrons.persistence import _declared, state_types
+
+    for cls in state_types().values():
+        for name, spec in cls.specs():
+            if spec.binds:
+                assert spec.binds in _declared._SYMBOL_BOUNDS, (cls, name)
+            if spec.what not in ("array", "rows"):
+                continue
+            for size in spec.shape:
+                if isinstance(size, str):
+                    assert size in _declared._SYMBOL_BOUNDS, (cls, name)
+                elif size is None:
+                    _declared._free_bound(cls, name, f"{cls.__name__}.{name}")

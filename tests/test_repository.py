@@ -76,6 +76,51 @@ def test_import_direction():
     assert not bad, "\n".join(bad)
 
 
+#: A file longer than this, or a class longer than the other, is a room that
+#: holds more than one responsibility (issue #36): split it by what lives
+#: there.
+MAX_FILE_LINES, MAX_CLASS_LINES = 800, 400
+#: Compiled training entry points of the loops (``*_epoch``/``*_pass`` that
+#: a module exports): one per algorithm family, plus the active-set driver.
+MAX_LOOP_ENTRY_POINTS = 10
+
+
+def test_no_file_or_class_outgrows_its_room():
+    too_long = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text()
+        n_lines = len(text.splitlines())
+        if n_lines > MAX_FILE_LINES:
+            too_long.append(f"{path.relative_to(ROOT)}: {n_lines} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ClassDef):
+                size = node.end_lineno - node.lineno + 1
+                if size > MAX_CLASS_LINES:
+                    too_long.append(f"{path.relative_to(ROOT)}: class "
+                                    f"{node.name}, {size} lines")
+    assert not too_long, "\n".join(too_long)
+
+
+def _exported(path):
+    """The names a module's ``__all__`` lists (empty without one)."""
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and any(
+                getattr(t, "id", None) == "__all__" for t in node.targets):
+            return [elt.value for elt in node.value.elts]
+    return []
+
+
+def test_one_compiled_entry_point_per_algorithm_family():
+    """The passes the models call (``*_epoch``, ``*_pass``; not the helpers
+    that begin a pass or register one)."""
+    entry_points = sorted(
+        f"{path.stem}.{name}" for path in (PACKAGE / "_loops").glob("*.py")
+        for name in _exported(path)
+        if name.endswith(("_epoch", "_pass"))
+        and not name.startswith(("begin_", "register_")))
+    assert len(entry_points) <= MAX_LOOP_ENTRY_POINTS, entry_points
+
+
 def test_loops_import_no_sklearn():
     for path in (PACKAGE / "_loops").rglob("*.py"):
         assert "sklearn" not in path.read_text(), path

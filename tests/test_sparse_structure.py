@@ -15,7 +15,8 @@ from perceptrons import bounds
 from perceptrons.distributed import ParameterMixing
 from perceptrons.experiments.hypotheses import hypothesis_predictions
 from perceptrons.persistence import estimator_registry
-from perceptrons.streaming import _layout, _read_cache_meta, fit_file
+from perceptrons.streaming import fit_file
+from perceptrons.streaming._cache import _layout, _read_cache_meta
 from perceptrons.utils.validation import check_sparse_structure
 
 

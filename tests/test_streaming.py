@@ -193,13 +193,13 @@ def test_chunks_follow_the_rule(tmp_path):
 
 def test_parser_gets_offsets_and_line_numbers(binary, monkeypatch):
     calls = []
-    parse = streaming.parse_svmlight_chunk
+    parse = streaming._text.parse_svmlight_chunk
 
     def spy(buf, *, path, offset, first_line):
         calls.append((bytes(buf), offset, first_line))
         return parse(buf, path=path, offset=offset, first_line=first_line)
 
-    monkeypatch.setattr(streaming, "parse_svmlight_chunk", spy)
+    monkeypatch.setattr(streaming._text, "parse_svmlight_chunk", spy)
     scan_svmlight(binary, chunk_bytes=100)
     data = binary.read_bytes()
     assert len(calls) > 10
@@ -258,7 +258,7 @@ def test_cache_is_kept_and_reused_without_reading_text(binary, tmp_path,
     def no_text(*args, **kwargs):
         raise AssertionError("the text was parsed")
 
-    monkeypatch.setattr(streaming, "parse_svmlight_chunk", no_text)
+    monkeypatch.setattr(streaming._text, "parse_svmlight_chunk", no_text)
     info = scan_svmlight(binary, chunk_bytes=300, cache=cache)
     assert info.source == "cache"
     sources = []

@@ -77,22 +77,11 @@ import numpy as np
 from numba import njit
 
 from ._common import row_dot
-from .storage import add_example, add_example_sum, begin_pass, n_columns, \
-    raw_scores, storage_loop
+from .lazy import CANCEL, FOLD, SCALE_MIN, fold_row, scale_row
+from .storage import add_example, add_example_sum, begin_pass, raw_scores, \
+    storage_loop
 
 __all__ = ["alma2_epoch", "almap_epoch", "augmented_p_norms"]
-
-# The lazy scale s is multiplied out below this.
-_SCALE_MIN = 1e-9
-# S = Σ|u_j|^p is recomputed when its update leaves less than this
-# fraction of its positive terms (its relative error then stays near
-# eps / _CANCEL).
-_CANCEL = 1e-2
-# The lazy sums of the averaged hypothesis are folded in when the per-step
-# factor (s, or s/S^{(p-2)/p}) has moved by this factor since the last fold
-# (the Ballseptron's bound on their rounding, about eps · _FOLD relative).
-_FOLD = 1e4
-
 
 @njit(cache=True)
 def augmented_p_norms(X_data, X_indices, X_indptr, n_rows, p, rho, out):
@@ -162,8 +151,7 @@ def _multiply_out(store, bias, scale, r):
     """``u_r ← s_r u_r``, ``s_r ← 1`` (the lazy scale made explicit)."""
     s = scale[r]
     if s != 1.0:
-        for c in range(n_columns(store)):
-            store.current[r, c] *= s
+        scale_row(store, r, s)
         bias[r] *= s
         scale[r] = 1.0
 
@@ -173,8 +161,7 @@ def _fold(store, bias, summed_bias, beta, r):
     """``Σ_t w_t = summed + β u`` made explicit: ``summed += β u``, β = 0."""
     b = beta[r]
     if b != 0.0:
-        for c in range(n_columns(store)):
-            store.summed[r, c] += b * store.current[r, c]
+        fold_row(store, r, b)
         summed_bias[r] += b * bias[r]
         beta[r] = 0.0
 
@@ -273,12 +260,12 @@ def alma2_epoch(store, targets, order, weights, row_scale, bias_coord, bias,
                 sq_norm[r] = wsq
                 corrections[r] += 1
                 n_updates += 1
-                if scale[r] < _SCALE_MIN:
+                if scale[r] < SCALE_MIN:
                     if averaged:
                         _fold(store, bias, summed_bias, beta, r)
                         fold_at[r] = 1.0
                     _multiply_out(store, bias, scale, r)
-                elif averaged and scale[r] * _FOLD < fold_at[r]:
+                elif averaged and scale[r] * FOLD < fold_at[r]:
                     _fold(store, bias, summed_bias, beta, r)
                     fold_at[r] = scale[r]
             if averaged:
@@ -391,7 +378,7 @@ def almap_epoch(X_data, X_indices, X_indptr, targets, order, weights,
     d = theta.shape[1] - 1
     n_mistakes = 0
     n_updates = 0
-    s_min = max(_SCALE_MIN, 10.0 ** (-250.0 / p))
+    s_min = max(SCALE_MIN, 10.0 ** (-250.0 / p))
     # |u_j| below this keeps |u_j|^p below 1e250.
     u_max = 10.0 ** (250.0 / p)
     e = (p - 2.0) / p
@@ -470,7 +457,7 @@ def almap_epoch(X_data, X_indices, X_indptr, targets, order, weights,
                     removed += before
                     added += after
                 total = S[r] - removed + added
-                if total < _CANCEL * (S[r] + added):
+                if total < CANCEL * (S[r] + added):
                     if averaged:
                         _fold_z(sr, zr, big_b[r])
                         big_b[r] = 0.0
@@ -491,7 +478,7 @@ def almap_epoch(X_data, X_indices, X_indptr, targets, order, weights,
                 b = scale[r] / S[r] ** e
                 if fold_at[r] == 0.0:
                     fold_at[r] = b
-                elif b > _FOLD * fold_at[r] or b * _FOLD < fold_at[r]:
+                elif b > FOLD * fold_at[r] or b * FOLD < fold_at[r]:
                     _fold_z(sr, zr, big_b[r])
                     big_b[r] = 0.0
                     fold_at[r] = b

@@ -1,17 +1,21 @@
 r"""The Ballseptron of Shalev-Shwartz & Singer (2005), one pass per call.
 
-Two loops, one per update rule (STYLE habit 1), each for either storage of
-the weights (:mod:`perceptrons._loops.storage`: weight vectors, or
-coefficients over a support set with a Mercer kernel, the remark after
-Figure 2 of the paper):
+One entry point, :func:`ballseptron_epoch`, whose rule's type is the form
+of the algorithm, each form compiled for either storage of the weights
+(:mod:`perceptrons._loops.storage`: weight vectors, or coefficients over a
+support set with a Mercer kernel, the remark after Figure 2 of the paper):
 
-* :func:`ballseptron_epoch`: the binary algorithm of Figure 2. A mistake
+* :data:`BallRule`: the binary algorithm of Figure 2. A mistake
   (``y w·x <= 0``) adds ``y x``; a margin error
   (``0 < y w·x / ‖w‖ <= r``) adds ``y x̂`` with ``x̂ = x - y r w / ‖w‖``,
   that is ``w ← (1 - r/‖w‖) w + y x``.
-* :func:`ballseptron_prototype_epoch`: the multiclass extension of Sec. 4,
-  one prototype per class, the Eq. (18) update with ``x`` on a mistake and
-  with ``x̂ = x + r (w^ỹ - w^y)/‖w^ỹ - w^y‖`` on a margin error.
+* :data:`BallPrototypes`: the multiclass extension of Sec. 4, one prototype
+  per class, the Eq. (18) update with ``x`` on a mistake and with
+  ``x̂ = x + r (w^ỹ - w^y)/‖w^ỹ - w^y‖`` on a margin error.
+
+The two forms keep different bookkeeping within a pass (a lazy scale of
+one vector and its ``‖w‖²``; the prototypes' Gram matrix, see below), so
+each is a compiled body of its own behind the entry point.
 
 Row weights. A row of weight s_i makes the same tests (mistake, margin error:
 the ball does not depend on s_i) and an update s_i times as long: binary
@@ -67,7 +71,8 @@ with ``v`` the unscaled vector (``w = scale · v``); every step adds
 ``scale`` to β, and an update ``v += a x`` first takes ``β a x`` off
 ``summed`` (O(nnz(x))). ``β v`` is folded into ``summed`` (O(d)) at the end of
 the pass, before ``v`` is multiplied out or zeroed, and whenever ``|scale|``
-has moved by a factor ``_FOLD = 1e4`` since the last fold: between folds the
+has moved by a factor :data:`~perceptrons._loops.lazy.FOLD` since the last
+fold: between folds the
 terms ``β a x`` grow like ``1/scale`` while the sum does not, so the fold
 bounds the rounding of the sum to about ``1e4 eps`` relative. Folds never
 touch ``v`` or ``scale``, so the online run is bit for bit that of
@@ -94,6 +99,8 @@ S. Shalev-Shwartz and Y. Singer. A new perspective on an old perceptron
 algorithm. COLT 2005, LNCS 3559, pp. 264-278.
 """
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -109,51 +116,17 @@ from .storage import (
     raw_scores,
     self_sq_norm,
     storage_loop,
+    store_class,
 )
+from .lazy import CANCEL, FOLD, SCALE_MAX, SCALE_MIN, fold_row, scale_row, \
+    zero_row
 from .support import clear_kernel_block, support_scores
 
-__all__ = ["ballseptron_epoch", "ballseptron_prototype_epoch",
+__all__ = ["BallPrototypes", "BallRule", "ballseptron_epoch",
            "prototype_gram_update", "support_gram"]
 
-# |scale| outside [_SCALE_MIN, _SCALE_MAX] is multiplied into v.
-_SCALE_MIN = 1e-9
-_SCALE_MAX = 1e9
-# ‖w‖² (or a prototype distance) is recomputed when the incremental value
-# falls below this fraction of its positive terms (the relative error is
-# then at most ~eps / fraction).
-_CANCEL = 1e-2
 # Relative slack of the Gram-matrix filter of the multiclass margin test.
 _FILTER_SLACK = 1e-8
-# Averaged binary loop: the lazy sum is folded into summed when the scale
-# has moved by this factor since the last fold (bounds the rounding of the
-# sum to about eps · _FOLD, relative).
-_FOLD = 1e4
-
-
-@njit(cache=True, inline="always")
-def _fold(store, beta):
-    """``summed += beta · current`` over the columns in use (the lazy sum
-    made explicit)."""
-    n = n_columns(store)
-    for r in range(store.current.shape[0]):
-        for p in range(n):
-            store.summed[r, p] += beta * store.current[r, p]
-
-
-@njit(cache=True, inline="always")
-def _scale_current(store, s):
-    n = n_columns(store)
-    for r in range(store.current.shape[0]):
-        for p in range(n):
-            store.current[r, p] *= s
-
-
-@njit(cache=True, inline="always")
-def _zero_current(store):
-    n = n_columns(store)
-    for r in range(store.current.shape[0]):
-        for p in range(n):
-            store.current[r, p] = 0.0
 
 
 # ------------------------------------------------------------ exact norms
@@ -252,7 +225,7 @@ def _primal_difference_sq(store, ctx, work, G, y, o, approx):
 
 
 def _dual_difference_sq(store, ctx, work, G, y, o, approx):
-    if approx < _CANCEL * (G[y, y] + G[o, o]):
+    if approx < CANCEL * (G[y, y] + G[o, o]):
         ctx = support_gram(store.provider, store.support, store.current,
                            work, G, ctx)
         approx = G[y, y] + G[o, o] - 2.0 * G[y, o]
@@ -285,10 +258,50 @@ def _start_pass(store, radius, exact_start, work, G):
     return track_norm, ctx
 
 
+#: The binary rule of Figure 2: the radius r >= 0, whether the pass starts
+#: by computing ``‖w‖²`` exactly (else it trusts ``G``, as the previous pass
+#: over the same weights left it) and whether it keeps the running sum of
+#: the averaged hypothesis.
+BallRule = namedtuple("BallRule", ["radius", "exact_start", "averaged"])
+#: The prototypes of Sec. 4, with the same fields (``G`` the prototypes'
+#: Gram matrix).
+BallPrototypes = namedtuple("BallPrototypes",
+                            ["radius", "exact_start", "averaged"])
+
+
+def ballseptron_epoch(store, targets, order, weights, rule, scores, G, wx):
+    """One pass of the Ballseptron over ``order``, in the rule's form.
+
+    Parameters
+    ----------
+    store : PrimalStore or DualStore
+        The weights (:mod:`perceptrons._loops.storage`): one weight row
+        (:data:`BallRule`) or one prototype per class
+        (:data:`BallPrototypes`), updated in place.
+    targets, order, weights
+        As in :func:`_binary_epoch` and :func:`_prototype_epoch`.
+    rule : BallRule or BallPrototypes
+    scores, wx : ndarray of shape (n_rows,), float64
+        Work space (``wx`` read by the prototypes only).
+    G : ndarray of shape (n_rows, n_rows), float64
+        ``‖w‖²`` or the prototypes' Gram matrix, kept up to date.
+
+    Returns
+    -------
+    n_mistakes, n_margin_errors : int
+    """
+    if store_class(rule) is BallPrototypes:
+        return _prototype_epoch(store, targets, order, weights, rule.radius,
+                                scores, G, rule.exact_start, wx,
+                                rule.averaged)
+    return _binary_epoch(store, targets, order, weights, rule.radius, scores,
+                         G, rule.exact_start, rule.averaged)
+
+
 # ------------------------------------------------------------------ binary
 @storage_loop
-def ballseptron_epoch(store, targets, order, weights, radius, scores, G,
-                      exact_start, averaged):
+def _binary_epoch(store, targets, order, weights, radius, scores, G,
+                  exact_start, averaged):
     """One pass of Figure 2 over ``order``.
 
     Parameters
@@ -359,21 +372,21 @@ def ballseptron_epoch(store, targets, order, weights, radius, scores, G,
             wsq = positive + 2.0 * c * (weight * m)
         if c != 1.0:
             scale *= c
-            if averaged and (abs(scale) * _FOLD < abs(fold_scale)
-                             or abs(scale) > _FOLD * abs(fold_scale)):
+            if averaged and (abs(scale) * FOLD < abs(fold_scale)
+                             or abs(scale) > FOLD * abs(fold_scale)):
                 if beta != 0.0:
-                    _fold(store, beta)
+                    fold_row(store, 0, beta)
                     beta = 0.0
                 fold_scale = scale
             if scale == 0.0:
-                _zero_current(store)
+                zero_row(store, 0)
                 scale = 1.0
                 fold_scale = 1.0
-            elif abs(scale) < _SCALE_MIN or abs(scale) > _SCALE_MAX:
+            elif abs(scale) < SCALE_MIN or abs(scale) > SCALE_MAX:
                 if averaged and beta != 0.0:
-                    _fold(store, beta)
+                    fold_row(store, 0, beta)
                     beta = 0.0
-                _scale_current(store, scale)
+                scale_row(store, 0, scale)
                 scale = 1.0
                 fold_scale = 1.0
         a = weight * y / scale
@@ -383,13 +396,13 @@ def ballseptron_epoch(store, targets, order, weights, radius, scores, G,
             # w_t = scale · v joins the sum.
             add_example_sum(store, 0, -beta * a, i)
             beta += scale
-        if track_norm and wsq < _CANCEL * positive:
+        if track_norm and wsq < CANCEL * positive:
             ctx = exact_gram(store, ctx, scores, G)
             wsq = scale * scale * G[0, 0]
     if averaged and beta != 0.0:
-        _fold(store, beta)
+        fold_row(store, 0, beta)
     if scale != 1.0:
-        _scale_current(store, scale)
+        scale_row(store, 0, scale)
     G[0, 0] = wsq
     return n_mistakes, n_margin_errors
 
@@ -433,8 +446,8 @@ def _move_pair(store, y, o, i, weight, averaged, beta):
 
 
 @storage_loop
-def ballseptron_prototype_epoch(store, targets, order, weights, radius,
-                                scores, G, exact_start, wx, averaged):
+def _prototype_epoch(store, targets, order, weights, radius, scores, G,
+                     exact_start, wx, averaged):
     """One pass of the multiclass Ballseptron (Sec. 4) over ``order``.
 
     Parameters
@@ -538,5 +551,6 @@ def ballseptron_prototype_epoch(store, targets, order, weights, radius,
                 V[o, p] -= t
         _move_pair(store, y, o, i, weight, averaged, beta)
     if averaged:
-        _fold(store, float(order.shape[0]))
+        for r in range(K):
+            fold_row(store, r, float(order.shape[0]))
     return n_mistakes, n_margin_errors

@@ -27,7 +27,7 @@ mistakes, collects the next active set and updates where its condition
 holds: :func:`margin_pass` for PDM and PFM (rule :data:`MarginRule`),
 :func:`perceptrons._loops.romma.romma_pass` for ROMMA. A rule's named tuple
 holds its scalars and picks its pass (:func:`register_pass`,
-:func:`pattern_pass`); the vector a pass updates comes as four arrays of its
+:func:`_rule_pass`); the vector a pass updates comes as four arrays of its
 own, ``w, st, cell, per_row``, laid out as the rule says. The active-set
 schedule of Sec. 4 (:func:`active_set_epoch`) drives the pass of any rule.
 
@@ -76,7 +76,7 @@ from .storage import store_class
 
 __all__ = ["MarginRule", "RULE_PDM", "RULE_PFM", "active_set_epoch",
            "condition_threshold", "margin_pass", "n_multiple_updates",
-           "pattern_pass", "present", "register_pass"]
+           "present", "register_pass"]
 
 #: Condition (8) of the paper, parameter ε.
 RULE_PDM = 0
@@ -105,8 +105,8 @@ _PASSES = {}
 def register_pass(rule_class, pass_fn):
     """Make ``pass_fn`` the pass of the rules of ``rule_class``.
 
-    :func:`pattern_pass` and :func:`active_set_epoch` then run it for such
-    a rule; it takes :func:`pattern_pass`'s arguments.
+    :func:`_rule_pass` and :func:`active_set_epoch` then run it for such
+    a rule; it takes :func:`_rule_pass`'s arguments.
     """
     def run(rows, n_rows, collect_factor, collected, X_data, X_indices,
             X_indptr, signs, y_sq_norms, rho, delta_sq, weights, rule, w, st,
@@ -125,7 +125,7 @@ def _pass_of(rows, n_rows, collect_factor, collected, X_data, X_indices,
 
 
 @specialised(_pass_of)
-def pattern_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
+def _rule_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
                  X_indptr, signs, y_sq_norms, rho, delta_sq, weights, rule, w,
                  st, cell, per_row):
     """Present ``rows[:n_rows]`` once with the pass of ``rule``'s class.
@@ -286,7 +286,7 @@ def present(rows, step, n_rows, X_data, X_indices, X_indptr, signs,
 def margin_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
                 X_indptr, signs, y_sq_norms, rho, delta_sq, weights, rule, w,
                 st, t, counts):
-    """The pass of PDM and PFM (:func:`pattern_pass`, rule
+    """The pass of PDM and PFM (:func:`_rule_pass`, rule
     :data:`MarginRule`): update where Eq. (8) or Eq. (7) holds,
     ``a·y_k <= threshold``, by λ updates at once when ``rule.multiple``
     (Sec. 4). ``st = [b, ‖a‖²]``, ``t`` (1,) the updates so far,
@@ -341,7 +341,7 @@ def _counted_pass(rows, n_rows, collect_factor, collected, data, weights,
     """One active pass, added to ``stats`` (see :func:`active_set_epoch`)."""
     X_data, X_indices, X_indptr, signs, y_sq_norms, rho, delta_sq = data
     w, st, cell, per_row = vector
-    n_updates, n_collected, n_mistakes = pattern_pass(
+    n_updates, n_collected, n_mistakes = _rule_pass(
         rows, n_rows, collect_factor, collected, X_data, X_indices, X_indptr,
         signs, y_sq_norms, rho, delta_sq, weights, rule, w, st, cell,
         per_row)
@@ -371,14 +371,14 @@ def active_set_epoch(X_data, X_indices, X_indptr, signs, y_sq_norms, order,
     Parameters
     ----------
     X_data, X_indices, X_indptr, signs, y_sq_norms, rho, delta_sq, weights
-        As in :func:`pattern_pass`.
+        As in :func:`_rule_pass`.
     order : ndarray of shape (n_samples,), int64
         Presentation order of the full pass.
     full_rule, active_rule : named tuple
         The rule of the full pass and of the active passes (of the same
         class; PDM's differ in their multiple updates).
     w, st, cell, per_row : ndarray
-        The rule's vector and counters, as in :func:`pattern_pass`.
+        The rule's vector and counters, as in :func:`_rule_pass`.
     active_sets : int
         0: the full pass only (the plain algorithm).
     c1, c2 : float
@@ -401,7 +401,7 @@ def active_set_epoch(X_data, X_indices, X_indptr, signs, y_sq_norms, order,
     vector = (w, st, cell, per_row)
     n = order.shape[0]
     collect = c1 if active_sets else 0.0
-    full_updates, n1, m = pattern_pass(
+    full_updates, n1, m = _rule_pass(
         order, n, collect, level1, X_data, X_indices, X_indptr, signs,
         y_sq_norms, rho, delta_sq, weights, full_rule, w, st, cell, per_row)
     stats[3] += m

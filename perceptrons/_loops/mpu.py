@@ -119,9 +119,11 @@ def mpu_steps(ay, yy, count, cap_k, b, gap, multiple):
 def mpu_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
              X_indptr, signs, y_sq_norms, rho, delta_sq, weights, rule, w,
              st, cell, counts):
-    """MPU's pass (:func:`perceptrons._loops.margin.pattern_pass`): learn
-    where ``a·y_k <= b`` (within the box), unlearn where
-    ``a·y_k > b + δb`` and ``I_k > 0`` (:func:`mpu_steps`).
+    """MPU's pass (the arguments of
+    :func:`perceptrons._loops.margin.margin_pass`, run by
+    :func:`~perceptrons._loops.margin.active_set_epoch`): learn where
+    ``a·y_k <= b`` (within the box), unlearn where ``a·y_k > b + δb`` and
+    ``I_k > 0`` (:func:`mpu_steps`).
 
     ``st = [b_a, ‖a‖², N, t_-]``, ``cell`` (1,) every step made, ``counts``
     the I_k (:data:`MpuRule`). A weighted row (weight s_k) has its own

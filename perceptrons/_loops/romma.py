@@ -104,8 +104,8 @@ _SCALE_LOW, _SCALE_HIGH = 1e-150, 1e150
 #: Largest ‖a'‖²‖y_k‖² an update may produce (module notes: divergence).
 NORM_LIMIT = 1e200
 
-#: ROMMA's rule for :func:`perceptrons._loops.margin.pattern_pass`: the
-#: threshold 1 - ε. Its arrays (:func:`romma_pass`) are ``w, st, status,
+#: ROMMA's rule, run by :func:`perceptrons._loops.margin.active_set_epoch`
+#: and :func:`romma_pass`: the threshold 1 - ε. Its arrays (:func:`romma_pass`) are ``w, st, status,
 #: g``.
 RommaRule = namedtuple("RommaRule", ["threshold"])
 
@@ -139,14 +139,16 @@ def fold_scale(w, st, g):
 def romma_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
                X_indptr, signs, y_sq_norms, rho, delta_sq, weights, rule, w,
                st, status, g):
-    """ROMMA's pass (:func:`perceptrons._loops.margin.pattern_pass`):
-    update whenever ``a·y_k < rule.threshold`` (1 - ε).
+    """ROMMA's pass (the arguments of
+    :func:`perceptrons._loops.margin.margin_pass`, run by
+    :func:`~perceptrons._loops.margin.active_set_epoch`): update whenever
+    ``a·y_k < rule.threshold`` (1 - ε).
 
     Parameters
     ----------
     rows, n_rows, collect_factor, collected, X_data, X_indices, X_indptr,
     signs, y_sq_norms, rho, delta_sq, weights, rule
-        As in :func:`~perceptrons._loops.margin.pattern_pass`.
+        As in :func:`~perceptrons._loops.margin.margin_pass`.
     w : ndarray of shape (n_features,), float64
         u_w, updated in place.
     st : ndarray of shape (4,), float64
@@ -161,7 +163,7 @@ def romma_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
     Returns
     -------
     n_updates, n_collected, n_mistakes : int
-        As in :func:`~perceptrons._loops.margin.pattern_pass`.
+        As in :func:`~perceptrons._loops.margin.margin_pass`.
     """
     threshold = rule.threshold
     n_updates = 0

@@ -10,8 +10,8 @@ does with its data file arguments.
 * :mod:`.catalogue`: :func:`load_named`, the paper data sets by name;
 * :mod:`.svmlight`, :mod:`.uci_csv`, :mod:`.images`: one reader per file
   format (svmlight/LIBSVM; UCI CSV with nominal attributes one-hot, and the
-  :class:`CSVSchema` that reads a test file as its training file; MNIST's
-  IDX and the USPS ``.npz``);
+  :class:`CSVSchema` of :mod:`._csv_schema` that reads a test file as its
+  training file; MNIST's IDX and the USPS ``.npz``);
 * :mod:`.synthetic`: generators of separable data with a known separator
   (and the sparse-target sets of Brotto, Gentile & Vitale).
 """

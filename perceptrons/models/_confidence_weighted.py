@@ -31,6 +31,7 @@ from ..utils.docstrings import with_doc_fragments
 from ._averaged import LastOrAveragedRows
 from ._driver import N_JOBS_DOC, Algorithm, OnlineClassifier
 from ._driver.online import CompiledStep
+from ._driver.protocol import linear_row_scores
 from ._state import FittedState, array, scalar, sub
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._weights import WeightRows
@@ -224,6 +225,9 @@ class GaussianAlgorithm(LastOrAveragedRows, Algorithm):
                 and bool(np.isfinite(s.intercept).all())
                 and bool(np.isfinite(s.intercept_acc).all())
                 and bool(np.isfinite(_cov(s)).all()))
+
+    def one_row_scores(self, state):
+        return linear_row_scores
 
     def online_step(self, state, row_arrays, sq_norm):
         if (state.averaged != (self.hypothesis == "averaged")

@@ -5,9 +5,11 @@ with (its ``gamma`` resolved from None), part of the model's state, so that
 training and prediction always use one kernel whatever ``set_params`` does
 later. It computes ``k(x, x)`` with its overflow check, the Gram blocks of
 prediction and the scores of coefficients over support vectors.
-:class:`KernelMixin` gives an estimator the kernel parameters (``kernel,
-degree, gamma, coef0, cache_size``) and their constraints, resolves them
-into a spec and starts a call's :class:`~perceptrons.models._support.KernelCall`.
+:class:`KernelParams` gives an estimator the kernel parameters (``kernel,
+degree, gamma, coef0, cache_size``) and their constraints;
+:class:`KernelAlgorithm` gives its algorithm the spec they resolve to and a
+call's :class:`~perceptrons.models._support.KernelCall`. A precomputed kernel
+(``kernel="precomputed"``) is a spec too: X then holds kernel values.
 """
 
 import dataclasses
@@ -23,7 +25,7 @@ from ._state import State, scalar
 from ._support import KernelCall
 
 __all__ = ["KERNEL_NAMES", "KERNEL_PRECOMPUTED", "KernelAlgorithm",
-           "KernelMixin", "KernelParams", "KernelSpec", "linear_coef"]
+           "KernelParams", "KernelSpec", "linear_coef"]
 
 #: The code of ``kernel="precomputed"``: X holds kernel values, a Gram
 #: matrix of the training rows in ``fit`` and the test rows' values against
@@ -178,13 +180,11 @@ class KernelSpec(State):
         return diag
 
 
-class KernelMixin:
-    """Kernel parameters and the dual loops' per-call state.
-
-    A class using it has the parameters ``kernel, degree, gamma, coef0,
-    cache_size`` and adds :data:`KERNEL_CONSTRAINTS` (with its own
-    ``kernel`` entry) to its ``_parameter_constraints``.
-    """
+class KernelParams:
+    """An estimator's kernel parameters ``kernel, degree, gamma, coef0,
+    cache_size`` (its ``__init__`` passes them on) and their constraints
+    :data:`KERNEL_CONSTRAINTS` (a class adds its own ``kernel`` entry,
+    from :data:`KERNEL_NAMES`)."""
 
     def __init__(self, *, kernel, degree, gamma, coef0, cache_size,
                  **params):
@@ -202,54 +202,6 @@ class KernelMixin:
         "coef0": [Interval(Real, 0, None, closed="left")],
         "cache_size": [Interval(Real, 0, None, closed="left")],
     }
-
-    def _kernel_spec(self, n_features):
-        """The kernel of the parameters, ``gamma=None`` resolved to
-        ``1 / n_features``."""
-        return KernelSpec(code=KERNELS[self.kernel], degree=int(self.degree),
-                          gamma=(1.0 / n_features if self.gamma is None
-                                 else float(self.gamma)),
-                          coef0=float(self.coef0))
-
-    def _new_kernel_call(self, spec, X, sq_norms, n_passes, n_pool=0,
-                         normalized=False):
-        """The :class:`~perceptrons.models._support.KernelCall` of this
-        call, ``k(x, x)`` checked.
-
-        Parameters
-        ----------
-        spec : KernelSpec
-        X : {ndarray, CSR matrix} of shape (n, n_features)
-            The rows the loops index (a pool's rows first).
-        sq_norms : ndarray of shape (n,), float64
-        n_passes : int
-            Passes the call makes (see
-            :func:`~perceptrons.models._support.kernel_cache`).
-        n_pool : int, default=0
-        normalized : bool, default=False
-            See :class:`~perceptrons.models._support.KernelCall`.
-        """
-        return KernelCall(X, sq_norms, spec.checked_diag(sq_norms),
-                          spec.args(), self.cache_size, n_passes, n_pool,
-                          normalized, effective_n_jobs(self.n_jobs))
-
-
-class KernelParams:
-    """An estimator's kernel parameters ``kernel, degree, gamma, coef0,
-    cache_size`` (its ``__init__`` passes them on) and their constraints
-    :data:`KERNEL_CONSTRAINTS` (a class adds its own ``kernel`` entry,
-    from :data:`KERNEL_NAMES`)."""
-
-    def __init__(self, *, kernel, degree, gamma, coef0, cache_size,
-                 **params):
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.cache_size = cache_size
-        super().__init__(**params)
-
-    KERNEL_CONSTRAINTS = KernelMixin.KERNEL_CONSTRAINTS
 
 
 #: Why a precomputed kernel cannot train on some X.

@@ -43,7 +43,7 @@ from numbers import Real
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from .._loops.margin import MarginRule, active_set_epoch, pattern_pass
+from .._loops.margin import MarginRule, active_set_epoch, margin_pass
 from ..utils._param_validation import Interval
 from ..utils.validation import linear_scores, refuse_underflow
 from ._driver import Algorithm, OnlineClassifier
@@ -483,7 +483,7 @@ class MarginAlgorithm(Algorithm):
         """
         s = call.state
         param = float(self._params_schedule(s)[-1])
-        n_updates, _, n_mistakes = pattern_pass(
+        n_updates, _, n_mistakes = margin_pass(
             order, order.shape[0], 0.0, order, *call.loop_arrays, signs,
             call.work.y_sq_norms, s.rho, s.delta_sq, call.weights,
             MarginRule(self._rule, param, 0), s.weights[k], s.scalars[k],

@@ -2,24 +2,36 @@
 
 Both keep a matrix beside the Perceptron's sum vector v, are mistake
 driven, one-vs-rest, one pass per epoch, and run the one pass of
-:func:`perceptrons._loops.matrix_perceptron.matrix_epoch`
-(:class:`MatrixPerceptronBase`). Their state holds the model of the form in
-use, one state type per algorithm and form, picked once when the state is
-made; each form's model builds its loop store, its state after a call and
-its scores:
+:func:`perceptrons._loops.matrix_perceptron.matrix_epoch`. What lives here:
 
-* **primal forms** (``kernel=None``, :class:`PrimalForm`) read the rows,
-  normalised first when ``normalize=True`` (a copy of X divided by its row
-  norms, so the loops see exactly the instances the papers assume);
-  ``coef_`` is the weight vector w of each problem and the model has no
-  intercept (the papers' hyperplanes pass through the origin: append a
-  constant feature for one);
-* **dual forms** (any kernel, :class:`DualForm`) keep a
-  :class:`~perceptrons.models._support.SupportPool` whose rows a call puts
-  in front of its own, in their slots, so that every slot-indexed array of
-  the model (coefficients, matrices) carries over unchanged; the support
-  layer's normalised kernel ``k(x, z) / sqrt(k(x, x) k(z, z))`` is the
-  feature-space normalisation.
+* :class:`MatrixState`, the fitted state's counters and final hypothesis;
+  it holds the model of the form in use, one model type per algorithm and
+  form (declared in :mod:`~perceptrons.models.higher_order` and
+  :mod:`~perceptrons.models.second_order`), picked once when the state is
+  made. Each form's model starts a call, gives the state after a call,
+  its public view and its linear scores, through the form adapters
+  (mixins of the model types; they take the parameters they read as
+  values, never the estimator):
+
+  * **primal forms** (``kernel=None``, :class:`PrimalForm`) read the rows,
+    normalised first when ``normalize=True`` (a copy of X divided by its
+    row norms, so the loops see exactly the instances the papers assume);
+    ``coef_`` is the weight vector w of each problem and the model has no
+    intercept (the papers' hyperplanes pass through the origin: append a
+    constant feature for one);
+  * **dual forms** (any kernel, :class:`DualForm`) keep a
+    :class:`~perceptrons.models._support.SupportPool` whose rows a call
+    puts in front of its own, in their slots, so that every slot-indexed
+    array of the model (coefficients, matrices) carries over unchanged; the
+    support layer's normalised kernel ``k(x, z) / sqrt(k(x, x) k(z, z))``
+    is the feature-space normalisation.
+
+* :class:`MatrixAlgorithm` (with its per-call scratch :class:`MatrixWork`),
+  the driver's algorithm for both: forms, normalisation, the pass, the
+  averaged hypothesis, the public view and the decision; each algorithm
+  adds its update's loop store and model types.
+* :class:`MatrixPerceptronBase`, the estimators' shared parameters and
+  constraints.
 
 All problems of a one-vs-rest fit see the same row at the same step: a
 trial computes one kernel row (dual) or scatters one row (primal) for all
@@ -42,13 +54,15 @@ from .._loops.matrix_perceptron import matrix_epoch
 from .._loops.mercer import KERNEL_LINEAR, row_sq_norms_of
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import as_loop_arrays, linear_scores, refuse_underflow
-from ._base import BaseOnlinePerceptron
-from ._stopping import STOPPING_CONSTRAINTS
-from ._kernel import BLOCK_ROWS, KernelMixin, linear_coef
+from ._driver import Algorithm, OnlineClassifier
+from ._kernel import (BLOCK_ROWS, KERNEL_NAMES, KernelAlgorithm,
+                      KernelParams, linear_coef)
 from ._state import FittedState, array, check_problems, scalar
+from ._stopping import STOPPING_CONSTRAINTS
 
-__all__ = ["DualForm", "MatrixPerceptronBase", "MatrixState", "PrimalForm",
-           "divide_rows", "grown", "row_p_norms"]
+__all__ = ["DualForm", "MatrixAlgorithm", "MatrixPerceptronBase",
+           "MatrixState", "MatrixWork", "PrimalForm", "check_finite_norms",
+           "check_kernel_norms", "divide_rows", "grown", "row_p_norms"]
 
 
 def row_p_norms(X, p):
@@ -163,24 +177,51 @@ class MatrixState(FittedState):
         return (self.summed + held * w) / self.t
 
 
+def check_finite_norms(norms):
+    """Refuse rows whose norm overflows float64 (ValueError)."""
+    if not np.isfinite(norms).all():
+        row = int(np.flatnonzero(~np.isfinite(norms))[0])
+        raise ValueError(f"the norm of row {row} of X overflows float64; "
+                         "scale the input")
+
+
+def check_kernel_norms(norms):
+    """Refuse rows of ``‖φ(x)‖ = 0``, which the feature-space
+    normalisation cannot divide by (ValueError)."""
+    zero = np.flatnonzero(~(norms > 0))
+    if zero.size:
+        raise ValueError(
+            f"row {int(zero[0])} of X has k(x, x) = 0 ({zero.size} such "
+            "rows): it cannot be normalised in feature space; drop those "
+            "rows, use another kernel (e.g. coef0 > 0), or pass "
+            "normalize=False")
+
+
 class PrimalForm:
     """What a primal form's model does (a mixin of its state type, whose
-    fields include ``w`` (n_problems, n_features) and ``v``)."""
+    fields include ``w`` (n_problems, n_features) and ``v``).
 
-    def begin_call(self, est, call):
-        """The rows as the loops read them: normalised when the estimator
-        normalises, scattered one at a time into a zeroed work row."""
+    Its methods take the parameters they read (``normalize``, ``p``) as
+    values, from the algorithm.
+    """
+
+    def begin_call(self, call, *, normalize, p, new_kernel_call):
+        """The rows as the loops read them (``call.work``'s ``rows``,
+        ``x_work``, ``nz_work``): divided by their p-norm when
+        ``normalize``, scattered one at a time into a zeroed work row.
+        (``new_kernel_call`` is the dual form's.)"""
         X = call.X
-        if est.normalize:
-            # The same norms as prediction's (_decision).
-            norms = row_p_norms(X, est._norm_p())
-            est._check_finite_norms(norms)
+        if normalize:
+            # The same norms as prediction's (decision).
+            norms = row_p_norms(X, p)
+            check_finite_norms(norms)
             # A zero row has no direction: it stays 0 (its margin is 0, a
             # mistake that changes nothing but the mistake count k).
             X = divide_rows(X, np.where(norms > 0, norms, 1.0))
-        call.rows = as_loop_arrays(X)
-        call.x_work = np.zeros(X.shape[1])
-        call.nz_work = np.zeros(X.shape[1], dtype=np.int64)
+        work = call.work
+        work.rows = as_loop_arrays(X)
+        work.x_work = np.zeros(X.shape[1])
+        work.nz_work = np.zeros(X.shape[1], dtype=np.int64)
 
     def padded(self, call, targets, order):
         """The call's targets and order as the loops index them."""
@@ -207,7 +248,7 @@ class PrimalForm:
         """The loop store's array of the hypothesis."""
         return store.w
 
-    def public(self, est, weights, linear):
+    def public(self, weights, linear, *, normalize):
         """Public attributes of this form, given the final hypothesis's
         ``weights``; ``coef_`` only when the decision is ``X coef_ᵀ``."""
         public = {"support_vectors_": None, "dual_coef_": None,
@@ -216,15 +257,9 @@ class PrimalForm:
             public["coef_"] = weights
         return public
 
-    def linear_scores(self, est, X, weights):
+    def linear_scores(self, X, weights, *, normalize):
         """``X weightsᵀ``: the linear decision, of the rows as given."""
         return linear_scores(X, weights)
-
-    def scores(self, est, X):
-        """The algorithm's own scores of rows X (normalised when
-        normalising)."""
-        norms = row_p_norms(X, est._norm_p()) if est.normalize else None
-        return est._primal_scores(self, X, norms)
 
 
 class DualForm:
@@ -235,6 +270,8 @@ class DualForm:
     arrays by support slot (n_problems, n_pool), and ``matrix_fields``, the
     per-problem matrix arrays whose last entry counts the filled rows
     (``q = count[k]``); the store holds them as the tuple ``matrix_store``.
+    Its methods take the parameters they read (``normalize``) as values,
+    and the kernel call's factory, from the algorithm.
     """
 
     slot_fields = ("coef",)
@@ -267,15 +304,20 @@ class DualForm:
         fields[self.matrix_fields[-1]] = count
         return self.replace(pool=self.kept_pool(call), **fields)
 
-    def begin_call(self, est, call):
+    def begin_call(self, call, *, normalize, p, new_kernel_call):
         """The pool's rows in front of the call's, the coefficients with the
-        pool's in front (:class:`~perceptrons.models._support.KernelCall`)."""
+        pool's in front (``call.dual``, a
+        :class:`~perceptrons.models._support.KernelCall` made by
+        ``new_kernel_call``, the algorithm's
+        :meth:`~perceptrons.models._kernel.KernelAlgorithm.new_kernel_call`),
+        normalised in feature space when ``normalize``. (``p`` is the
+        primal form's.)"""
         rows, sq = self.pool.in_front_of(call.X, call.sq_norms)
-        kc = est._new_kernel_call(self.kernel, rows, sq, call.n_passes,
-                                  self.pool.size, normalized=est.normalize)
-        if est.normalize:
+        kc = new_kernel_call(self.kernel, rows, sq, call.n_passes,
+                             self.pool.size, normalized=normalize)
+        if normalize:
             # ‖φ(x)‖ of the call's rows, as the kernel call normalises by.
-            est._check_kernel_norms(kc.norms[self.pool.size:])
+            check_kernel_norms(kc.norms[self.pool.size:])
         kc.coef = grown(self.coef, rows.shape[0])
         call.dual = kc
 
@@ -306,38 +348,34 @@ class DualForm:
     def store_weights(store):
         return store.coef
 
-    def public(self, est, weights, linear):
-        public = {"support_vectors_": self.pool.X, "dual_coef_": weights,
-                  "gamma_": self.kernel.gamma}
+    def public(self, weights, linear, *, normalize):
+        public = {"support_": self.pool.index, "support_vectors_": self.pool.X,
+                  "dual_coef_": weights, "gamma_": self.kernel.gamma}
         if linear and self.kernel.code == KERNEL_LINEAR:
             # The primal weights the coefficients stand for (of the
             # normalised support vectors when normalising).
-            if est.normalize:
+            if normalize:
                 norms = np.sqrt(row_sq_norms_of(self.pool.X))
                 weights = weights / np.where(norms > 0, norms, 1.0)
             public["coef_"] = linear_coef(weights, self.pool.X)
         return public
 
-    def linear_scores(self, est, X, weights):
+    def linear_scores(self, X, weights, *, normalize):
         """``Σ_s weights[:, s] k(s, x)`` over the support vectors s (each
-        normalised in feature space when normalising; the rows x as
+        normalised in feature space when ``normalize``; the rows x as
         given)."""
         out = np.zeros((X.shape[0], weights.shape[0]))
         if weights.shape[1]:
-            for lo, hi, G in self.gram_blocks(est, X, normalize_rows=False):
+            for lo, hi, G in self.gram_blocks(X, normalize=normalize,
+                                              normalize_rows=False):
                 out[lo:hi] = G @ weights.T
         return out
 
-    def scores(self, est, X):
-        if self.coef.shape[1] == 0:
-            return np.zeros((X.shape[0], self.coef.shape[0]))
-        return est._dual_scores(self, X)
-
-    def gram_blocks(self, est, X, normalize_rows=True):
+    def gram_blocks(self, X, *, normalize, normalize_rows=True):
         """Gram blocks of X's rows against the support vectors.
 
-        Normalised in feature space when ``normalize=True`` (0 where a
-        norm is 0), as in training, the rows of X too unless
+        Normalised in feature space when ``normalize`` (0 where a norm is
+        0), as in training, the rows of X too unless
         ``normalize_rows=False``; the support vectors' norms are computed
         once for all blocks.
 
@@ -349,12 +387,12 @@ class DualForm:
         """
         sv = self.pool.X
         sv_sq = row_sq_norms_of(sv)
-        col = np.sqrt(self.kernel.diag(sv_sq)) if est.normalize else None
+        col = np.sqrt(self.pool.kernel_diag(self.kernel)) if normalize else None
         for lo in range(0, X.shape[0], BLOCK_ROWS):
             hi = min(lo + BLOCK_ROWS, X.shape[0])
             block = X[lo:hi]
-            G = self.kernel.gram(block, sv, sv_sq)
-            if est.normalize:
+            G = self.kernel.gram(block, sv, sv_sq, self.pool.index)
+            if normalize:
                 row = (np.sqrt(self.kernel.diag(row_sq_norms_of(block)))
                        if normalize_rows else np.ones(hi - lo))
                 scale = np.outer(row, col)
@@ -362,37 +400,279 @@ class DualForm:
                               where=scale > 0)
             yield lo, hi, G
 
-    def diag_of(self, est, X):
-        """``k(x, x)`` of the kernel in use for the rows of X."""
+    def diag_of(self, X, *, normalize):
+        """``k(x, x)`` of the kernel in use for the rows of X (1, or 0 for
+        a row of norm 0, when ``normalize``)."""
         d = self.kernel.diag(row_sq_norms_of(X))
-        if est.normalize:
+        if normalize:
             return (d > 0).astype(np.float64)
         return d
 
 
-class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
-    """Forms, normalisation, one-vs-rest and kernels of the matrix perceptrons."""
+@dataclasses.dataclass(eq=False)
+class MatrixWork:
+    """Per-call scratch of a :class:`MatrixAlgorithm`.
+
+    Attributes
+    ----------
+    stats : ndarray of shape (2,), int64
+        The loop's counts over the call: mistakes, and mistakes that
+        updated the matrix, summed over problems.
+    rows : tuple or None
+        Primal forms: the call's rows as the loops read them
+        (:func:`~perceptrons.utils.validation.as_loop_arrays`), divided by
+        their p-norm when normalising.
+    x_work : ndarray of shape (n_features,) or None
+        Primal forms: the zeroed work row a trial scatters its row into.
+    nz_work : ndarray of shape (n_features,), int64, or None
+        Primal forms: the scattered row's non-zero columns.
+    store : tuple or None
+        The algorithm's loop store (:meth:`MatrixAlgorithm.loop_store`),
+        made by the call's first pass and returned by each (the loop
+        reallocates the arrays it grows).
+    summed : ndarray of shape (n_problems, n_columns) or None
+        The running sum of the hypotheses, by feature or by the store's
+        support slots (``(0, 0)`` for the last hypothesis).
+    held_since : ndarray of shape (n_problems,), int64, or None
+        The trial since which each problem holds its hypothesis.
+    """
+
+    stats: np.ndarray
+    rows: tuple = None
+    x_work: np.ndarray = None
+    nz_work: np.ndarray = None
+    store: tuple = None
+    summed: np.ndarray = None
+    held_since: np.ndarray = None
+
+
+class MatrixAlgorithm(KernelAlgorithm, Algorithm):
+    """Forms, normalisation, one-vs-rest and kernels of the matrix
+    perceptrons, as the driver runs them (the base of
+    :class:`~perceptrons.models.higher_order.HigherOrder` and
+    :class:`~perceptrons.models.second_order.SecondOrder`).
+
+    A subclass gives its ``state_type``, :meth:`new_model` (the zero model
+    of a form), :meth:`loop_store` (the loop's store of a call),
+    :meth:`model_arrays` and, where its loop reallocates a model's arrays,
+    :meth:`model_of_store`; one whose last hypothesis is not linear in x
+    sets ``last_is_linear = False`` and gives :meth:`last_scores`.
+    """
+
+    #: Whether the last hypothesis decides by ``wᵀx`` (HO); the
+    #: second-order Perceptron's ``vᵀ(A + x xᵀ)⁻¹x`` is not linear in x.
+    last_is_linear = True
+
+    #: Forms the algorithm implements; the first is the primal default.
+    forms = ("primal", "dual")
+
+    #: What to do when the matrix loses its precision or overflows (the
+    #: end of the messages).
+    precision_remedy = "scale the input"
+
+    # ----------------------------------------------------------- input
+    def keeps_float32(self):
+        # Normalising makes a float64 copy of X in any case.
+        return super().keeps_float32() and not self.normalize
+
+    def needs_row_sq_norms(self):
+        # Only the kernels' k(x, x) reads them; the primal forms normalise
+        # by row_p_norms, as prediction does.
+        return self.kernel is not None
+
+    def weights_refusal(self):
+        # Every form weighs its mistakes' statistics (the loops' on_mistake).
+        return None
+
+    def final_after_quiet_pass(self):
+        # Every mistake updates: a pass without one leaves the last
+        # hypothesis as it is, and the next pass the same (the average
+        # moves on towards it). A continued fit keeps its state's
+        # hypothesis, which check_continued holds equal to this one.
+        return self.hypothesis == "last"
+
+    # ----------------------------------------------------------- forms
+    def norm_p(self):
+        """The p of the norm the instances are normalised by."""
+        return 2.0
+
+    def auto_form(self, n_features):
+        """The form ``form="auto"`` picks for ``n_features`` features."""
+        return "dual" if self.kernel is not None else "primal"
+
+    def new_model(self, form, n_problems, n_features, kernel, sparse):
+        """The zero model of ``form`` (a state of the form's type)."""
+        raise NotImplementedError
+
+    def resolve_form(self, n_features):
+        """The form of a fresh state, ``form="auto"`` resolved.
+
+        Raises
+        ------
+        ValueError
+            If the form is not one of the algorithm's, or does not fit
+            ``kernel``.
+        """
+        form = self.form
+        if form == "auto":
+            form = self.auto_form(n_features)
+        if form not in self.forms:
+            raise ValueError(f"form={form!r} is not one of "
+                             f"{self.estimator_name}'s forms {self.forms}")
+        if self.kernel is not None and form != "dual":
+            raise ValueError(f"form={form!r} has no kernel; with "
+                             f"kernel={self.kernel!r} use form='dual' or "
+                             "'auto'")
+        if self.kernel is None and form == "dual":
+            raise ValueError("form='dual' keeps the model over kernel "
+                             "values: pass a kernel (kernel='linear' for the "
+                             "dual form of the linear model)")
+        return form
+
+    # ----------------------------------------------------------- state
+    def new_state(self, call, fitted):
+        n_classes = fitted["classes"].shape[0]
+        n_problems = 1 if n_classes == 2 else n_classes
+        n_features = call.X.shape[1]
+        form = self.resolve_form(n_features)
+        kernel = self.kernel_spec(n_features) if form == "dual" else None
+        model = self.new_model(form, n_problems, n_features, kernel,
+                               sp.issparse(call.X))
+        width = (model.hypothesis_weights().shape[1]
+                 if self.hypothesis == "averaged" else 0)
+        return self.state_type(
+            **fitted, form=form, n_matrix_updates=0,
+            n_mistakes_per_problem=np.zeros(n_problems, dtype=np.int64),
+            hypothesis=self.hypothesis, summed=np.zeros((n_problems, width)),
+            held_since=np.zeros(n_problems, dtype=np.int64), model=model)
+
+    # ----------------------------------------------------------- training
+    def begin_call(self, call):
+        if not self.normalize:
+            # Normalised rows have unit norm whatever their scale.
+            refuse_underflow(call.loop_arrays[0], call.mean_sq_norm)
+        call.work = MatrixWork(stats=np.zeros(2, dtype=np.int64))
+        call.state.model.begin_call(call, normalize=self.normalize,
+                                    p=self.norm_p(),
+                                    new_kernel_call=self.new_kernel_call)
+
+    def loop_store(self, model, call):
+        """The loop's store of this call, over ``model``'s arrays."""
+        raise NotImplementedError
+
+    def model_arrays(self, store):
+        """The store's arrays whose finiteness the passes keep."""
+        raise NotImplementedError
+
+    def model_of_store(self, model, store):
+        """``model`` with the arrays the loop reallocated in ``store``."""
+        return model
+
+    def run_epoch(self, call, targets, order):
+        s, work = call.state, call.work
+        before = work.stats.copy()
+        if work.store is None:
+            work.store = self.loop_store(s.model, call)
+            # The running sum, by feature or by the store's support slots.
+            work.summed = (grown(s.summed,
+                                 s.model.store_weights(work.store).shape[1])
+                           if s.hypothesis == "averaged"
+                           else np.zeros((0, 0)))
+            work.held_since = s.held_since.copy()
+        targets, order = s.model.padded(call, targets, order)
+        work.store, failed = matrix_epoch(
+            work.store, targets, order, s.model.padded_weights(call),
+            s.n_mistakes_per_problem, work.stats, work.summed,
+            work.held_since, call.t)
+        if failed:
+            self._fail(failed - 1, call)
+        n_mistakes, n_matrix = (work.stats - before).tolist()
+        call.state = s.replace(n_matrix_updates=s.n_matrix_updates
+                               + n_matrix)
+        # Every mistake updates v: updates and mistakes are the same count.
+        return n_mistakes, n_mistakes
+
+    def _fail(self, step, call):
+        raise ValueError(
+            f"the matrix lost its precision at step {step} of epoch "
+            f"{call.n_iter + 1} (its update divided by a non-positive or "
+            f"non-finite number); {self.precision_remedy}")
+
+    def is_finite(self, call):
+        arrays = self.model_arrays(call.work.store) + [call.work.summed]
+        if not all(np.isfinite(a).all() for a in arrays):
+            raise ValueError(
+                f"floating-point overflow at epoch {call.n_iter}: the "
+                f"weights are no longer finite; {self.precision_remedy}")
+        return True
+
+    def end_call(self, call, targets):
+        s, work = call.state, call.work
+        if work.store is None:
+            return s
+        model = self.model_of_store(s.model, work.store).end_call(
+            call, work.store)
+        width = (model.hypothesis_weights().shape[1]
+                 if s.hypothesis == "averaged" else 0)
+        return s.replace(model=model, held_since=work.held_since,
+                         summed=np.ascontiguousarray(work.summed[:, :width]))
+
+    # ----------------------------------------------------------- results
+    def decides_linearly(self, state):
+        """Whether the final hypothesis of ``state`` decides by ``wᵀx``
+        (in feature space): the average, or a linear last hypothesis."""
+        return state.hypothesis == "averaged" or self.last_is_linear
+
+    def public(self, state):
+        s = state
+        n_problems = s.n_mistakes_per_problem.shape[0]
+        linear = self.decides_linearly(s)
+        public = {"form_": s.form, "n_matrix_updates_": s.n_matrix_updates,
+                  "n_mistakes_per_problem_": s.n_mistakes_per_problem,
+                  **s.model.public(s.final_weights(), linear,
+                                   normalize=self.normalize)}
+        if linear:
+            public["intercept_"] = np.zeros(n_problems)
+        return public
+
+    def decision(self, state, view, X):
+        if self.decides_linearly(state):
+            # The final weights as published (coef_ or dual_coef_), not
+            # averaged again on every call.
+            final = (view["coef_"] if view["dual_coef_"] is None
+                     else view["dual_coef_"])
+            return state.model.linear_scores(X, final,
+                                             normalize=self.normalize)
+        return self.last_scores(state.model, X)
+
+    def last_scores(self, model, X):
+        """Scores of the last hypothesis where it is not linear in x
+        (``last_is_linear = False``), shape (n_samples, n_problems)."""
+        raise NotImplementedError
+
+    # ----------------------------------------------------------- mixing
+    def mixing_refusal(self):
+        return (f"{self.estimator_name}'s state is a matrix updated "
+                "multiplicatively on each mistake (and the mistakes' own "
+                "instances): a weighted average of shards' matrices is not a "
+                "state the algorithm can reach")
+
+
+class MatrixPerceptronBase(KernelParams, OnlineClassifier):
+    """The parameters every matrix perceptron has (forms, normalisation,
+    the final hypothesis, the stopping rules, kernels), their constraints
+    and the common checks they fail; the driver runs the class's
+    :class:`MatrixAlgorithm`."""
 
     _parameter_constraints = {
-        **BaseOnlinePerceptron._parameter_constraints,
+        **OnlineClassifier._parameter_constraints,
         **STOPPING_CONSTRAINTS,
-        **KernelMixin.KERNEL_CONSTRAINTS,
-        "kernel": [StrOptions({"linear", "poly", "rbf"}), None],
+        **KernelParams.KERNEL_CONSTRAINTS,
+        "kernel": [StrOptions(set(KERNEL_NAMES)), None],
         "normalize": ["boolean"],
         "hypothesis": [StrOptions({"last", "averaged"})],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
     }
-
-    #: Whether the last hypothesis decides by ``wᵀx`` (HO); the
-    #: second-order Perceptron's ``vᵀ(A + x xᵀ)⁻¹x`` is not linear in x.
-    _last_is_linear = True
-
-    #: Forms the class implements; the first is the primal default.
-    _forms = ("primal", "dual")
-
-    def _keeps_float32(self):
-        # Normalising makes a float64 copy of X in any case.
-        return super()._keeps_float32() and not self.normalize
 
     def _xfail_checks(self):
         expected = super()._xfail_checks()
@@ -421,172 +701,3 @@ class MatrixPerceptronBase(KernelMixin, BaseOnlinePerceptron):
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         super().__init__(**params)
-
-    def _final_after_quiet_pass(self):
-        # Every mistake updates: a pass without one leaves the last
-        # hypothesis as it is, and the next pass the same (the average
-        # moves on towards it).
-        return self.state_.hypothesis == "last"
-
-    # ----------------------------------------------------------- hooks
-    def _norm_p(self):
-        """The p of the norm the instances are normalised by."""
-        return 2.0
-
-    def _auto_form(self, n_features):
-        return "dual" if self.kernel is not None else "primal"
-
-    def _new_model(self, form, n_problems, n_features, kernel, sparse):
-        """The zero model of ``form`` (a state of the form's type)."""
-        raise NotImplementedError
-
-    def _resolve_form(self, n_features):
-        form = self.form
-        if form == "auto":
-            form = self._auto_form(n_features)
-        if form not in self._forms:
-            raise ValueError(f"form={form!r} is not one of "
-                             f"{type(self).__name__}'s forms {self._forms}")
-        if self.kernel is not None and form != "dual":
-            raise ValueError(f"form={form!r} has no kernel; with "
-                             f"kernel={self.kernel!r} use form='dual' or "
-                             "'auto'")
-        if self.kernel is None and form == "dual":
-            raise ValueError("form='dual' keeps the model over kernel "
-                             "values: pass a kernel (kernel='linear' for the "
-                             "dual form of the linear model)")
-        return form
-
-    def _needs_row_sq_norms(self):
-        # Only the kernels' k(x, x) reads them; the primal forms normalise
-        # by row_p_norms, as prediction does.
-        return self.kernel is not None
-
-    def _new_state(self, call, fitted):
-        n_classes = fitted["classes"].shape[0]
-        n_problems = 1 if n_classes == 2 else n_classes
-        n_features = call.X.shape[1]
-        form = self._resolve_form(n_features)
-        kernel = self._kernel_spec(n_features) if form == "dual" else None
-        model = self._new_model(form, n_problems, n_features, kernel,
-                                sp.issparse(call.X))
-        width = (model.hypothesis_weights().shape[1]
-                 if self.hypothesis == "averaged" else 0)
-        return self._state_type(
-            **fitted, form=form, n_matrix_updates=0,
-            n_mistakes_per_problem=np.zeros(n_problems, dtype=np.int64),
-            hypothesis=self.hypothesis, summed=np.zeros((n_problems, width)),
-            held_since=np.zeros(n_problems, dtype=np.int64), model=model)
-
-    def _begin_call(self, call):
-        if not self.normalize:
-            # Normalised rows have unit norm whatever their scale.
-            refuse_underflow(call.loop_arrays[0], call.mean_sq_norm)
-        self.state_.model.begin_call(self, call)
-        call.stats = np.zeros(2, dtype=np.int64)
-
-    def _check_kernel_norms(self, norms):
-        zero = np.flatnonzero(~(norms > 0))
-        if zero.size:
-            raise ValueError(
-                f"row {int(zero[0])} of X has k(x, x) = 0 ({zero.size} such "
-                "rows): it cannot be normalised in feature space; drop those "
-                "rows, use another kernel (e.g. coef0 > 0), or pass "
-                "normalize=False")
-
-    @staticmethod
-    def _check_finite_norms(norms):
-        if not np.isfinite(norms).all():
-            row = int(np.flatnonzero(~np.isfinite(norms))[0])
-            raise ValueError(f"the norm of row {row} of X overflows float64; "
-                             "scale the input")
-
-    def _run_epoch(self, call, targets, order):
-        s = self.state_
-        before = call.stats.copy()
-        if not hasattr(call, "store"):
-            call.store = self._store(s.model, call)
-            # The running sum, by feature or by the store's support slots.
-            call.summed = (grown(s.summed,
-                                 s.model.store_weights(call.store).shape[1])
-                           if s.hypothesis == "averaged"
-                           else np.zeros((0, 0)))
-            call.held_since = s.held_since.copy()
-        targets, order = s.model.padded(call, targets, order)
-        call.store, failed = matrix_epoch(
-            call.store, targets, order, s.model.padded_weights(call),
-            s.n_mistakes_per_problem, call.stats, call.summed,
-            call.held_since, call.t)
-        if failed:
-            self._fail(failed - 1, call)
-        n_mistakes, n_matrix = (call.stats - before).tolist()
-        self.state_ = s.replace(n_matrix_updates=s.n_matrix_updates
-                                + n_matrix)
-        # Every mistake updates v: updates and mistakes are the same count.
-        return n_mistakes, n_mistakes
-
-    def _fail(self, step, call):
-        raise ValueError(
-            f"the matrix lost its precision at step {step} of epoch "
-            f"{call.n_iter + 1} (its update divided by a non-positive or "
-            f"non-finite number); {self._precision_remedy}")
-
-    _precision_remedy = "scale the input"
-
-    def _state_is_finite(self, call):
-        arrays = self._model_arrays(call.store) + [call.summed]
-        if not all(np.isfinite(a).all() for a in arrays):
-            raise ValueError(
-                f"floating-point overflow at epoch {call.n_iter}: the "
-                f"weights are no longer finite; {self._precision_remedy}")
-        return True
-
-    def _end_call(self, call, targets):
-        s = self.state_
-        if not hasattr(call, "store"):
-            return s
-        model = self._model_of_store(s.model, call.store).end_call(
-            call, call.store)
-        width = (model.hypothesis_weights().shape[1]
-                 if s.hypothesis == "averaged" else 0)
-        return s.replace(model=model, held_since=call.held_since,
-                         summed=np.ascontiguousarray(call.summed[:, :width]))
-
-    def _model_of_store(self, model, store):
-        """``model`` with the arrays the loop reallocated in ``store``."""
-        return model
-
-    def _decides_linearly(self):
-        return self.state_.hypothesis == "averaged" or self._last_is_linear
-
-    def _public_model(self):
-        s = self.state_
-        n_problems = s.n_mistakes_per_problem.shape[0]
-        linear = self._decides_linearly()
-        public = {"form_": s.form, "n_matrix_updates_": s.n_matrix_updates,
-                  "n_mistakes_per_problem_": s.n_mistakes_per_problem,
-                  **s.model.public(self, s.final_weights(), linear)}
-        if linear:
-            public["intercept_"] = np.zeros(n_problems)
-        return public
-
-    # ------------------------------------------------------------ prediction
-    def _weights_refusal(self):
-        # Every form weighs its mistakes' statistics (the loops' on_mistake).
-        return None
-
-    def _mixing_refusal(self):
-        return (f"{type(self).__name__}'s state is a matrix updated "
-                "multiplicatively on each mistake (and the mistakes' own "
-                "instances): a weighted average of shards' matrices is not a "
-                "state the algorithm can reach")
-
-    def _decision(self, X):
-        s = self.state_
-        if self._decides_linearly():
-            # The final weights as published (coef_ or dual_coef_), not
-            # averaged again on every call.
-            final = self.coef_ if self.dual_coef_ is None else self.dual_coef_
-            return s.model.linear_scores(self, X, final)
-        return s.model.scores(self, X)
-

@@ -19,6 +19,14 @@ use and checks every later use against it, then calls the state's own
 bounds a filled prefix, a flag that decides a width). Every refusal is one
 :class:`ValueError` naming the field.
 
+:meth:`State.check_declared` checks a state before its arrays exist: each
+array a :class:`Declared`, the dtype and shape a model file's header states
+for it. Dtypes, shapes and the symbols they bind are checked as
+:meth:`State.validate` checks them, and every scalar; values and
+:meth:`State.check` wait for the arrays. So a file whose arrays disagree
+with their types or with each other is refused before any is read
+(:mod:`perceptrons.persistence`).
+
 :meth:`State.schema` describes the declarations; a test compares each
 state type's schema with the one recorded for its ``VERSION``, so changing
 what a model file holds without a new version fails the test suite.
@@ -35,8 +43,8 @@ import scipy.sparse as sp
 
 from ..utils.validation import check_csr_structure
 
-__all__ = ["FittedState", "State", "appended", "appended_one", "array",
-           "check_problems", "rows", "scalar", "sub"]
+__all__ = ["Declared", "FittedState", "State", "appended", "appended_one",
+           "array", "check_problems", "rows", "scalar", "sub"]
 
 _KINDS = {"float": "f", "int": "iu", "bool": "b", "label": "biuUfO",
           "names": "UO"}
@@ -124,15 +132,58 @@ def sub(*state_classes, optional=False):
 
 
 class _Sizes(dict):
-    """Symbol bindings of one validation."""
+    """Symbol bindings of one validation; ``bound_at`` names the field (and
+    axis) that bound each."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.bound_at = {}
 
     def bind(self, symbol, value, where):
         known = self.get(symbol)
         if known is None:
             self[symbol] = int(value)
+            self.bound_at[symbol] = where
         elif known != value:
             raise ValueError(f"{where}: {symbol} is {value} here but "
                              f"{known} elsewhere in the state")
+
+
+class Declared:
+    """An array as a model file's header declares it: a dtype and a shape,
+    no data; what :meth:`State.check_declared` checks in an array's place.
+
+    A sparse matrix is declared by its ``format`` (``"csr"``, ...), its
+    shape, its data's dtype and ``parts``: the :class:`Declared` arrays of
+    its ``data``, ``indices`` and ``indptr`` (or ``row`` and ``col``).
+    """
+
+    __slots__ = ("dtype", "shape", "format", "parts")
+
+    def __init__(self, dtype, shape, format=None, parts=None):
+        self.dtype = np.dtype(dtype)
+        self.shape = tuple(shape)
+        self.format = format
+        self.parts = parts or {}
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def astype(self, dtype):
+        """The declaration with another dtype (as ``ndarray.astype``)."""
+        return Declared(dtype, self.shape)
+
+    def __getitem__(self, index):
+        """``declared[()]`` of a 0-d declaration is itself (a numpy scalar
+        not read), as ``ndarray[()]`` is the scalar."""
+        if index != () or self.shape:
+            raise TypeError("only a 0-d declaration is indexed, by ()")
+        return self
+
+    def __repr__(self):
+        what = f"{self.format} matrix" if self.format else "array"
+        return f"{what} of dtype {self.dtype} and shape {self.shape}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -209,8 +260,41 @@ class State:
         ValueError
             Naming the first field that does not match.
         """
-        sizes = sizes if isinstance(sizes, _Sizes) else _Sizes(sizes or {})
         where = where or type(self).__name__
+        sizes = self._check_fields(_CHECKERS, sizes, where)
+        self.check(sizes, where)
+        return sizes
+
+    def check_declared(self, sizes=None, where=None):
+        """Check a state whose arrays are :class:`Declared`, before any
+        exists: every array's dtype and shape, the symbols they bind (each
+        checked against its other uses, as :meth:`validate` checks them)
+        and every scalar. Values and :meth:`check` need the arrays.
+
+        Parameters
+        ----------
+        sizes : dict, optional
+            Symbols already bound; filled in.
+        where : str, optional
+            How the state is named in messages (default: its type).
+
+        Returns
+        -------
+        dict
+            The symbols, bound; its ``bound_at`` names the field that
+            bound each.
+
+        Raises
+        ------
+        ValueError
+            Naming the first field that does not match.
+        """
+        return self._check_fields(_DECLARED_CHECKERS, sizes,
+                                  where or type(self).__name__)
+
+    def _check_fields(self, checkers, sizes, where):
+        """Each field by ``checkers[spec.what]``; the bound symbols."""
+        sizes = sizes if isinstance(sizes, _Sizes) else _Sizes(sizes or {})
         for name, spec in self.specs():
             value = getattr(self, name)
             at = f"{where}.{name}"
@@ -218,8 +302,7 @@ class State:
                 if not spec.optional:
                     raise ValueError(f"{at} is missing")
                 continue
-            _CHECKERS[spec.what](value, spec, sizes, at)
-        self.check(sizes, where)
+            checkers[spec.what](value, spec, sizes, at)
         return sizes
 
     def check(self, sizes, where):
@@ -270,14 +353,18 @@ def _check_range(values, spec, sizes, at):
                                                                 str) else ""))
 
 
+def _check_dtype(dtype, spec, at):
+    if dtype.kind not in _KINDS[spec.kind] or (
+            spec.kind in _DTYPES and dtype != _DTYPES[spec.kind]):
+        raise ValueError(f"{at} has dtype {dtype}, expected "
+                         f"{_DTYPES.get(spec.kind, spec.kind)}")
+
+
 def _check_array(value, spec, sizes, at):
     if not isinstance(value, np.ndarray):
         raise ValueError(f"{at} must be an array, got "
                          f"{type(value).__name__}")
-    if value.dtype.kind not in _KINDS[spec.kind] or (
-            spec.kind in _DTYPES and value.dtype != _DTYPES[spec.kind]):
-        raise ValueError(f"{at} has dtype {value.dtype}, expected "
-                         f"{_DTYPES.get(spec.kind, spec.kind)}")
+    _check_dtype(value.dtype, spec, at)
     _check_shape(value.shape, spec.shape, sizes, at)
     if spec.kind == "float" and spec.finite and not np.isfinite(value).all():
         raise ValueError(f"{at} holds NaN or infinity")
@@ -344,16 +431,69 @@ def _check_rows(value, spec, sizes, at):
         raise ValueError(f"{at} holds NaN or infinity")
 
 
-def _check_sub(value, spec, sizes, at):
+def _check_sub_type(value, spec, at):
     if type(value) not in spec.kind:
         names = " or ".join(c.__name__ for c in spec.kind)
         raise ValueError(f"{at} must be a {names}, got "
                          f"{type(value).__name__}")
+
+
+def _check_sub(value, spec, sizes, at):
+    _check_sub_type(value, spec, at)
     value.validate(sizes, at)
 
 
 _CHECKERS = {"array": _check_array, "scalar": _check_scalar,
              "rows": _check_rows, "sub": _check_sub}
+
+
+# ------------------------------------------------------- declared checkers
+def _declared_array(value, spec, sizes, at):
+    # An array, or a declared one (a small one may have been read).
+    if not (isinstance(value, np.ndarray)
+            or isinstance(value, Declared) and not value.format):
+        raise ValueError(f"{at} must be an array, got {value!r:.60}")
+    _check_dtype(value.dtype, spec, at)
+    _check_shape(value.shape, spec.shape, sizes, at)
+
+
+def _declared_scalar(value, spec, sizes, at):
+    if isinstance(value, Declared):
+        raise ValueError(f"{at} must be a {spec.kind}, got {value!r:.60}")
+    _check_scalar(value, spec, sizes, at)
+
+
+def _declared_rows(value, spec, sizes, at):
+    if not (isinstance(value, Declared) and value.format):
+        _declared_array(value, _Spec("array", "float", spec.shape), sizes,
+                        at)
+        return
+    if value.format != "csr" or value.dtype != np.float64:
+        raise ValueError(f"{at} must be a float64 CSR matrix, got "
+                         f"{value.format} {value.dtype}")
+    _check_shape(value.shape, spec.shape, sizes, at)
+    # validate requires sorted, unique indices within rows: a value a cell
+    # at most.
+    n_rows, n_cols = value.shape
+    data, indices, indptr = (value.parts[k]
+                             for k in ("data", "indices", "indptr"))
+    nnz = data.shape[0] if data.ndim == 1 else -1
+    if (indptr.shape != (n_rows + 1,) or indices.shape != (nnz,)
+            or not 0 <= nnz <= n_rows * n_cols
+            or indptr.dtype.kind not in "iu"
+            or indices.dtype.kind not in "iu"):
+        raise ValueError(f"{at}: its CSR arrays (data {data.shape}, "
+                         f"indices {indices.shape}, indptr {indptr.shape}) "
+                         f"are not those of a {n_rows} x {n_cols} matrix")
+
+
+def _declared_sub(value, spec, sizes, at):
+    _check_sub_type(value, spec, at)
+    value.check_declared(sizes, at)
+
+
+_DECLARED_CHECKERS = {"array": _declared_array, "scalar": _declared_scalar,
+                      "rows": _declared_rows, "sub": _declared_sub}
 
 
 @dataclasses.dataclass(frozen=True)

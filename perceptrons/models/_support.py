@@ -80,6 +80,19 @@ class SupportPool(State):
         """``<x, x>`` of the pool's rows (the bits a call computes for them)."""
         return row_sq_norms_of(self.X)
 
+    def kernel_diag(self, kernel):
+        """``k(s_j, s_j)`` of the pool's rows for ``kernel`` (a
+        :class:`~perceptrons.models._kernel.KernelSpec`): from their squared
+        norms, or, for a precomputed kernel (the rows being the support
+        vectors' rows of the training Gram matrix), the entry of each row's
+        own column."""
+        if not kernel.precomputed:
+            return kernel.diag(self.sq_norms())
+        rows = np.arange(self.size)
+        values = self.X[rows, self.index]
+        return np.array(np.ravel(values.toarray() if sp.issparse(values)
+                                 else values), dtype=np.float64)
+
     def in_front_of(self, X, sq_norms):
         """The rows a call's loops index: the pool's, then the call's.
 

@@ -240,16 +240,9 @@ class DualWeights(State):
                                   self.pool.sq_norms(), self.pool.index)
 
     def pool_diag(self):
-        """``k(s_j, s_j)`` of every pool row (a precomputed kernel's from
-        the pool's Gram rows: the entry of each row's own column)."""
-        pool = self.pool
-        if self.kernel.precomputed:
-            X = pool.X
-            rows = np.arange(pool.size)
-            values = (X[rows, pool.index] if not hasattr(X, "toarray")
-                      else np.asarray(X[rows, pool.index]).ravel())
-            return np.array(values, dtype=np.float64)
-        return self.kernel.diag(pool.sq_norms())
+        """``k(s_j, s_j)`` of every pool row
+        (:meth:`~perceptrons.models._support.SupportPool.kernel_diag`)."""
+        return self.pool.kernel_diag(self.kernel)
 
     def primal(self, weights):
         """The primal weights of the linear kernel (None for others)."""

@@ -1,8 +1,7 @@
 """The Ballseptron of Shalev-Shwartz & Singer (2005), Figure 2 and Sec. 4.
 
-The rules are :func:`perceptrons._loops.ballseptron.ballseptron_epoch`
-(binary) and :func:`~perceptrons._loops.ballseptron.ballseptron_prototype_epoch`
-(multiclass); how w is stored (weight vectors, or coefficients over support
+The rule is :func:`perceptrons._loops.ballseptron.ballseptron_epoch`
+(binary, or prototypes for more than two classes); how w is stored (weight vectors, or coefficients over support
 vectors with a kernel) is the state's ``weights``, chosen once when the state
 is made (:mod:`perceptrons.models._weights`).
 """
@@ -12,7 +11,7 @@ from numbers import Real
 
 import numpy as np
 
-from .._loops.ballseptron import ballseptron_epoch, ballseptron_prototype_epoch
+from .._loops.ballseptron import BallPrototypes, BallRule, ballseptron_epoch
 from ..utils._param_validation import Interval, StrOptions
 from ._averaged import LastOrAveragedRows
 from ._driver import Algorithm, OnlineClassifier
@@ -164,15 +163,12 @@ class BallseptronRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
                      or s.gram_tracked != tracked)
             s = call.state = s.replace(gram_tracked=tracked)
         loop_targets, loop_order = s.weights.padded(call, targets, order)
-        head = (s.weights.store(call, order), loop_targets, loop_order,
-                s.weights.padded_weights(call), float(self.radius),
-                work.scores, work.gram, exact)
-        if s.multiclass:
-            n_mistakes, n_margin_errors = ballseptron_prototype_epoch(
-                *head, work.wx, call.keep_summed)
-        else:
-            n_mistakes, n_margin_errors = ballseptron_epoch(
-                *head, call.keep_summed)
+        rule = (BallPrototypes if s.multiclass else BallRule)(
+            float(self.radius), exact, call.keep_summed)
+        n_mistakes, n_margin_errors = ballseptron_epoch(
+            s.weights.store(call, order), loop_targets, loop_order,
+            s.weights.padded_weights(call), rule, work.scores, work.gram,
+            work.wx)
         work.margin_errors.append(n_margin_errors)
         return n_mistakes, n_mistakes + n_margin_errors
 

@@ -2,10 +2,12 @@
 
 The update is :mod:`perceptrons._loops.higher_order`'s, run by the one pass
 of the matrix perceptrons; forms, normalisation, kernels and one-vs-rest are
-:class:`~perceptrons.models._matrix_perceptron.MatrixPerceptronBase`'s. The
-three forms of Sec. 2 are three model types (:class:`HOPrimalModel`,
+:class:`~perceptrons.models._matrix_perceptron.MatrixAlgorithm`'s. Here: the
+three forms of Sec. 2 as three model types (:class:`HOPrimalModel`,
 :class:`HOImplicitModel`, :class:`HODualModel`), one of which the state
-holds.
+(:class:`HigherOrderState`) holds; the algorithm :class:`HigherOrder` (the
+forms' choice, their zero models and loop stores); and the estimator
+:class:`HigherOrderPerceptron`.
 """
 
 import dataclasses
@@ -18,6 +20,7 @@ from ..utils._param_validation import Interval, StrOptions
 from ._kernel import KernelSpec
 from ._matrix_perceptron import (
     DualForm,
+    MatrixAlgorithm,
     MatrixPerceptronBase,
     MatrixState,
     PrimalForm,
@@ -27,7 +30,7 @@ from ._state import State, array, sub
 from ._stopping import with_stopping_docs
 from ._support import SupportPool
 
-__all__ = ["HigherOrderPerceptron", "HigherOrderState"]
+__all__ = ["HigherOrder", "HigherOrderPerceptron", "HigherOrderState"]
 
 # form="auto" keeps A = BᵀB (n² floats per problem) up to this many features.
 _PRIMAL_MAX_FEATURES = 1024
@@ -140,6 +143,76 @@ class HigherOrderState(MatrixState):
                    "dual": HODualModel}
 
 
+class HigherOrder(MatrixAlgorithm):
+    """HO_p(c) as the driver runs it (the algorithm of
+    :class:`HigherOrderPerceptron`; see its docstring for the parameters)."""
+
+    state_type = HigherOrderState
+    forms = ("primal", "implicit", "dual")
+    precision_remedy = "normalise the input (normalize=True) or lower c"
+
+    # ----------------------------------------------------------- forms
+    def norm_p(self):
+        return float(self.p)
+
+    def auto_form(self, n_features):
+        if self.kernel is not None:
+            return "dual"
+        if self.p == 2 and n_features <= _PRIMAL_MAX_FEATURES:
+            return "primal"
+        return "implicit"
+
+    def resolve_form(self, n_features):
+        form = super().resolve_form(n_features)
+        if form in ("primal", "dual") and self.p != 2:
+            raise ValueError(f"form={form!r} needs p=2 (got p={self.p}); "
+                             "the implicit form takes any p")
+        return form
+
+    def new_model(self, form, n_problems, n_features, kernel, sparse):
+        if form == "primal":
+            return HOPrimalModel.zeros(n_problems, n_features)
+        if form == "implicit":
+            return HOImplicitModel.zeros(n_problems, n_features)
+        return HODualModel.empty(kernel, n_problems, n_features, sparse)
+
+    # ----------------------------------------------------------- passes
+    def loop_store(self, model, call):
+        """The loop's store of this call (:mod:`perceptrons._loops.higher_order`)."""
+        c, sparse = float(self.c), bool(self.sparse)
+        work = call.work
+        if isinstance(model, HOPrimalModel):
+            return HOPrimalStore(*work.rows, work.x_work, work.nz_work,
+                                 model.w, c, sparse, model.A, model.v,
+                                 np.empty(model.w.shape[1]))
+        if isinstance(model, HOImplicitModel):
+            return HOImplicitStore(*work.rows, work.x_work, work.nz_work,
+                                   model.w, c, sparse, float(self.p),
+                                   model.v, model.factors,
+                                   np.empty((3, model.w.shape[1])))
+        kc = call.dual
+        return HODualStore(*kc.loop_args, kc.coef, c, sparse,
+                           grown(model.v_coef, kc.X.shape[0]),
+                           model.matrix_copy(), np.empty(16))
+
+    def model_arrays(self, store):
+        if isinstance(store, HOPrimalStore):
+            return [store.w, store.v, store.A]
+        if isinstance(store, HOImplicitStore):
+            fx, fg, _, _, frho, _ = store.factors
+            return [store.w, store.v, fx, fg, frho]
+        D, _, h, _ = store.matrix
+        return [store.coef, store.v_coef, D, h]
+
+    def model_of_store(self, model, store):
+        if isinstance(model, HOImplicitModel):
+            # The loop reallocates the factors when they grow.
+            model = model.replace(**dict(zip(
+                ("fx", "fg", "fi", "fptr", "frho", "n_factors"),
+                store.factors)))
+        return model
+
+
 @with_stopping_docs
 class HigherOrderPerceptron(MatrixPerceptronBase):
     r"""Higher-order Perceptron HO_p(c), Brotto, Gentile & Vitale [1]_.
@@ -235,8 +308,11 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
         classes). Primal forms and the linear kernel; absent with other
         kernels. There is no threshold: ``intercept_`` is zeros.
     intercept_ : ndarray of shape (n_problems,)
+    support_ : ndarray of shape (n_support,), int64
+        Dual form: the mistaken instances' rows, numbered across calls.
     support_vectors_ : ndarray or CSR matrix of shape (n_support, n_features) or None
-        The mistaken instances (dual form).
+        The mistaken instances (dual form; with ``kernel="precomputed"``
+        their rows of the training Gram matrix).
     dual_coef_ : ndarray of shape (n_problems, n_support) or None
         :math:`w = \sum_s` ``dual_coef_[k, s]`` :math:`\phi(s)` (normalised
         φ when ``normalize``) of the final hypothesis; for the last one the
@@ -331,8 +407,7 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
         "form": [StrOptions({"auto", "primal", "dual", "implicit"})],
     }
 
-    _forms = ("primal", "implicit", "dual")
-    _state_type = HigherOrderState
+    _algorithm = HigherOrder
 
     @classmethod
     def _test_params(cls):
@@ -348,8 +423,8 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
         self.p = p
         self.c = c
         self.sparse = sparse
-        super().__init__(form=form, normalize=normalize, hypothesis=hypothesis,
-                         kernel=kernel,
+        super().__init__(form=form, normalize=normalize,
+                         hypothesis=hypothesis, kernel=kernel,
                          degree=degree, gamma=gamma, coef0=coef0,
                          cache_size=cache_size, max_iter=max_iter, tol=tol,
                          n_iter_no_change=n_iter_no_change,
@@ -358,65 +433,3 @@ class HigherOrderPerceptron(MatrixPerceptronBase):
                          shuffle=shuffle, random_state=random_state,
                          class_weight=class_weight, warm_start=warm_start,
                          n_jobs=n_jobs)
-
-    _precision_remedy = "normalise the input (normalize=True) or lower c"
-
-    # ----------------------------------------------------------- forms
-    def _norm_p(self):
-        return float(self.p)
-
-    def _auto_form(self, n_features):
-        if self.kernel is not None:
-            return "dual"
-        if self.p == 2 and n_features <= _PRIMAL_MAX_FEATURES:
-            return "primal"
-        return "implicit"
-
-    def _resolve_form(self, n_features):
-        form = super()._resolve_form(n_features)
-        if form in ("primal", "dual") and self.p != 2:
-            raise ValueError(f"form={form!r} needs p=2 (got p={self.p}); "
-                             "the implicit form takes any p")
-        return form
-
-    def _new_model(self, form, n_problems, n_features, kernel, sparse):
-        if form == "primal":
-            return HOPrimalModel.zeros(n_problems, n_features)
-        if form == "implicit":
-            return HOImplicitModel.zeros(n_problems, n_features)
-        return HODualModel.empty(kernel, n_problems, n_features, sparse)
-
-    # ----------------------------------------------------------- passes
-    def _store(self, model, call):
-        """The loop's store of this call (:mod:`perceptrons._loops.higher_order`)."""
-        c, sparse = float(self.c), bool(self.sparse)
-        if isinstance(model, HOPrimalModel):
-            return HOPrimalStore(*call.rows, call.x_work, call.nz_work,
-                                 model.w, c, sparse, model.A, model.v,
-                                 np.empty(model.w.shape[1]))
-        if isinstance(model, HOImplicitModel):
-            return HOImplicitStore(*call.rows, call.x_work, call.nz_work,
-                                   model.w, c, sparse, float(self.p),
-                                   model.v, model.factors,
-                                   np.empty((3, model.w.shape[1])))
-        kc = call.dual
-        return HODualStore(*kc.loop_args, kc.coef, c, sparse,
-                           grown(model.v_coef, kc.X.shape[0]),
-                           model.matrix_copy(), np.empty(16))
-
-    def _model_arrays(self, store):
-        if isinstance(store, HOPrimalStore):
-            return [store.w, store.v, store.A]
-        if isinstance(store, HOImplicitStore):
-            fx, fg, _, _, frho, _ = store.factors
-            return [store.w, store.v, fx, fg, frho]
-        D, _, h, _ = store.matrix
-        return [store.coef, store.v_coef, D, h]
-
-    def _model_of_store(self, model, store):
-        if isinstance(model, HOImplicitModel):
-            # The loop reallocates the factors when they grow.
-            model = model.replace(**dict(zip(
-                ("fx", "fg", "fi", "fptr", "frho", "n_factors"),
-                store.factors)))
-        return model

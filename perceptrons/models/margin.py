@@ -323,8 +323,6 @@ class PDM(MarginParams, OnlineClassifier):
         "successive": [Interval(Real, 1, None, closed="neither"), None],
     }
     _algorithm = DynamicMargin
-    # read by perceptrons/streaming.py until it asks the algorithm
-    _max_iter_is_a_cap = True
 
     @classmethod
     def _test_params(cls):
@@ -470,8 +468,6 @@ class PFM(MarginParams, OnlineClassifier):
         "beta": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
     }
     _algorithm = FixedMargin
-    # read by perceptrons/streaming.py until it asks the algorithm
-    _max_iter_is_a_cap = True
 
     def __init__(self, *, beta="auto", augmentation=1.0,
                  extension=DEFAULT_EXTENSION,

@@ -12,8 +12,7 @@ from numbers import Real
 
 import numpy as np
 
-from .._loops.margin import pattern_pass
-from .._loops.mpu import MpuRule
+from .._loops.mpu import MpuRule, mpu_pass
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import linear_scores
 from ._driver import OnlineClassifier
@@ -82,7 +81,7 @@ class MarginUnlearning(MarginAlgorithm):
 
     def _plain_pass(self, call, k, order, signs):
         s = call.state
-        n_steps, _, n_mistakes = pattern_pass(
+        n_steps, _, n_mistakes = mpu_pass(
             order, order.shape[0], 0.0, order, *call.loop_arrays, signs,
             call.work.y_sq_norms, s.rho, s.delta_sq, call.weights,
             self._mpu_rule(s, k, False), s.weights[k], s.scalars[k],
@@ -395,8 +394,6 @@ class MPU(OnlineClassifier):
         "certified_stop": ["boolean"],
     }
     _algorithm = MarginUnlearning
-    # read by perceptrons/streaming.py until it asks the algorithm
-    _max_iter_is_a_cap = True
 
     @classmethod
     def _test_params(cls):

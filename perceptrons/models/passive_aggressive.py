@@ -19,6 +19,7 @@ from .._loops.passive_aggressive import (RULES, OneVsRest, Prototypes,
 from ..utils._param_validation import Interval, StrOptions
 from ._averaged import LastOrAveragedRows
 from ._driver import Algorithm, OnlineClassifier
+from ._driver.protocol import linear_row_scores
 from ._driver.mixing import mixed_rows_and_offset
 from ._driver.online import CompiledStep
 from ._kernel import KERNEL_NAMES, KernelAlgorithm, KernelParams
@@ -161,6 +162,10 @@ class PassiveAggressiveRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
         return (self.rows_are_finite(call)
                 and bool(np.isfinite(s.intercept).all())
                 and bool(np.isfinite(s.intercept_acc).all()))
+
+    def one_row_scores(self, state):
+        return (linear_row_scores if isinstance(state.weights, WeightRows)
+                else None)
 
     def online_step(self, state, row_arrays, sq_norm):
         # The primal form, with the rule and running sums the state was

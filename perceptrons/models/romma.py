@@ -12,8 +12,8 @@ from numbers import Real
 
 import numpy as np
 
-from .._loops.margin import active_set_epoch, pattern_pass
-from .._loops.romma import RommaRule, fold_scale
+from .._loops.margin import active_set_epoch
+from .._loops.romma import RommaRule, fold_scale, romma_pass
 from ..utils._param_validation import Interval
 from ._driver import OnlineClassifier
 from ._margin_family import (
@@ -101,7 +101,7 @@ class AggressiveROMMA(MarginAlgorithm):
     def _plain_pass(self, call, k, order, signs):
         s = call.state
         status = np.zeros(1, dtype=np.int64)
-        n_updates, _, n_mistakes = pattern_pass(
+        n_updates, _, n_mistakes = romma_pass(
             order, order.shape[0], 0.0, order, *call.loop_arrays, signs,
             call.work.y_sq_norms, s.rho, s.delta_sq, call.weights,
             *self._rule_of(call, k, status))
@@ -302,8 +302,6 @@ class ROMMA(MarginParams, OnlineClassifier):
     _parameter_constraints["epsilon"] = [Interval(Real, 0, 1,
                                                   closed="neither")]
     _algorithm = AggressiveROMMA
-    # read by perceptrons/streaming.py until it asks the algorithm
-    _max_iter_is_a_cap = True
 
     @classmethod
     def _test_params(cls):

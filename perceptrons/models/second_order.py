@@ -2,9 +2,12 @@
 
 The update is :mod:`perceptrons._loops.second_order`'s, run by the one pass
 of the matrix perceptrons; forms, normalisation, kernels and one-vs-rest are
-:class:`~perceptrons.models._matrix_perceptron.MatrixPerceptronBase`'s. The
-two forms are two model types (:class:`SOPrimalModel`,
-:class:`SODualModel`), one of which the state holds.
+:class:`~perceptrons.models._matrix_perceptron.MatrixAlgorithm`'s. Here: the
+two forms as two model types (:class:`SOPrimalModel`, :class:`SODualModel`),
+one of which the state (:class:`SecondOrderState`) holds; the algorithm
+:class:`SecondOrder` (the forms' choice, their zero models and loop stores,
+and the last hypothesis's margins, not linear in x); and the estimator
+:class:`SecondOrderPerceptron`.
 """
 
 import dataclasses
@@ -19,16 +22,18 @@ from ..utils.validation import linear_scores
 from ._kernel import KernelSpec
 from ._matrix_perceptron import (
     DualForm,
+    MatrixAlgorithm,
     MatrixPerceptronBase,
     MatrixState,
     PrimalForm,
     divide_rows,
+    row_p_norms,
 )
 from ._state import State, array, sub
 from ._stopping import with_stopping_docs
 from ._support import SupportPool
 
-__all__ = ["SecondOrderPerceptron", "SecondOrderState"]
+__all__ = ["SecondOrder", "SecondOrderPerceptron", "SecondOrderState"]
 
 #: Largest primal matrix form="auto" allocates per problem: A⁻¹ is an
 #: n × n float64 matrix, so 1 GiB is 11,585 features (and each mistake
@@ -112,6 +117,109 @@ class SecondOrderState(MatrixState):
     model: object = sub(SOPrimalModel, SODualModel)
 
     form_models = {"primal": SOPrimalModel, "dual": SODualModel}
+
+
+class SecondOrder(MatrixAlgorithm):
+    """The second-order Perceptron as the driver runs it (the algorithm of
+    :class:`SecondOrderPerceptron`; see its docstring for the
+    parameters)."""
+
+    state_type = SecondOrderState
+    last_is_linear = False
+    precision_remedy = "raise a or normalise the input (normalize=True)"
+
+    # ----------------------------------------------------------- forms
+    def auto_form(self, n_features):
+        form = super().auto_form(n_features)
+        if form == "primal" and 8 * n_features**2 > _PRIMAL_MAX_BYTES:
+            raise _primal_refusal(n_features, f", over the "
+                                  f"{_size(_PRIMAL_MAX_BYTES)} form='auto' "
+                                  "allows")
+        return form
+
+    def new_model(self, form, n_problems, n_features, kernel, sparse):
+        if form == "primal":
+            try:
+                return SOPrimalModel.zeros(n_problems, n_features,
+                                           float(self.a))
+            except MemoryError:
+                raise _primal_refusal(n_features, ", more than this "
+                                      "machine can allocate") from None
+        if kernel.precomputed and self.hypothesis == "last":
+            # The last hypothesis scores x by v·(A + x xᵀ)⁻¹x, which reads
+            # k(x, x).
+            raise ValueError(
+                "hypothesis='last' scores a row with its k(x, x), which a "
+                "precomputed kernel's values against the training rows do "
+                "not hold: use hypothesis='averaged' with "
+                "kernel='precomputed', or a named kernel")
+        return SODualModel.empty(kernel, n_problems, n_features, sparse)
+
+    # ----------------------------------------------------------- passes
+    def loop_store(self, model, call):
+        """The loop's store of this call (:mod:`perceptrons._loops.second_order`)."""
+        if isinstance(model, SOPrimalModel):
+            work = call.work
+            return SOPrimalStore(*work.rows, work.x_work, work.nz_work,
+                                 model.w, model.A_inv, model.v,
+                                 np.empty(model.w.shape[1]))
+        kc = call.dual
+        return SODualStore(*kc.loop_args, kc.coef, float(self.a),
+                           model.matrix_copy(), np.empty(16))
+
+    def model_arrays(self, store):
+        if isinstance(store, SOPrimalStore):
+            return [store.w, store.v, store.A_inv]
+        return [store.coef, store.inverse[0]]
+
+    # ----------------------------------------------------------- results
+    def no_coef_reason(self, state, view):
+        if state.hypothesis == "last":
+            return ("the last hypothesis decides by v·(A + x xᵀ)⁻¹x, not "
+                    "linear in x (hypothesis='averaged' is; the linear part "
+                    "A⁻¹v, same sign, is state_.model.w in primal form)")
+        return super().no_coef_reason(state, view)
+
+    def last_scores(self, model, X):
+        """The paper's margins ``vᵀ(A + x xᵀ)⁻¹x`` of the rows of X (the
+        class docstring's Notes), of the rows normalised when
+        normalising."""
+        if isinstance(model, SOPrimalModel):
+            norms = row_p_norms(X, self.norm_p()) if self.normalize else None
+            return self._primal_scores(model, X, norms)
+        if model.coef.shape[1] == 0:
+            return np.zeros((X.shape[0], model.coef.shape[0]))
+        return self._dual_scores(model, X)
+
+    def _primal_scores(self, model, X, norms):
+        """:meth:`last_scores` of a primal model, the rows divided by
+        ``norms`` (None: as given)."""
+        if norms is not None:
+            X = divide_rows(X, np.where(norms > 0, norms, 1.0))
+        raw = linear_scores(X, model.w)
+        out = np.empty_like(raw)
+        for k in range(raw.shape[1]):
+            XA = linear_scores(X, model.A_inv[k].T)
+            quad = (np.asarray(X.multiply(XA).sum(axis=1)).ravel()
+                    if sp.issparse(X) else np.einsum("ij,ij->i", X, XA))
+            out[:, k] = raw[:, k] / (1.0 + quad)
+        return out
+
+    def _dual_scores(self, model, X):
+        """:meth:`last_scores` of a dual model with support vectors."""
+        n_problems = model.coef.shape[0]
+        out = np.zeros((X.shape[0], n_problems))
+        a = float(self.a)
+        for lo, hi, G in model.gram_blocks(X, normalize=self.normalize):
+            raw = G @ model.coef.T
+            diag = model.diag_of(X[lo:hi], normalize=self.normalize)
+            for k in range(n_problems):
+                q = model.n_mistaken[k]
+                kappa = G[:, model.slots[k, :q]]
+                M = model.M[k, :q, :q]
+                quad = (diag - np.einsum("ij,ij->i", kappa @ M, kappa)) / a
+                out[lo:hi, k] = raw[:, k] / (1.0 + quad)
+        return out
 
 
 @with_stopping_docs
@@ -203,8 +311,11 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
         its decision :math:`v^\top(A + xx^\top)^{-1}x` is not linear in x
         (its linear part :math:`A^{-1}v` is ``state_.model.w``, primal).
     intercept_ : ndarray of shape (n_problems,)
+    support_ : ndarray of shape (n_support,), int64
+        Dual form: the mistaken instances' rows, numbered across calls.
     support_vectors_ : ndarray or CSR matrix of shape (n_support, n_features) or None
-        The mistaken instances (dual form).
+        The mistaken instances (dual form; with ``kernel="precomputed"``
+        their rows of the training Gram matrix).
     dual_coef_ : ndarray of shape (n_problems, n_support) or None
         β by support vector, summed over repeated instances, of the final
         hypothesis (averaged: the average of the β's).
@@ -271,15 +382,7 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
         "form": [StrOptions({"auto", "primal", "dual"})],
     }
 
-    _state_type = SecondOrderState
-    _last_is_linear = False
-
-    def _no_coef_reason(self):
-        if self.state_.hypothesis == "last":
-            return ("the last hypothesis decides by v·(A + x xᵀ)⁻¹x, not "
-                    "linear in x (hypothesis='averaged' is; the linear part "
-                    "A⁻¹v, same sign, is state_.model.w in primal form)")
-        return super()._no_coef_reason()
+    _algorithm = SecondOrder
 
     @classmethod
     def _test_params(cls):
@@ -287,12 +390,13 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
 
     def __init__(self, *, a=20.0, kernel=None, degree=3, gamma=None,
                  coef0=0.0, form="auto", normalize=True, cache_size=200,
-                 hypothesis="averaged", max_iter=10, tol=None, n_iter_no_change=5, early_stopping=False,
+                 hypothesis="averaged", max_iter=10, tol=None,
+                 n_iter_no_change=5, early_stopping=False,
                  validation_fraction=0.1, shuffle=True, random_state=None,
                  class_weight=None, warm_start=False, n_jobs=None):
         self.a = a
-        super().__init__(form=form, normalize=normalize, hypothesis=hypothesis,
-                         kernel=kernel,
+        super().__init__(form=form, normalize=normalize,
+                         hypothesis=hypothesis, kernel=kernel,
                          degree=degree, gamma=gamma, coef0=coef0,
                          cache_size=cache_size, max_iter=max_iter, tol=tol,
                          n_iter_no_change=n_iter_no_change,
@@ -301,67 +405,3 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
                          shuffle=shuffle, random_state=random_state,
                          class_weight=class_weight, warm_start=warm_start,
                          n_jobs=n_jobs)
-
-    _precision_remedy = "raise a or normalise the input (normalize=True)"
-
-    def _auto_form(self, n_features):
-        form = super()._auto_form(n_features)
-        if form == "primal" and 8 * n_features**2 > _PRIMAL_MAX_BYTES:
-            raise _primal_refusal(n_features, f", over the "
-                                  f"{_size(_PRIMAL_MAX_BYTES)} form='auto' "
-                                  "allows")
-        return form
-
-    def _new_model(self, form, n_problems, n_features, kernel, sparse):
-        if form == "primal":
-            try:
-                return SOPrimalModel.zeros(n_problems, n_features,
-                                           float(self.a))
-            except MemoryError:
-                raise _primal_refusal(n_features, ", more than this "
-                                      "machine can allocate") from None
-        return SODualModel.empty(kernel, n_problems, n_features, sparse)
-
-    # ----------------------------------------------------------- passes
-    def _store(self, model, call):
-        """The loop's store of this call (:mod:`perceptrons._loops.second_order`)."""
-        if isinstance(model, SOPrimalModel):
-            return SOPrimalStore(*call.rows, call.x_work, call.nz_work,
-                                 model.w, model.A_inv, model.v,
-                                 np.empty(model.w.shape[1]))
-        kc = call.dual
-        return SODualStore(*kc.loop_args, kc.coef, float(self.a),
-                           model.matrix_copy(), np.empty(16))
-
-    def _model_arrays(self, store):
-        if isinstance(store, SOPrimalStore):
-            return [store.w, store.v, store.A_inv]
-        return [store.coef, store.inverse[0]]
-
-    # ----------------------------------------------------------- prediction
-    def _primal_scores(self, model, X, norms):
-        if norms is not None:
-            X = divide_rows(X, np.where(norms > 0, norms, 1.0))
-        raw = linear_scores(X, model.w)
-        out = np.empty_like(raw)
-        for k in range(raw.shape[1]):
-            XA = linear_scores(X, model.A_inv[k].T)
-            quad = (np.asarray(X.multiply(XA).sum(axis=1)).ravel()
-                    if sp.issparse(X) else np.einsum("ij,ij->i", X, XA))
-            out[:, k] = raw[:, k] / (1.0 + quad)
-        return out
-
-    def _dual_scores(self, model, X):
-        n_problems = model.coef.shape[0]
-        out = np.zeros((X.shape[0], n_problems))
-        a = float(self.a)
-        for lo, hi, G in model.gram_blocks(self, X):
-            raw = G @ model.coef.T
-            diag = model.diag_of(self, X[lo:hi])
-            for k in range(n_problems):
-                q = model.n_mistaken[k]
-                kappa = G[:, model.slots[k, :q]]
-                M = model.M[k, :q, :q]
-                quad = (diag - np.einsum("ij,ij->i", kappa @ M, kappa)) / a
-                out[lo:hi, k] = raw[:, k] / (1.0 + quad)
-        return out

@@ -37,7 +37,8 @@ def linear_part(est):
     if hasattr(est, "coef_"):
         return est.coef_
     s = est.state_
-    return s.model.public(est, s.final_weights(), True).get("coef_")
+    return s.model.public(s.final_weights(), True,
+                          normalize=est.normalize).get("coef_")
 
 
 def paper_margins(est, X):
@@ -45,10 +46,11 @@ def paper_margins(est, X):
     the rows' norms where it scores the rows as given (HO normalising; its
     decision is then ``wᵀx``, so that ``coef_`` gives it, issue #23)."""
     scores = est.decision_function(X)
-    if not (est.normalize and est._decides_linearly()):
+    algo = est._algorithm_of_params(validate=False)
+    if not (est.normalize and algo.decides_linearly(est.state_)):
         return scores
     if est.kernel is None:
-        norms = row_p_norms(X, est._norm_p())
+        norms = row_p_norms(X, algo.norm_p())
     else:
         norms = np.sqrt(est.state_.model.kernel.diag(row_sq_norms_of(X)))
     norms = norms.reshape((-1,) + (1,) * (scores.ndim - 1))

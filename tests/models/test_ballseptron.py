@@ -33,7 +33,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 import perceptrons.models.ballseptron as ballseptron_module
 from perceptrons import Ballseptron, Perceptron
-from perceptrons._loops.ballseptron import ballseptron_epoch
+from perceptrons._loops.ballseptron import BallRule, ballseptron_epoch
 from perceptrons._loops.storage import PrimalStore
 from perceptrons.utils.validation import as_loop_arrays
 from tests._pairwise import all_pairs, parametrize
@@ -188,8 +188,8 @@ def test_lazy_scale_extremes_reach_the_loop():
                             np.zeros((1, 0)), np.zeros((1, 0)))
         m, e = ballseptron_epoch(store, (y == 1).astype(np.int64),
                                  np.arange(60, dtype=np.int64),
-                                 np.zeros(0), radius, np.zeros(1),
-                                 np.zeros((1, 1)), True, False)
+                                 np.zeros(0), BallRule(radius, True, False),
+                                 np.zeros(1), np.zeros((1, 1)), np.zeros(1))
         w = w[0]
         w_ref, m_ref, e_ref = figure2(X, y, radius)
         assert (m, e) == (m_ref[0], e_ref[0])

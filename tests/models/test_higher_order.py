@@ -15,11 +15,13 @@ import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 
 from perceptrons import Perceptron
+from perceptrons.models._stopping import validation_split
 from perceptrons.utils.random import epoch_orders
 from tests.models._paper_matrix import (HigherOrderPerceptron,
                                          SecondOrderPerceptron, linear_part,
                                          paper_margins)
 from tests._pairwise import all_pairs, corners_of, parametrize
+from tests._states import assert_same_state
 from tests.reference import higher_order, second_order
 from tests.reference.streams import make_stream
 
@@ -143,6 +145,31 @@ def test_partial_fit_continues_the_run():
         assert two.n_matrix_updates_ == one.n_matrix_updates_
         assert_allclose(two.decision_function(X), one.decision_function(X),
                         rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("cls, params", [
+    (HigherOrderPerceptron, dict()),
+    (HigherOrderPerceptron, dict(form="implicit", p=3.0)),
+    (HigherOrderPerceptron, dict(kernel="rbf", gamma=0.3)),
+    (SecondOrderPerceptron, dict()),
+    (SecondOrderPerceptron, dict(kernel="rbf", gamma=0.3)),
+], ids=["HO-primal", "HO-implicit", "HO-dual", "SO-primal", "SO-dual"])
+def test_early_stopping_passes_are_warm_started_passes(cls, params):
+    """``early_stopping`` trains one call per pass, each continuing the
+    model (its support pool in front, in the dual form) from its state:
+    the same bits as ``warm_start`` fits of one pass on the kept rows. (The
+    old base class kept the first call's loop store across the calls: the
+    dual forms then read kernel rows outside X and corrupted the heap.)"""
+    X, y = stream(21, 3, n=90)
+    classes = np.unique(y)
+    held = validation_split(np.searchsorted(classes, y), np.zeros(0), 0.1, 0)
+    stopped = cls(early_stopping=True, max_iter=3, shuffle=False,
+                  random_state=0, **params).fit(X, y)
+    passes = cls(warm_start=True, max_iter=1, shuffle=False, **params)
+    for _ in range(3):
+        passes.fit(X[~held], y[~held])
+    assert stopped.n_iter_ == passes.n_iter_ == 3
+    assert_same_state(stopped, passes)
 
 
 # --------------------------------------------------------------- second order

@@ -40,7 +40,8 @@ def _linear_scores(est, X):
     """Scores of X by the model's hypothesis as a linear function (in
     feature space): ``wᵀx`` of the rows as given."""
     s = est.state_
-    return s.model.linear_scores(est, X, s.final_weights())
+    return s.model.linear_scores(X, s.final_weights(),
+                                 normalize=est.normalize)
 
 
 def _running_average(cls, params, X, y, weights, n_passes):

@@ -152,7 +152,7 @@ def test_binary_rule_is_the_threshold_rule_bit_for_bit(
         binary, monkeypatch, hypothesis, sparse, params):
     """The binary rule's compiled loop (its counts constants) makes the
     steps of the generic threshold rule with one problem, bit for bit."""
-    import perceptrons.models.perceptron as module
+    import perceptrons.models._figure2 as module
     from perceptrons._loops.hypotheses import BinaryRule, ThresholdRule
 
     X, y = binary
@@ -417,3 +417,33 @@ def test_a_voted_fit_predicts_with_the_other_hypotheses_of_its_run(
         last.predict(X, hypothesis="longest")
     with pytest.raises(ValueError, match="got 'best'"):
         voted.predict(X, hypothesis="best")
+
+
+@pytest.mark.parametrize("kernel", [None, "rbf"])
+def test_early_stopping_carries_each_rows_alpha_count(binary, kernel):
+    """``early_stopping`` trains one call per pass and carries each row's α
+    count (the λ-trick's indicator, the α-bound's count) from pass to pass,
+    as one ``fit`` of several passes keeps it: the same steps as that fit
+    on the kept rows (the same bits in the primal form; in the dual form,
+    whose calls put the support pool in front, to rounding). The dual form
+    carried the counts by loop row, shifted by the growing pool, and read
+    past their end."""
+    from perceptrons.models._stopping import validation_split
+
+    X, y = binary
+    params = dict(hypothesis="last", lam=0.5, alpha_bound=2, shuffle=False,
+                  max_iter=4, random_state=0, kernel=kernel)
+    held = validation_split((y == y.max()).astype(np.int64), np.zeros(0),
+                            0.1, 0)
+    stopped = Perceptron(early_stopping=True, **params).fit(X, y)
+    whole = Perceptron(**params).fit(X[~held], y[~held])
+    np.testing.assert_array_equal(stopped.mistakes_per_epoch_,
+                                  whole.mistakes_per_epoch_)
+    np.testing.assert_array_equal(stopped.updates_per_epoch_,
+                                  whole.updates_per_epoch_)
+    if kernel is None:
+        assert_same_state(stopped.state_, whole.state_)
+    else:
+        np.testing.assert_allclose(stopped.decision_function(X),
+                                   whole.decision_function(X), rtol=1e-12,
+                                   atol=1e-12)

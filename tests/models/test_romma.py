@@ -174,8 +174,7 @@ def test_zero_row_is_skipped_without_bias():
 def test_scale_folding_in_the_loop():
     # The same a stored as s·u with s = 1 or s = 1e200 (outside the loop's
     # range, so the first update folds it back): same updates, same a.
-    from perceptrons._loops.margin import pattern_pass
-    from perceptrons._loops.romma import RommaRule, fold_scale
+    from perceptrons._loops.romma import RommaRule, fold_scale, romma_pass
     from perceptrons.utils.validation import as_loop_arrays
 
     X, y = make_stream(7, noise=0.1)
@@ -196,11 +195,11 @@ def test_scale_folding_in_the_loop():
         sq = float(clf.coef_[0] @ clf.coef_[0] + clf.intercept_[0] ** 2
                    + c @ c)
         st = np.array([clf.intercept_[0] / s, sq, s, 0.0])
-        n_upd, _, _ = pattern_pass(rows, rows.shape[0], 0.0, rows,
-                                   *as_loop_arrays(X), signs, yy, 1.0, 1.0,
-                                   np.zeros(0),
-                                   RommaRule(0.99), w, st,
-                                   np.zeros(1, dtype=np.int64), full_g)
+        n_upd, _, _ = romma_pass(rows, rows.shape[0], 0.0, rows,
+                                 *as_loop_arrays(X), signs, yy, 1.0, 1.0,
+                                 np.zeros(0),
+                                 RommaRule(0.99), w, st,
+                                 np.zeros(1, dtype=np.int64), full_g)
         fold_scale(w, st, full_g)
         out.append((n_upd, w, st[0], full_g))
     assert out[0][0] == out[1][0] > 0

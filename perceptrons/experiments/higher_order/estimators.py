@@ -148,4 +148,4 @@ def _labels(est, scores):
 def _gram_blocks(est, rows):
     """``(lo, hi, K)`` blocks of the kernel between ``rows`` and the
     support."""
-    return est.state_.model.gram_blocks(est, rows)
+    return est.state_.model.gram_blocks(rows, normalize=est.normalize)

@@ -19,6 +19,7 @@ weights, an algorithm without a step) goes through ``partial_fit``, whose
 messages and results it then has.
 """
 
+import math
 import operator
 import warnings
 
@@ -78,7 +79,12 @@ class OnlineSession:
         self.row = np.zeros((1, d))
         self.values = self.row[0]
         self.sq_norm = np.zeros(1)
-        self.needs_sq_norm = self.algo.needs_row_sq_norms()
+        self.row_sq_norms = None
+        if self.algo.needs_row_sq_norms():
+            # <x, x> as partial_fit computes it, without numba's dispatch.
+            args = (*as_loop_arrays(self.row), 1)
+            norms = entry_point(row_sq_norms, args)
+            self.row_sq_norms = lambda: norms(*args)[0]
         self.step = None
         if getattr(est, "class_weight", None) is None:
             self.step = self.algo.online_step(
@@ -89,6 +95,23 @@ class OnlineSession:
         self.getter = (operator.itemgetter(*names.tolist())
                        if names is not None else None)
         self.n_features = d
+        self.score_one = self.algo.one_row_scores(state)
+
+    def values_of(self, x):
+        """x's values as a float64 1-D array, the buffer's (a dict, written
+        into it) or x itself (an array): None when the fast path cannot take
+        x as it is. Nothing is checked for finiteness: the scores say."""
+        if type(x) is np.ndarray:
+            if x.dtype is _FLOAT64 and x.shape == self.values.shape:
+                return x
+        elif type(x) is dict and self.getter is not None and (
+                len(x) == self.n_features):
+            try:
+                self.values[:] = self.getter(x)
+            except (KeyError, TypeError, ValueError):
+                return None
+            return self.values
+        return None
 
     def take(self, x):
         """Write ``x`` into the row buffer; False when the fast path cannot
@@ -179,14 +202,17 @@ def _session(est):
 
 def learn_one(est, x, y, classes=None, sample_weight=1.0):
     """:meth:`OnlineClassifier.learn_one`."""
-    session = _session(est)
+    session = est.__dict__.get("_online")
+    if session is None or session.state is not est.__dict__.get("state_"):
+        session = _session(est)
     if (session is not None and session.step is not None
             and (classes is None or _same_classes(session, classes))):
         try:
             target = session.class_index.get(y)
         except TypeError:  # an unhashable label: partial_fit says why
             target = None
-        weights = _step_weights(sample_weight)
+        weights = (_UNIT if type(sample_weight) is float
+                   and sample_weight == 1.0 else _step_weights(sample_weight))
         if target is not None and weights is not None and session.take(x):
             _learn_in_place(est, session, target, weights)
             return
@@ -212,20 +238,27 @@ def _learn_in_place(est, session, target, weights):
     """The compiled step on the session's row, then the call's counters:
     ``partial_fit``'s one pass over one row."""
     s = session.state
-    if session.needs_sq_norm:
-        session.sq_norm[0] = row_sq_norms(*as_loop_arrays(session.row), 1)[0]
+    if session.row_sq_norms is not None:
+        session.sq_norm[0] = session.row_sq_norms()
     n_mistakes, n_updates = session.step(target, weights, s.t)
     if n_updates and not session.step.is_finite():
         raise ValueError(
             f"floating-point overflow at epoch {s.n_iter + 1}: the "
             "weights are no longer finite; scale the input (e.g. "
             "StandardScaler) or lower eta")
-    state = s.replace(
-        t=s.t + 1, n_iter=s.n_iter + 1,
-        n_mistakes=s.n_mistakes + n_mistakes,
-        n_updates=s.n_updates + n_updates,
-        mistakes_per_epoch=appended_one(s.mistakes_per_epoch, n_mistakes),
-        updates_per_epoch=appended_one(s.updates_per_epoch, n_updates))
+    # State.replace of the driver's counters, the fields known (a tenth of
+    # the call went to replace's check of their names).
+    state = object.__new__(type(s))
+    fields = state.__dict__
+    fields.update(s.__dict__)
+    fields["t"] = s.t + 1
+    fields["n_iter"] = s.n_iter + 1
+    fields["n_mistakes"] = s.n_mistakes + n_mistakes
+    fields["n_updates"] = s.n_updates + n_updates
+    fields["mistakes_per_epoch"] = appended_one(s.mistakes_per_epoch,
+                                                n_mistakes)
+    fields["updates_per_epoch"] = appended_one(s.updates_per_epoch,
+                                               n_updates)
     session.state = state
     est._adopt_state_lazily(state)
 
@@ -254,19 +287,40 @@ def _learn_through_partial_fit(est, x, y, classes, sample_weight):
 
 def predict_one(est, x):
     """:meth:`OnlineClassifier.predict_one`."""
-    session = _session(est)
-    if session is not None and session.take(x):
-        scores = session.algo.decision(session.state, est._published_view(),
-                                       session.row)[0]
-        # predict's labels (prediction.labels) of the one row.
-        if scores.shape[0] == 1:
-            return session.state.classes[int(scores[0] > 0)]
-        return session.state.classes[int(np.argmax(scores))]
+    attrs = est.__dict__
+    session = attrs.get("_online")
+    if session is None or session.state is not attrs.get("state_"):
+        session = _session(est)
+    if session is not None:
+        view = est._published_view() if attrs.get("_stale") else attrs
+        if session.score_one is not None:
+            values = session.values_of(x)
+            if values is not None:
+                # One problem's score, or the scores of several. x holds
+                # NaN or infinity where they are not finite (partial_fit's
+                # path then says so).
+                score = session.score_one(view, values)
+                if type(score) is float:
+                    if math.isfinite(score):
+                        return session.state.classes[int(score > 0.0)]
+                elif np.isfinite(score).all():
+                    return _label(session.state, score)
+        elif session.take(x):
+            return _label(session.state, session.algo.decision(
+                session.state, view, session.row)[0])
     check_is_fitted(est)
     row, _ = one_row(est, x)
     if not np.isfinite(row).all():
         raise ValueError("x contains NaN or infinity")
     return est._labels(est._scores(est._as_read(row)))[0]
+
+
+def _label(state, scores):
+    """predict's label (:func:`~perceptrons.models._driver.prediction.labels`)
+    of one row's scores (1-D: one problem's, or one per class)."""
+    if scores.shape[0] == 1:
+        return state.classes[int(scores[0] > 0)]
+    return state.classes[int(np.argmax(scores))]
 
 
 def one_row(est, x):

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..._loops._common import row_sq_norms
 
-__all__ = ["Algorithm"]
+__all__ = ["Algorithm", "linear_row_scores"]
 
 _NO_ROW_NORMS = np.zeros(0)
 
@@ -163,6 +163,18 @@ class Algorithm:
         """
         raise NotImplementedError
 
+    def carry_out(self, call):
+        """The per-example scratch (``carried_scratch``) the next call over
+        the same rows continues, by the call's rows."""
+        return {name: getattr(call.work, name)
+                for name in self.carried_scratch}
+
+    def carry_in(self, call, carry):
+        """Continue the per-example scratch an earlier call over the same
+        rows left (:meth:`carry_out`), after :meth:`begin_call`."""
+        for name, value in carry.items():
+            setattr(call.work, name, value)
+
     def is_finite(self, call):
         """Whether the weights are still finite after a pass."""
         return True
@@ -222,6 +234,21 @@ class Algorithm:
         """
         return None
 
+    def one_row_scores(self, state):
+        """The scores of ``predict_one`` without the machinery of a whole
+        X, or None (``predict_one`` then scores the row as
+        :meth:`decision` does).
+
+        Returns
+        -------
+        callable or None
+            ``scores(view, values)``, the decision of one row (``values``,
+            float64 of shape (n_features,)) with the bits :meth:`decision`
+            gives it: a float for one problem, else an array of shape
+            (n_problems,). Non-finite where the row holds NaN or infinity.
+        """
+        return None
+
     #: Passes of ``fit`` and ``partial_fit`` written by the algorithm
     #: itself (a run to convergence), as methods ``fit_passes(call,
     #: targets)`` and ``partial_pass(call, targets)`` that leave the state
@@ -273,3 +300,20 @@ class Algorithm:
         counters added up) with the model's arrays mixed
         (:func:`~perceptrons.models._driver.mixing.mix_states`)."""
         raise ValueError(self.mixing_refusal())
+
+
+def linear_row_scores(view, values):
+    """The decision of one row of a linear model, ``coef_ · x +
+    intercept_``, with the bits of ``X @ coef_.T + intercept_`` on that row
+    (:func:`~perceptrons.utils.validation.linear_scores`): one problem's is
+    the same dot product (numpy's matrix product of a row and a column is
+    its dot), several problems' the same matrix product. A float for one
+    problem, else an array."""
+    coef, intercept = view["coef_"], view["intercept_"]
+    if coef.shape[0] == 1:
+        return float(np.dot(coef[0], values) + intercept[0])
+    # A row with NaN is refused by the caller: no warning on the way.
+    with np.errstate(invalid="ignore"):
+        scores = values[None, :] @ coef.T
+    scores += intercept
+    return scores[0]

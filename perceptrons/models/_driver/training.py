@@ -120,8 +120,8 @@ def train(est, algo, call, targets, orders, n_passes, carry=None, stop=None):
     algo.begin_call(call)
     # Per-example scratch of an earlier pass over the same rows
     # (parameter mixing runs one call per epoch and shard).
-    for name, value in (carry or {}).items():
-        setattr(call.work, name, value)
+    if carry:
+        algo.carry_in(call, carry)
     mistakes, updates = [], []
     call.n_iter = call.state.n_iter
     for order in orders:
@@ -146,8 +146,9 @@ def train(est, algo, call, targets, orders, n_passes, carry=None, stop=None):
         n_updates=s.n_updates + int(np.sum(updates)),
         mistakes_per_epoch=appended(s.mistakes_per_epoch, mistakes),
         updates_per_epoch=appended(s.updates_per_epoch, updates))
+    carry = algo.carry_out(call)
     est._adopt_state(algo.end_call(call, targets))
-    return {name: getattr(call.work, name) for name in algo.carried_scratch}
+    return carry
 
 
 def _continues(est, algo, call, coef_init, intercept_init):
