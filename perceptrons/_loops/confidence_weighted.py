@@ -1,4 +1,4 @@
-r"""The confidence-weighted family: one pass per call, every rule and form.
+r"""The confidence-weighted family: its rules and its Gaussian forms.
 
 CW (Crammer, Dredze & Pereira's exact convex form), AROW (Crammer, Kulesza
 & Dredze 2009), SCW-I/II (Wang, Zhao & Hoi 2012), NAROW (Orabona & Crammer
@@ -19,14 +19,17 @@ three numbers,
 with :math:`k = 1` (the diagonal of the precision update
 :math:`\Sigma^{-1} \mathrel{+}= \gamma\, x x^\top`, as SOL and DOGMA keep
 AROW's and CW's diagonal) but for NHERD's own diagonal form, :math:`k = 2`.
-One loop, :func:`cw_epoch`, runs every rule: the rule is the type of its
-``rule`` argument (:data:`CWRule`, :data:`AROWRule`, :data:`SCW1Rule`,
-:data:`SCW2Rule`, :data:`NAROWRule`, :data:`NHERDRule`) and the form the
-dimension of ``cov`` (2: the diagonals, 3: the full matrices), on which the
+With :math:`\Sigma = I` for ever the step is Passive-Aggressive's (AROW's
+mean step is PA-II's with :math:`1/(2C) = r`), and the family runs in
+Passive-Aggressive's one pass,
+:func:`~perceptrons._loops.passive_aggressive.pa_epoch`: the rule is the
+type of its ``rule`` argument (:data:`CWRule`, :data:`AROWRule`,
+:data:`SCW1Rule`, :data:`SCW2Rule`, :data:`NAROWRule`, :data:`NHERDRule`)
+and the covariance its ``form``, one-vs-rest problems whose weights are
+Gaussians (:data:`DiagonalGaussians`, :data:`FullGaussians`), on which the
 helpers below are specialised when the loop is compiled
 (:func:`~perceptrons._loops._common.specialised`): one source, no run-time
-branch on the rule or the form in the sample loop (as
-:mod:`perceptrons._loops.passive_aggressive` does with its variants).
+branch on the rule or the form in the sample loop.
 
 Bias. The intercept b is the mean weight of a constant feature 1 with its
 own variance (the last entry of each diagonal, the last row and column of
@@ -66,12 +69,13 @@ import numpy as np
 from numba import njit
 
 from ._common import column, row_span, specialised
-from .hypotheses import is_online_mistake, problem_sign
-from .passive_aggressive import LOSS_ROUNDING, biased_scores
-from .storage import begin_pass, store_class
+from .storage import store_class
 
-__all__ = ["AROWRule", "CWRule", "NAROWRule", "NHERDRule", "RULES",
-           "SCW1Rule", "SCW2Rule", "cw_epoch", "rule_step"]
+__all__ = ["AROWRule", "CWRule", "DiagonalGaussians", "FullGaussians",
+           "GAUSSIAN_FORMS", "LOSSES", "MARGIN_DECIDES", "NAROWRule",
+           "NHERDRule", "RULES", "SCW1Rule", "SCW2Rule", "STEPS",
+           "TINY_VARIANCE", "gaussian_move",
+           "gaussian_settle", "gaussian_variance"]
 
 #: CW, exact convex form: φ = Φ⁻¹(η), ψ = 1 + φ²/2, ζ = 1 + φ².
 CWRule = namedtuple("CWRule", ["phi", "psi", "zeta", "bias"])
@@ -88,6 +92,14 @@ NHERDRule = namedtuple("NHERDRule", ["C", "bias"])
 
 #: CW's rounds with v below this are passive (module notes: CW's variance).
 TINY_VARIANCE = 2.0 ** -900
+
+#: One-vs-rest problems (``cov.shape[0]`` of them) whose weights are
+#: Gaussians: ``cov`` the diagonals of their Σ over ``[x, 1]``, shape
+#: (n_rows, d + 1), or the matrices, (n_rows, d + 1, d + 1); ``u`` a work
+#: row of d + 1 (:math:`\Sigma x'` of the full form).
+DiagonalGaussians = namedtuple("DiagonalGaussians", ["cov", "u"])
+FullGaussians = namedtuple("FullGaussians", ["cov", "u"])
+GAUSSIAN_FORMS = (DiagonalGaussians, FullGaussians)
 
 #: Each rule class by the estimator name.
 RULES = {"CW": CWRule, "AROW": AROWRule, "SCW-I": SCW1Rule,
@@ -107,33 +119,17 @@ def _narow_loss(rule, m, v):
     return 1.0 - m * min(1.0, 1.0 / (rule.b * v))
 
 
-_LOSSES = {CWRule: _confidence_loss, SCW1Rule: _confidence_loss,
-           SCW2Rule: _confidence_loss, AROWRule: _hinge_loss,
-           NHERDRule: _hinge_loss, NAROWRule: _narow_loss}
+#: Each rule's loss, whose positivity triggers an update: the hinge
+#: :math:`1 - m` (AROW, NHERD), :math:`\phi\sqrt{v} - m` (CW, SCW), or
+#: NAROW's hinge of the margin its prediction looks ahead to,
+#: :math:`1 - m\,r_t/(r_t + v)`.
+LOSSES = {CWRule: _confidence_loss, SCW1Rule: _confidence_loss,
+          SCW2Rule: _confidence_loss, AROWRule: _hinge_loss,
+          NHERDRule: _hinge_loss, NAROWRule: _narow_loss}
 
-
-@specialised(lambda rule, m, v: _LOSSES[store_class(rule)])
-def rule_loss(rule, m, v):
-    """The loss whose positivity triggers an update: the hinge
-    :math:`1 - m` (AROW, NHERD), :math:`\\phi\\sqrt{v} - m` (CW, SCW), or
-    NAROW's hinge of the margin its prediction looks ahead to,
-    :math:`1 - m\\,r_t/(r_t + v)`."""
-
-
-def _hinge_passive(rule, m):
-    return 1.0 - m <= LOSS_ROUNDING
-
-
-def _confidence_passive(rule, m):
-    return False
-
-
-@specialised(lambda rule, m: _hinge_passive
-             if store_class(rule) in (AROWRule, NHERDRule)
-             else _confidence_passive)
-def passive_by_margin(rule, m):
-    """Whether the round is passive whatever v is (AROW and NHERD decide
-    from m alone, so v is computed only for an update)."""
+#: The rules whose passive rounds m alone decides (the hinge, 1 - m), so
+#: that v is computed only for an update.
+MARGIN_DECIDES = (AROWRule, NHERDRule)
 
 
 # ------------------------------------------------------------------ steps
@@ -225,30 +221,13 @@ def _nherd_step(rule, m, v, loss, s):
     return loss * c / cv1, (c * c * v + 2.0 * c) / (cv1 * cv1), c
 
 
-_STEPS = {CWRule: _cw_step, SCW1Rule: _scw1_step, SCW2Rule: _scw2_step,
-          AROWRule: _arow_step, NAROWRule: _narow_step,
-          NHERDRule: _nherd_step}
-
-
-@specialised(lambda rule, m, v, loss, s: _STEPS[store_class(rule)])
-def rule_step(rule, m, v, loss, s):
-    """``(α, β, γ)`` of a non-passive round (module notes).
-
-    Parameters
-    ----------
-    rule : CWRule, AROWRule, SCW1Rule, SCW2Rule, NAROWRule or NHERDRule
-    m : float
-        :math:`y(\\mu\\cdot x + b)`.
-    v : float
-        :math:`x'^\\top\\Sigma x' > 0`.
-    loss : float
-        :func:`rule_loss`, > 0.
-    s : float
-        The row's weight, > 0: it scales SCW's and NHERD's C and divides
-        AROW's r and NAROW's r_t (the row counts s times in NAROW's sums);
-        CW, whose constraint is hard, reads any positive weight as one
-        presentation.
-    """
+#: Each rule's ``(α, β, γ)`` of a non-passive round, from ``(m, v, loss,
+#: s)``, s the row's weight > 0: it scales SCW's and NHERD's C and divides
+#: AROW's r and NAROW's r_t (the row counts s times in NAROW's sums); CW,
+#: whose constraint is hard, reads any positive weight as one presentation.
+STEPS = {CWRule: _cw_step, SCW1Rule: _scw1_step, SCW2Rule: _scw2_step,
+         AROWRule: _arow_step, NAROWRule: _narow_step,
+         NHERDRule: _nherd_step}
 
 
 def _inverse_shrink(rule, sigma, gamma, x2):
@@ -376,15 +355,22 @@ def full_times_row(S, X_data, X_indices, X_indptr, i, bias, u):
 
 
 # ------------------------------------------------------------ by the form
-def _diag_variance(cov, k, store, i, bias, u):
-    sig = cov[k]
+def _by_gaussians(diagonal, full):
+    """The ``choose`` of a helper of the Gaussian forms (first argument)."""
+    return lambda form, *args: (full if store_class(form) is FullGaussians
+                                else diagonal)
+
+
+def _diag_variance(form, k, store, i, bias):
+    sig = form.cov[k]
     d = sig.shape[0] - 1
     return (diagonal_variance(sig, store.X_data, store.X_indices,
                               store.X_indptr, i) + bias * sig[d])
 
 
-def _full_variance(cov, k, store, i, bias, u):
-    S = cov[k]
+def _full_variance(form, k, store, i, bias):
+    S = form.cov[k]
+    u = form.u
     d = S.shape[0] - 1
     v = full_times_row(S, store.X_data, store.X_indices, store.X_indptr, i,
                        bias, u)
@@ -401,48 +387,50 @@ def _full_variance(cov, k, store, i, bias, u):
     return v
 
 
-@specialised(lambda cov, k, store, i, bias, u:
-             _diag_variance if cov.ndim == 2 else _full_variance)
-def variance(cov, k, store, i, bias, u):
+@specialised(_by_gaussians(_diag_variance, _full_variance))
+def gaussian_variance(form, k, store, i, bias):
     """:math:`v = x'^\\top\\Sigma_k x'` of row i, with ``x' = [x, bias]``;
-    the full form leaves :math:`\\Sigma_k x'` in ``u``."""
+    the full form leaves :math:`\\Sigma_k x'` in ``form.u``."""
 
 
-def _diag_step(rule, cov, k, store, i, bias, u, a, c, beta, gamma,
-               intercept, intercept_acc, averaged):
-    sig = cov[k]
-    d = sig.shape[0] - 1
-    X_data, X_indices, X_indptr = store.X_data, store.X_indices, store.X_indptr
-    diagonal_mean_step(store.current[k], a, sig, X_data, X_indices,
-                       X_indptr, i)
+def _diag_move(form, store, k, a, i, offsets, bias, rows):
+    sig = form.cov[k]
+    diagonal_mean_step(rows[k], a, sig, store.X_data, store.X_indices,
+                       store.X_indptr, i)
     if bias:
-        intercept[k] += a * sig[d]
-    if averaged:
-        diagonal_mean_step(store.summed[k], c, sig, X_data, X_indices,
-                           X_indptr, i)
-        if bias:
-            intercept_acc[k] += c * sig[d]
-    diagonal_shrink(rule, sig, gamma, X_data, X_indices, X_indptr, i)
-    if bias:
-        sig[d] = shrunk(rule, sig[d], gamma, 1.0)
+        offsets[k] += a * sig[sig.shape[0] - 1]
 
 
-def _full_step(rule, cov, k, store, i, bias, u, a, c, beta, gamma,
-               intercept, intercept_acc, averaged):
-    S = cov[k]
-    n = u.shape[0]
-    d = n - 1
-    w = store.current[k]
+def _full_move(form, store, k, a, i, offsets, bias, rows):
+    u = form.u
+    d = u.shape[0] - 1
+    w = rows[k]
     for q in range(d):
         w[q] += a * u[q]
     if bias:
-        intercept[k] += a * u[d]
-    if averaged:
-        ws = store.summed[k]
-        for q in range(d):
-            ws[q] += c * u[q]
-        if bias:
-            intercept_acc[k] += c * u[d]
+        offsets[k] += a * u[d]
+
+
+@specialised(_by_gaussians(_diag_move, _full_move))
+def gaussian_move(form, store, k, a, i, offsets, bias, rows):
+    """``rows[k] += a Σ_k x`` and ``offsets[k] += a (Σ_k x')_d`` (the
+    bias's, if learnt): the mean's step (``rows`` the means) or its
+    accumulator's (``rows`` their running sum), Σ before its step."""
+
+
+def _diag_settle(form, rule, k, store, i, bias, beta, gamma):
+    sig = form.cov[k]
+    diagonal_shrink(rule, sig, gamma, store.X_data, store.X_indices,
+                    store.X_indptr, i)
+    if bias:
+        d = sig.shape[0] - 1
+        sig[d] = shrunk(rule, sig[d], gamma, 1.0)
+
+
+def _full_settle(form, rule, k, store, i, bias, beta, gamma):
+    S = form.cov[k]
+    u = form.u
+    n = u.shape[0]
     # Σ -= β u uᵀ, each entry as (u_p u_q) β: the same bits for (p, q) and
     # (q, p), so Σ stays exactly symmetric.
     for p in range(n):
@@ -453,86 +441,7 @@ def _full_step(rule, cov, k, store, i, bias, u, a, c, beta, gamma,
                 row[q] -= (up * u[q]) * beta
 
 
-@specialised(lambda rule, cov, k, store, i, bias, u, a, c, beta, gamma,
-             intercept, intercept_acc, averaged:
-             _diag_step if cov.ndim == 2 else _full_step)
-def gaussian_step(rule, cov, k, store, i, bias, u, a, c, beta, gamma,
-                  intercept, intercept_acc, averaged):
-    """The step of problem k on row i: the mean by ``a = α y`` times
-    :math:`\\Sigma x'` (and its accumulator by ``c``), then the covariance
-    (module notes), Σ before the step in both."""
-
-
-# ------------------------------------------------------------------ pass
-@njit(cache=True, nogil=True)
-def cw_epoch(store, cov, targets, order, weights, rule, intercept,
-             intercept_acc, t_start, averaged, scores, u, n_updates):
-    """One pass of a confidence-weighted rule over ``order``, every
-    binary problem (one, or one per class: one-vs-rest) on each row.
-
-    Parameters
-    ----------
-    store : PrimalStore
-        The rows and the means μ (``current``, one row per problem) and
-        their accumulator (``summed``, averaged; (n_rows, 0) otherwise).
-    cov : ndarray of shape (n_rows, d + 1) or (n_rows, d + 1, d + 1)
-        The diagonals of Σ, or the full matrices, over ``[x, 1]``; updated
-        in place.
-    targets : ndarray of shape (n_samples,), int64
-        Class index of each row (one problem: 1 is y = +1).
-    order : ndarray of shape (n_steps,), int64
-    weights : ndarray of shape (n_samples,) or (0,), float64
-        Each row's weight s > 0 (empty: every weight is 1).
-    rule : CWRule, AROWRule, SCW1Rule, SCW2Rule, NAROWRule or NHERDRule
-        The rule, its parameters and whether the bias is learnt.
-    intercept, intercept_acc : ndarray of shape (n_rows,), float64
-        b of each problem and its accumulator.
-    t_start : int
-        Steps presented before this pass.
-    averaged : bool
-        Keep the accumulators.
-    scores : ndarray of shape (n_rows,), float64
-        Work space.
-    u : ndarray of shape (d + 1,), float64
-        Work space (:math:`\\Sigma x'` of the full form).
-    n_updates : ndarray of shape (n_rows,), int64
-        Rounds whose weights changed, per problem, incremented in place.
-
-    Returns
-    -------
-    n_mistakes : int
-        Online mistakes before the steps: ``y (μ·x + b) <= 0`` for one
-        problem, the true class not scoring strictly highest otherwise.
-    """
-    bias = 1.0 if rule.bias else 0.0
-    n_rows = intercept.shape[0]
-    n_mistakes = 0
-    ctx = begin_pass(store)
-    for step in range(order.shape[0]):
-        i = order[step]
-        target = targets[i]
-        ctx = biased_scores(store, ctx, order, step, scores, intercept)
-        if is_online_mistake(scores, target, n_rows):
-            n_mistakes += 1
-        s = 1.0 if weights.shape[0] == 0 else weights[i]
-        for k in range(n_rows):
-            y = problem_sign(target, k, n_rows)
-            m = y * scores[k]
-            if passive_by_margin(rule, m):
-                continue
-            v = variance(cov, k, store, i, bias, u)
-            if not v > 0.0:
-                # x' = 0: no step moves μ or Σ.
-                continue
-            loss = rule_loss(rule, m, v)
-            if not loss > LOSS_ROUNDING:
-                continue
-            alpha, beta, gamma = rule_step(rule, m, v, loss, s)
-            if not (alpha > 0.0 or beta > 0.0):
-                continue
-            a = alpha * y
-            gaussian_step(rule, cov, k, store, i, bias, u, a,
-                          (t_start + step) * a, beta, gamma, intercept,
-                          intercept_acc, averaged)
-            n_updates[k] += 1
-    return n_mistakes
+@specialised(_by_gaussians(_diag_settle, _full_settle))
+def gaussian_settle(form, rule, k, store, i, bias, beta, gamma):
+    """The covariance's step of problem k on row i (module notes), after
+    the mean's."""

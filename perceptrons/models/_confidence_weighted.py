@@ -3,9 +3,11 @@ r"""What the confidence-weighted estimators share (not public).
 CW, AROW, SCW, NAROW and NHERD keep, for each binary problem (one for two
 classes, one per class one-vs-rest), a Gaussian :math:`N(\mu, \Sigma)`
 over the weights: the mean is the classifier, the covariance how sure the
-model is of each direction. They run one compiled pass,
-:func:`perceptrons._loops.confidence_weighted.cw_epoch`, whose rule is a
-type; each estimator names its rule (:meth:`GaussianAlgorithm.rule`) and
+model is of each direction. They run Passive-Aggressive's compiled pass,
+:func:`perceptrons._loops.passive_aggressive.pa_epoch`, with their rule as
+its rule's type and their covariances as its form
+(:mod:`perceptrons._loops.confidence_weighted`); each estimator names its
+rule (:meth:`GaussianAlgorithm.rule`) and
 its parameters, and everything else is here: the one state type
 (:class:`ConfidenceWeightedState`), the algorithm the driver runs
 (:class:`GaussianAlgorithm`), the compiled step of ``learn_one``, the
@@ -25,7 +27,8 @@ from numbers import Real
 import numpy as np
 from scipy.stats import norm
 
-from .._loops.confidence_weighted import cw_epoch
+from .._loops.confidence_weighted import DiagonalGaussians, FullGaussians
+from .._loops.passive_aggressive import pa_epoch
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.docstrings import with_doc_fragments
 from ._averaged import LastOrAveragedRows
@@ -213,10 +216,10 @@ class GaussianAlgorithm(LastOrAveragedRows, Algorithm):
     def run_epoch(self, call, targets, order):
         s, work = call.state, call.work
         before = int(s.n_updates_per_problem.sum())
-        n_mistakes = cw_epoch(
-            s.weights.store(call, order), _cov(s), targets, order,
-            call.weights, work.rule, s.intercept, s.intercept_acc, call.t,
-            call.keep_summed, work.scores, work.u, s.n_updates_per_problem)
+        n_mistakes = pa_epoch(
+            s.weights.store(call, order), targets, order, call.weights,
+            work.rule, _form(s, work.u), s.intercept, s.intercept_acc,
+            call.t, call.keep_summed, work.scores, s.n_updates_per_problem)
         return n_mistakes, int(s.n_updates_per_problem.sum()) - before
 
     def is_finite(self, call):
@@ -247,10 +250,18 @@ class GaussianAlgorithm(LastOrAveragedRows, Algorithm):
 
 
 def _cov(state):
-    """The covariance array the loop reads: the diagonals or the
-    matrices."""
+    """The covariance array: the diagonals or the matrices."""
     return (state.covariance if state.covariance_form == "full"
             else state.variances)
+
+
+def _form(state, u):
+    """The Gaussian form of
+    :func:`~perceptrons._loops.passive_aggressive.pa_epoch` for ``state``'s
+    covariances, ``u`` its work row."""
+    if state.covariance_form == "full":
+        return FullGaussians(state.covariance, u)
+    return DiagonalGaussians(state.variances, u)
 
 
 class _GaussianStep(CompiledStep):
@@ -258,18 +269,18 @@ class _GaussianStep(CompiledStep):
     arguments made once (:meth:`GaussianAlgorithm.online_step`)."""
 
     def __init__(self, state, rule, row_arrays):
-        super().__init__(cw_epoch, state)
+        super().__init__(pa_epoch.primal, state)
         self.store = state.weights.store_of(row_arrays, np.zeros(0),
                                             prefetch=False)
         self.scores = np.zeros(state.intercept.shape[0])
-        self.u = np.zeros(state.n_features_in + 1)
+        self.form = _form(state, np.zeros(state.n_features_in + 1))
         self.rule = rule
 
     def arguments(self, weights, t):
         s = self.state
-        return (self.store, _cov(s), self.targets, self.order, weights,
-                self.rule, s.intercept, s.intercept_acc, t, s.averaged,
-                self.scores, self.u, s.n_updates_per_problem)
+        return (self.store, self.targets, self.order, weights, self.rule,
+                self.form, s.intercept, s.intercept_acc, t, s.averaged,
+                self.scores, s.n_updates_per_problem)
 
     def finite(self):
         s = self.state

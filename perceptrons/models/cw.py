@@ -3,7 +3,7 @@ Dredze & Pereira (2008) of Dredze, Crammer & Pereira's algorithm (ICML
 2008).
 
 The rule is :data:`~perceptrons._loops.confidence_weighted.CWRule` of
-:func:`~perceptrons._loops.confidence_weighted.cw_epoch`; the state, the
+:func:`~perceptrons._loops.passive_aggressive.pa_epoch`; the state, the
 driver's hooks and the parameters the family shares are
 :mod:`perceptrons.models._confidence_weighted`'s.
 """

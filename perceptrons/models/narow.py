@@ -2,7 +2,7 @@
 (NIPS 2010).
 
 The rule is :data:`~perceptrons._loops.confidence_weighted.NAROWRule` of
-:func:`~perceptrons._loops.confidence_weighted.cw_epoch`; the state, the
+:func:`~perceptrons._loops.passive_aggressive.pa_epoch`; the state, the
 driver's hooks and the parameters the family shares are
 :mod:`perceptrons.models._confidence_weighted`'s.
 """

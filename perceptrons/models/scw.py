@@ -3,7 +3,7 @@ Hoi (ICML 2012).
 
 The rules are :data:`~perceptrons._loops.confidence_weighted.SCW1Rule` and
 :data:`~perceptrons._loops.confidence_weighted.SCW2Rule` of
-:func:`~perceptrons._loops.confidence_weighted.cw_epoch`; the state, the
+:func:`~perceptrons._loops.passive_aggressive.pa_epoch`; the state, the
 driver's hooks and the parameters the family shares are
 :mod:`perceptrons.models._confidence_weighted`'s.
 """
