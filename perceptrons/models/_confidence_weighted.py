@@ -411,6 +411,17 @@ class ConfidenceWeightedBase(OnlineClassifier):
     #: The constraint of a positive trade-off (r, b, C, a).
     POSITIVE = [Interval(Real, 0, None, closed="neither")]
 
+    def _xfail_checks(self):
+        expected = super()._xfail_checks()
+        if not self.fit_intercept:
+            expected["check_class_weight_classifiers"] = (
+                "through the origin no hyperplane puts the check's test rows "
+                "on class 0's side: with its weights (1000 for class 0) "
+                "AROW, NAROW, NHERD, SCW and CW leave 0.46-0.58 of them "
+                "there (2 classes) and 0.60-0.70 (3 classes), below its "
+                "0.87; with fit_intercept=True AROW and SCW reach 1.00")
+        return expected
+
     def __init__(self, **params):
         # Called by each estimator's __init__ with all its parameters
         # (``stored(locals())``): they are stored, nothing else.

@@ -125,6 +125,19 @@ class NHERD(ConfidenceWeightedBase):
         return [{}, {"covariance": "full", "hypothesis": "averaged"},
                 {"C": 0.1, "fit_intercept": False, "max_iter": 5}]
 
+    def _xfail_checks(self):
+        expected = super()._xfail_checks()
+        if self.fit_intercept and self.covariance == "diagonal":
+            expected["check_class_weight_classifiers"] = (
+                "a row of weight s has the aggressiveness sC, and the "
+                "diagonal step divides each variance of a class-0 row by "
+                "(1 + 1000 C σ x²)², x² about 400 on the check's blobs of "
+                "standard deviation 20: after its first class-0 rows the "
+                "model hardly moves, and 0.76 of the two-class check's test "
+                "rows end on class 0's side (0.98 with three classes), below "
+                "its 0.87; the full form reaches 1.00")
+        return expected
+
     def __init__(self, *, C=1.0, covariance="diagonal", fit_intercept=True,
                  hypothesis="last", max_iter=10, tol=None,
                  n_iter_no_change=5, early_stopping=False,
