@@ -14,7 +14,6 @@ import dataclasses
 import numpy as np
 import scipy.sparse as sp
 
-from .._loops._common import entry_point
 from .._loops.hypotheses import HYPOTHESES as _HYPOTHESES
 from .._loops.hypotheses import PrototypeRule, threshold_rule
 from .._loops.mercer import KERNEL_LINEAR
@@ -25,6 +24,7 @@ from ._driver import Algorithm
 from ._classes import class_positions, grown_rows
 from ._driver.protocol import linear_row_scores
 from ._driver.mixing import mixed_rows_and_offset
+from ._driver.online import CompiledStep
 from ._kernel import KernelAlgorithm, linear_coef
 from ._ovr import compact_targets, ovr_epoch_in_threads, problem_signs
 from ._state import FittedState, array, scalar, sub
@@ -614,12 +614,14 @@ def _logs(state, work, n_logged):
             work.scores, _NO_SCORE_LOG)
 
 
-class _Figure2Step:
+class _Figure2Step(CompiledStep):
     """:func:`~perceptrons._loops.perceptron.figure2_epoch` on one row, its
     arguments made once (:meth:`Figure2.online_step`): the arguments of
     :meth:`Figure2.run_epoch` for a ``partial_fit`` call of that row."""
 
     def __init__(self, state, rule, row_arrays, sq_norm):
+        # The class index in the type the primal loop reads (compact_targets).
+        super().__init__(figure2_epoch.primal, state, target_dtype=np.int8)
         n_counters = state.tally.shape[0]
         no_log = np.zeros((n_counters, 0), dtype=np.int64)
         self.work = Figure2Work(
@@ -627,37 +629,24 @@ class _Figure2Step:
             vote_log=no_log, update_log=no_log,
             other_log=np.zeros(0, dtype=np.int64), epoch_logs=[],
             scores=np.zeros(state.theta.shape[0]))
-        w = state.weights
-        self.store = w.store_of(row_arrays, sq_norm, prefetch=False)
-        # The class index in the type the primal loop reads (compact_targets).
-        self.targets = np.zeros(1, dtype=np.int8)
-        self.order = np.zeros(1, dtype=np.int64)
-        self.state, self.rule = state, rule
+        self.store = state.weights.store_of(row_arrays, sq_norm,
+                                            prefetch=False)
+        self.rule = rule
         self.hypothesis = _HYPOTHESES[state.hypothesis]
         self.logs = _logs(state, self.work, np.zeros(n_counters,
                                                      dtype=np.int64))
-        self.loop = None  # the compiled loop, made at the first call
 
-    def __call__(self, target, weights, t):
+    def arguments(self, weights, t):
         s = self.state
-        self.targets[0] = target
         # α_i of the call's one row starts at zero.
         self.work.alpha_counts.fill(0)
-        updates = s.n_updates_per_problem
-        # (sum of a list: numpy's sum costs more on a few entries)
-        before = sum(updates.tolist())
-        args = (self.store, self.targets, self.order, weights, s.theta,
+        return (self.store, self.targets, self.order, weights, s.theta,
                 self.rule,
                 (self.hypothesis, t, s.theta_avg_acc, s.theta_ls, s.tally,
                  s.best_tally, s.ls_current, s.current_vote), self.logs)
-        if self.loop is None:
-            self.loop = entry_point(figure2_epoch.primal, args)
-        n_mistakes = self.loop(*args)
-        return n_mistakes, sum(updates.tolist()) - before
 
-    def is_finite(self):
-        return bool(np.isfinite(self.state.weights.current).all()
-                    and np.isfinite(self.state.theta).all())
+    def finite(self):
+        return self.state.weights.current, self.state.theta
 
 
 def _two_prototypes_as_one(state, scores):

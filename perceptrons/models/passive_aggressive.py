@@ -14,7 +14,6 @@ from numbers import Real
 
 import numpy as np
 
-from .._loops._common import entry_point
 from .._loops.passive_aggressive import (RULES, OneVsRest, Prototypes,
                                          pa_epoch)
 from ..utils._param_validation import Interval, StrOptions
@@ -23,6 +22,7 @@ from ._classes import class_positions, grown_rows, split
 from ._driver import Algorithm, OnlineClassifier
 from ._driver.protocol import linear_row_scores
 from ._driver.mixing import mixed_rows_and_offset
+from ._driver.online import CompiledStep
 from ._kernel import KERNEL_NAMES, KernelAlgorithm, KernelParams
 from ._state import FittedState, array, scalar, sub
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
@@ -132,10 +132,6 @@ class PassiveAggressiveRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
                 "'PA-II', where a row's weight scales its aggressiveness C")
 
     # ----------------------------------------------------------- training
-    def without_running_sums(self, state):
-        return super().without_running_sums(state).replace(
-            intercept_acc=np.zeros_like(state.intercept))
-
     def class_growth_refusal(self, state):
         return None
 
@@ -221,20 +217,8 @@ class PassiveAggressiveRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
         return self.rows_after_call(call.state, call)
 
     # ----------------------------------------------------------- results
-    @staticmethod
-    def final_hypothesis(state):
-        """Weights (by feature or support slot) and intercepts of the
-        returned hypothesis, new arrays."""
-        s = state
-        w = s.weights
-        if s.averaged:
-            # Σ_t w_t / T = w_T - Σ_s (s-1) Δ_s / T (loop notes).
-            return (w.current - w.summed / s.t,
-                    s.intercept - s.intercept_acc / s.t)
-        return w.current.copy(), s.intercept.copy()
-
     def public(self, state):
-        weights, intercept = self.final_hypothesis(state)
+        weights, intercept = self.final_rows(state)
         return {"intercept_": intercept,
                 "n_updates_per_problem_": state.n_updates_per_problem,
                 **self.public_rows(state, weights)}
@@ -260,40 +244,28 @@ def _form(state):
     return Prototypes(n_rows) if state.prototype else OneVsRest(n_rows)
 
 
-class _PassiveAggressiveStep:
+class _PassiveAggressiveStep(CompiledStep):
     """The pass of :meth:`PassiveAggressiveRule.run_epoch` on one row, its
     arguments made once (:meth:`PassiveAggressiveRule.online_step`)."""
 
     def __init__(self, state, rule, row_arrays, sq_norm):
+        super().__init__(pa_epoch.primal, state)
         self.store = state.weights.store_of(row_arrays, sq_norm,
                                             prefetch=False)
         self.form = _form(state)
-        self.call = None  # the compiled loop, made at the first call
-        self.targets = np.zeros(1, dtype=np.int64)
-        self.order = np.zeros(1, dtype=np.int64)
         self.scores = np.zeros(state.intercept.shape[0])
-        self.state, self.rule = state, rule
+        self.rule = rule
 
-    def __call__(self, target, weights, t):
+    def arguments(self, weights, t):
         s = self.state
-        self.targets[0] = target
-        updates = s.n_updates_per_problem
-        # (sum of a list: numpy's sum costs more on a few entries)
-        before = sum(updates.tolist())
-        args = (self.store, self.targets, self.order, weights, self.rule,
+        return (self.store, self.targets, self.order, weights, self.rule,
                 self.form, s.intercept, s.intercept_acc, t, s.averaged,
-                self.scores, updates)
-        if self.call is None:
-            self.call = entry_point(pa_epoch.primal, args)
-        n_mistakes = self.call(*args)
-        return n_mistakes, sum(updates.tolist()) - before
+                self.scores, s.n_updates_per_problem)
 
-    def is_finite(self):
+    def finite(self):
         s = self.state
-        return bool(np.isfinite(s.weights.current).all()
-                    and np.isfinite(s.weights.summed).all()
-                    and np.isfinite(s.intercept).all()
-                    and np.isfinite(s.intercept_acc).all())
+        return (s.weights.current, s.weights.summed, s.intercept,
+                s.intercept_acc)
 
 
 @with_stopping_docs

@@ -33,6 +33,7 @@ from tests import _registry as reg
 STATE_SCHEMAS = {
     'ALMAState': (1, '1cd1dea4499aff9b'),
     'BallseptronState': (1, '8ea6f8d003d679ea'),
+    'ConfidenceWeightedState': (1, 'c90e3fe43d6c5569'),
     'DualWeights': (1, '9a24a817229f8ab1'),
     'HODualModel': (1, '5a7bb3a99b3336f8'),
     'HOImplicitModel': (1, 'cf0c12906083fa05'),
