@@ -32,6 +32,7 @@ from .._loops.passive_aggressive import pa_epoch
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.docstrings import with_doc_fragments
 from ._averaged import LastOrAveragedRows
+from ._classes import class_positions, grown_rows
 from ._driver import N_JOBS_DOC, Algorithm, OnlineClassifier
 from ._driver.online import CompiledStep
 from ._driver.protocol import linear_row_scores
@@ -195,6 +196,43 @@ class GaussianAlgorithm(LastOrAveragedRows, Algorithm):
             state.weights.current[:] = coef
         if intercept is not None:
             state.intercept[:] = intercept
+
+    def class_growth_refusal(self, state):
+        return None
+
+    def grow_classes(self, state, classes):
+        """More classes: a fresh Gaussian per new class (μ = 0, b = 0,
+        Σ = aI). Two classes (one problem, class 1 against class 0) become a
+        problem per class: class 1's the binary one, class 0's its mean
+        negated with the same Σ (every rule here steps on y·μ·x and x only,
+        so its step on (-μ, -y) is the binary one negated)."""
+        s = state
+        positions = class_positions(s.classes, classes)
+        n_rows = classes.shape[0]
+        binary = s.intercept.shape[0] == 1
+        a = self.initial_variance()
+
+        def rows(array, negate=True, fill=0.0):
+            return grown_rows(array, positions, n_rows, binary, negate, fill)
+
+        fresh = np.ones(n_rows, dtype=bool)
+        fresh[positions] = False
+        covariance = variances = None
+        if s.covariance is not None:
+            covariance = rows(s.covariance, negate=False)
+            diagonal = np.arange(covariance.shape[1])
+            covariance[np.flatnonzero(fresh)[:, None], diagonal, diagonal] = a
+        else:
+            variances = rows(s.variances, negate=False, fill=a)
+        w = s.weights
+        return s.replace(
+            classes=classes,
+            weights=w.replace(current=rows(w.current), summed=rows(w.summed),
+                              snapshot=rows(w.snapshot)),
+            intercept=rows(s.intercept), intercept_acc=rows(s.intercept_acc),
+            n_updates_per_problem=rows(s.n_updates_per_problem,
+                                       negate=False),
+            variances=variances, covariance=covariance)
 
     def mixing_refusal(self):
         return (f"{self.estimator_name}'s state holds a covariance updated "

@@ -11,8 +11,9 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.datasets import make_blobs
 
-from perceptrons import (ALMA, HigherOrderPerceptron, PassiveAggressive,
-                         Perceptron, SecondOrderPerceptron)
+from perceptrons import (ALMA, AROW, CW, NAROW, NHERD, SCW,
+                         HigherOrderPerceptron, PassiveAggressive, Perceptron,
+                         SecondOrderPerceptron)
 from tests.test_common import _public_estimators
 
 
@@ -151,7 +152,40 @@ def test_grown_matrix_problem_is_a_fresh_problem(cls, kernel):
             == fresh.state_.n_mistakes_per_problem[3])
 
 
-@pytest.mark.parametrize("cls", [Perceptron, PassiveAggressive, ALMA],
+@pytest.mark.parametrize("cls", [CW, AROW, SCW, NAROW, NHERD],
+                         ids=lambda c: c.__name__)
+@pytest.mark.parametrize("covariance", ["diagonal", "full"])
+@pytest.mark.parametrize("hypothesis", ["last", "averaged"])
+def test_grown_gaussian_is_a_fresh_gaussian(cls, covariance, hypothesis):
+    """The confidence-weighted rules step on every margin error, so a
+    problem told of up front moves before its class arrives; grown on
+    arrival (μ = 0, Σ = aI) it is the problem a model started then would
+    have, bit for bit (its average: the same sum of hypotheses, divided by
+    the longer run's count)."""
+    X, y = _blobs(4, n=200, seed=5)
+    params = dict(hypothesis=hypothesis, shuffle=False, covariance=covariance)
+    grown = _quiet(cls(**params).partial_fit, X[y < 3], y[y < 3],
+                   classes=[0, 1, 2])
+    fresh = cls(**params)
+    for est in (grown, fresh):
+        _quiet(est.partial_fit, X, y, classes=[0, 1, 2, 3])
+    grown_scores = grown.decision_function(X)[:, 3]
+    fresh_scores = fresh.decision_function(X)[:, 3]
+    if hypothesis == "last":
+        assert_array_equal(grown_scores, fresh_scores)
+    else:  # the same sum of hypotheses, over the grown model's longer run
+        assert grown.state_.t > fresh.state_.t
+        assert_allclose(grown_scores * grown.state_.t,
+                        fresh_scores * fresh.state_.t, rtol=1e-12)
+    kept = ("variances" if covariance == "diagonal" else "covariance")
+    assert_array_equal(getattr(grown.state_, kept)[3],
+                       getattr(fresh.state_, kept)[3])
+    assert (grown.state_.n_updates_per_problem[3]
+            == fresh.state_.n_updates_per_problem[3])
+
+
+@pytest.mark.parametrize("cls", [Perceptron, PassiveAggressive, ALMA, AROW,
+                                 NHERD],
                          ids=lambda c: c.__name__)
 def test_binary_model_predicts_the_same_once_grown(cls):
     """Two classes become a problem (or prototype) per class that scores
