@@ -93,6 +93,11 @@ ESTIMATORS = (
                    "perceptrons.models.passive_aggressive"),
     EstimatorEntry("projectron", "Projectron",
                    "perceptrons.models.projectron"),
+    EstimatorEntry("cw", "CW", "perceptrons.models.cw"),
+    EstimatorEntry("arow", "AROW", "perceptrons.models.arow"),
+    EstimatorEntry("scw", "SCW", "perceptrons.models.scw"),
+    EstimatorEntry("narow", "NAROW", "perceptrons.models.narow"),
+    EstimatorEntry("nherd", "NHERD", "perceptrons.models.nherd"),
 )
 
 REPRODUCTIONS = (

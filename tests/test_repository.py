@@ -81,9 +81,8 @@ def test_import_direction():
 #: there.
 MAX_FILE_LINES, MAX_CLASS_LINES = 800, 400
 #: Compiled training entry points of the loops (``*_epoch``/``*_pass`` that
-#: a module exports): one per algorithm family, plus the active-set driver
-#: (the Projectron's, issue #37, the eleventh).
-MAX_LOOP_ENTRY_POINTS = 11
+#: a module exports): one per algorithm family, plus the active-set driver.
+MAX_LOOP_ENTRY_POINTS = 10
 
 
 def test_no_file_or_class_outgrows_its_room():

@@ -42,6 +42,7 @@ JMLR 10:2643-2666, 2009.
 from collections import namedtuple
 
 import numpy as np
+from numba import njit
 
 from .budget import project_example
 from .storage import add_example, add_example_sum
@@ -69,6 +70,7 @@ def projectron_rule(plus, room):
                           bool(plus), np.zeros(1), np.zeros((2, room)))
 
 
+@njit(cache=True, inline="always")
 def _sign(target, k, n_problems):
     positive = target == 1 if n_problems == 1 else target == k
     return 1.0 if positive else -1.0

@@ -362,6 +362,19 @@ class BudgetAlgorithm:
         super().check_continued(state)
         self.check_budget_continued(state)
 
+    @staticmethod
+    def budget_growth_refusal(state):
+        """Why a budgeted model takes no class after its first call (None
+        without a budget): its groups, their random streams, Gram matrices
+        and the Forgetron's damage are the problems' it was made with."""
+        budget = getattr(getattr(state, "weights", None), "budget", None)
+        if budget is None or budget.policy == "projectron":
+            return None
+        return (f"a model under budget_policy={budget.policy!r} keeps one "
+                "support group per problem (or one for its prototypes), "
+                "with its own random stream and Gram matrix; a new class's "
+                "group is not written: fit again with every class")
+
     def budget_mixing_refusal(self):
         """Why parameter mixing refuses a budgeted model (None without a
         budget)."""
