@@ -279,3 +279,14 @@ def test_parameter_mixing_refuses_with_the_reason():
     with pytest.raises(ValueError, match="budget=5"):
         ParameterMixing(Perceptron(kernel="rbf", budget=5),
                         n_shards=2).fit(X, y)
+
+
+def test_a_new_class_is_refused_with_the_reason():
+    """A class after the first call: a budget's groups are the problems'
+    it was made with (main's class growth, issue #39.1, is not written for
+    them)."""
+    X, y = _noisy(3, n=90)
+    clf = Perceptron(kernel="rbf", budget=5, random_state=0)
+    clf.partial_fit(X[y < 2], y[y < 2], classes=[0, 1])
+    with pytest.raises(ValueError, match="support group per problem"):
+        clf.partial_fit(X, y)
