@@ -18,6 +18,7 @@ Command
     python benchmarks/bench_budget.py            # full run, table to stdout
     python benchmarks/bench_budget.py --write    # ... and update BENCHMARKS.md
     python benchmarks/bench_budget.py --quick    # 6,000 MNIST / 8,000 a9a rows
+    python benchmarks/bench_budget.py --mnist-rows 20000 --write  # a9a whole
 
 Data: ``load_named("mnist")`` (pixels / 255, RBF γ = 0.02) and
 ``load_named("a9a")`` (CSR, RBF γ = 0.01), rows in file order.
@@ -75,10 +76,10 @@ POLICIES = ("stop", "random", "oldest", "forgetron", "smallest", "project",
             "merge")
 
 
-def datasets(quick):
+def datasets(quick, mnist_rows=None):
     """``[(name, X, y, X_test, gamma)]``."""
     m = load_named("mnist")
-    n = 6000 if quick else m.X_train.shape[0]
+    n = 6000 if quick else (mnist_rows or m.X_train.shape[0])
     mnist = ("MNIST one-vs-rest", np.ascontiguousarray(m.X_train[:n] / 255.0),
              np.asarray(m.y_train[:n]),
              np.ascontiguousarray(m.X_test / 255.0), 0.02)
@@ -127,7 +128,7 @@ def floor(X, S, gamma, block=1024):
 
 def run(args, log):
     rows, lin_rows, policy_rows = [], [], []
-    for name, X, y, X_test, gamma in datasets(args.quick):
+    for name, X, y, X_test, gamma in datasets(args.quick, args.mnist_rows):
         n = X.shape[0]
         # numba compiles (untimed).
         model(gamma, 100, "random").fit(X[:2000], y[:2000])
@@ -177,8 +178,14 @@ def run(args, log):
 
 
 def main(argv=None):
+    def add_arguments(parser):
+        parser.add_argument("--mnist-rows", type=int, default=None,
+                            help="MNIST's first rows only (full run; "
+                                 "default: all 60,000)")
+
     args = C.parse_bench_args(argv, __doc__, "6,000 MNIST and 8,000 a9a rows",
-                              repeat=(2, 1), min_time=(0.0, 0.0))
+                              repeat=(2, 1), min_time=(0.0, 0.0),
+                              add_arguments=add_arguments)
     loads = [C.load_average()]
     with threadpool_limits(1):
         rows, lin_rows, policy_rows = run(args, lambda m: print(
@@ -192,7 +199,10 @@ def main(argv=None):
         "(the Random Budget Perceptron, RBF kernel, one pass in file "
         "order)",
         C.command_line("bench_budget.py", args, "6,000 MNIST / 8,000 a9a "
-                       "rows"),
+                       "rows", extra=(f" with `--mnist-rows {args.mnist_rows}`"
+                                      " (MNIST's first rows only; a9a whole)"
+                                      if args.mnist_rows and not args.quick
+                                      else "")),
         C.machine_description(loads),
         C.md_table(["data", "B", "SVs per problem", "SVs (union)",
                     "pass (s)", "floor (s)", "pass / floor",
