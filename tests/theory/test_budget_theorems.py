@@ -17,7 +17,7 @@ its signs with some flipped, so that the budget fills and evicts.
 """
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from perceptrons import Perceptron, Projectron
@@ -40,6 +40,7 @@ def linear_problem(seed, n, d, noise, norm):
     y = np.where(X @ u >= 0, 1, -1)
     flip = rng.random(n) < noise
     y[flip] = -y[flip]
+    assume(np.unique(y).shape[0] == 2)
     losses = np.maximum(0.0, 1.0 - y * norm * (X @ u))
     return X, y, losses
 
@@ -61,6 +62,8 @@ def gaussian_problem(seed, n, d, gamma, noise, norm):
     y = np.where(g >= 0, 1, -1)
     flip = rng.random(n) < noise
     y[flip] = -y[flip]
+    # A draw of g of one sign on every row is no classification problem.
+    assume(np.unique(y).shape[0] == 2)
     return X, y, np.maximum(0.0, 1.0 - y * g)
 
 
