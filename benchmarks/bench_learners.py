@@ -215,6 +215,9 @@ def report(cells, datasets, learners, args, meta):
             f"{c['learner']} on {c['dataset']} ({c['error']})"
             for c in errors) + ".", ""]
     out += published(cells, args)
+    out += ["", "Read in the user guide: `docs/user_guide/choosing.rst`, "
+                "*One pass on the benchmark sets* (which learner for which "
+                "data, and our orderings against SOL's and LIBOL's)."]
     if not args.quick:
         out += ["", "![test accuracy against fit time]"
                     "(reports/learners/accuracy.png)", "",
