@@ -65,7 +65,9 @@ d <= 300 (not MNIST). ``KernelPerceptron`` is the Perceptron's dual form
 
 ``--quick`` subsamples every training set to 2,000 rows and every test set
 to 1,000 (not the answer). The full run writes ``reports/learners/``
-(``results.json``, ``README.md``, ``accuracy.png``).
+(``results.json``, ``README.md``, ``accuracy.png``); ``--render
+reports/learners/results.json [--write]`` writes the report and the plot
+again from the stored cells, fitting nothing.
 """
 
 import json
@@ -298,41 +300,39 @@ def plot(cells, datasets, path):
     plt.close(fig)
 
 
-def main(argv=None):
-    def options(parser):
-        parser.add_argument("--datasets", default=None,
-                            help="comma-separated subset of: "
-                                 + ",".join(L.DATASET_NAMES))
-        parser.add_argument("--json", default=None,
-                            help="write the cells here (default: "
-                                 "reports/learners/results.json on a full "
-                                 "run, /tmp/bench_learners_quick.json "
-                                 "with --quick)")
+class _Named:
+    """A data set or learner of a stored run: its name (and description)."""
 
-    args = C.parse_bench_args(argv, __doc__,
-                              "2,000 training / 1,000 test rows per set",
-                              repeat=(1, 1), min_time=(0.0, 0.0),
-                              add_arguments=options)
-    names = args.datasets.split(",") if args.datasets else L.DATASET_NAMES
-    busy = C.cpu_busy()
-    t_start = time.perf_counter()
-    datasets = [L.load(name, quick=args.quick) for name in names]
-    learners = L.learners()
-    cells = run_all_cells(datasets, learners, args.quick,
-                          lambda s: print(s, file=sys.stderr, flush=True))
-    wall = time.perf_counter() - t_start
-    meta = (C.machine_description() + f"\n- whole run: {wall:.0f} s; cores "
-            f"busy before it: {busy:.0%}; {L.river_note()}")
+    def __init__(self, name, description=""):
+        self.name, self._description = name, description
+
+    def describe(self):
+        return self._description
+
+
+def render(path):
+    """(cells, data sets, learners, meta) of a stored ``results.json``."""
+    stored = json.loads(Path(path).read_text())
+    cells = stored["cells"]
+    datasets = [_Named(d.split(" ", 1)[0], d) for d in stored["datasets"]]
+    learners = [_Named(n) for n in dict.fromkeys(c["learner"] for c in cells)]
+    return cells, datasets, learners, stored["meta"]
+
+
+def write_outputs(cells, datasets, learners, args, meta, stored=None):
+    """The report, the plot and the JSON (unless re-rendering ``stored``)."""
     text = report(cells, datasets, learners, args, meta)
     out_dir = C.REPO_ROOT / "reports" / "learners"
-    json_path = Path(args.json) if args.json else (
-        Path("/tmp/bench_learners_quick.json") if args.quick
-        else out_dir / "results.json")
-    json_path.parent.mkdir(parents=True, exist_ok=True)
-    json_path.write_text(json.dumps(
-        {"quick": args.quick, "wall_s": wall, "cells": cells,
-         "datasets": [ds.describe() for ds in datasets],
-         "sol_mnist": SOL_MNIST, "libol_table3": LIBOL_TABLE3}, indent=1))
+    if stored is None:
+        json_path = Path(args.json) if args.json else (
+            Path("/tmp/bench_learners_quick.json") if args.quick
+            else out_dir / "results.json")
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(
+            {"quick": args.quick, "meta": meta, "cells": cells,
+             "datasets": [ds.describe() for ds in datasets],
+             "sol_mnist": SOL_MNIST, "libol_table3": LIBOL_TABLE3},
+            indent=1))
     png = (out_dir if not args.quick else Path("/tmp")) / (
         "accuracy.png" if not args.quick else "bench_learners_quick.png")
     plot(cells, datasets, png)
@@ -343,6 +343,42 @@ def main(argv=None):
             .replace(TITLE, "# Every online learner on the same data: "
                             "full results", 1) + "\n")
     C.publish(text, SECTION, args.write)
+
+
+def main(argv=None):
+    def options(parser):
+        parser.add_argument("--datasets", default=None,
+                            help="comma-separated subset of: "
+                                 + ",".join(L.DATASET_NAMES))
+        parser.add_argument("--json", default=None,
+                            help="write the cells here (default: "
+                                 "reports/learners/results.json on a full "
+                                 "run, /tmp/bench_learners_quick.json "
+                                 "with --quick)")
+        parser.add_argument("--render", default=None, metavar="JSON",
+                            help="fit nothing: write the report and the "
+                                 "plot again from a stored results.json")
+
+    args = C.parse_bench_args(argv, __doc__,
+                              "2,000 training / 1,000 test rows per set",
+                              repeat=(1, 1), min_time=(0.0, 0.0),
+                              add_arguments=options)
+    if args.render:
+        cells, datasets, learners, meta = render(args.render)
+        write_outputs(cells, datasets, learners, args, meta,
+                      stored=args.render)
+        return 0
+    names = args.datasets.split(",") if args.datasets else L.DATASET_NAMES
+    busy = C.cpu_busy()
+    t_start = time.perf_counter()
+    datasets = [L.load(name, quick=args.quick) for name in names]
+    learners = L.learners()
+    cells = run_all_cells(datasets, learners, args.quick,
+                          lambda s: print(s, file=sys.stderr, flush=True))
+    wall = time.perf_counter() - t_start
+    meta = (C.machine_description() + f"\n- whole run: {wall:.0f} s; cores "
+            f"busy before it: {busy:.0%}; {L.river_note()}")
+    write_outputs(cells, datasets, learners, args, meta)
     return 0
 
 
