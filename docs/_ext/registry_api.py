@@ -63,6 +63,11 @@ GUIDES = {
     "ALMA": ("alma",),
     "PassiveAggressive": ("passive_aggressive",),
     "Projectron": ("budget",),
+    "CW": ("confidence_weighted",),
+    "AROW": ("confidence_weighted",),
+    "SCW": ("confidence_weighted",),
+    "NAROW": ("confidence_weighted",),
+    "NHERD": ("confidence_weighted",),
 }
 
 

@@ -8,7 +8,8 @@ those of the Higher-order and Second-order Perceptrons in
 :mod:`perceptrons.bounds._higher_order_bounds`; ALMA_p's correction bound in
 :mod:`perceptrons.bounds._alma_bounds`; the budgeted kernel perceptrons'
 (Forgetron, Projectron, Random Budget Perceptron) in
-:mod:`perceptrons.bounds._budget_bounds`.
+:mod:`perceptrons.bounds._budget_bounds`; AROW's mistake bound in
+:mod:`perceptrons.bounds._confidence_weighted_bounds`.
 """
 
 from ._alma_bounds import alma_correction_bound, p_norm_margin
@@ -28,6 +29,7 @@ from ._ballseptron_bounds import (
     multiclass_hinge_losses,
     multiclass_radius,
 )
+from ._confidence_weighted_bounds import arow_bound, arow_sequence_bound
 from ._higher_order_bounds import (
     higher_order_bound,
     higher_order_condition,
@@ -57,6 +59,8 @@ from ._pdm_bounds import (
 
 __all__ = [
     "alma_correction_bound",
+    "arow_bound",
+    "arow_sequence_bound",
     "BallseptronBounds",
     "MistakeBounds",
     "augment",
