@@ -53,6 +53,7 @@ SCRIPTS = [
     ("bench_one_at_a_time", ["--repeat", "3"]),
     ("bench_svmlight_parser", []),
     ("bench_learners", []),
+    ("bench_first_fit", []),
 ]
 
 
