@@ -34,11 +34,11 @@ from ..utils.docstrings import with_doc_fragments
 from ._averaged import LastOrAveragedRows
 from ._classes import class_positions, grown_rows
 from ._driver import N_JOBS_DOC, Algorithm, OnlineClassifier
-from ._driver.online import CompiledStep
 from ._driver.protocol import linear_row_scores
 from ._state import FittedState, array, scalar, sub
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._weights import WeightRows
+from .passive_aggressive import PassiveAggressiveStep
 
 __all__ = ["ConfidenceWeightedBase", "ConfidenceWeightedState",
            "GaussianAlgorithm", "confidence_constants", "documented",
@@ -302,28 +302,16 @@ def _form(state, u):
     return DiagonalGaussians(state.variances, u)
 
 
-class _GaussianStep(CompiledStep):
+class _GaussianStep(PassiveAggressiveStep):
     """The pass of :meth:`GaussianAlgorithm.run_epoch` on one row, its
     arguments made once (:meth:`GaussianAlgorithm.online_step`)."""
 
     def __init__(self, state, rule, row_arrays):
-        super().__init__(pa_epoch.primal, state)
-        self.store = state.weights.store_of(row_arrays, np.zeros(0),
-                                            prefetch=False)
-        self.scores = np.zeros(state.intercept.shape[0])
-        self.form = _form(state, np.zeros(state.n_features_in + 1))
-        self.rule = rule
-
-    def arguments(self, weights, t):
-        s = self.state
-        return (self.store, self.targets, self.order, weights, self.rule,
-                self.form, s.intercept, s.intercept_acc, t, s.averaged,
-                self.scores, s.n_updates_per_problem)
+        super().__init__(state, rule, row_arrays, np.zeros(0),
+                         _form(state, np.zeros(state.n_features_in + 1)))
 
     def finite(self):
-        s = self.state
-        return (s.weights.current, s.weights.summed, s.intercept,
-                s.intercept_acc, _cov(s))
+        return super().finite() + (_cov(self.state),)
 
 
 #: The entries of the parameters, attributes and notes every member's

@@ -206,7 +206,7 @@ class PassiveAggressiveRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
                 or state.prototype != (self.multiclass == "prototype"
                                        and state.intercept.shape[0] > 1)):
             return None
-        return _PassiveAggressiveStep(
+        return PassiveAggressiveStep(
             state, RULES[self.variant](float(self.C),
                                        bool(self.fit_intercept)),
             row_arrays, sq_norm)
@@ -244,15 +244,17 @@ def _form(state):
     return Prototypes(n_rows) if state.prototype else OneVsRest(n_rows)
 
 
-class _PassiveAggressiveStep(CompiledStep):
+class PassiveAggressiveStep(CompiledStep):
     """The pass of :meth:`PassiveAggressiveRule.run_epoch` on one row, its
-    arguments made once (:meth:`PassiveAggressiveRule.online_step`)."""
+    arguments made once (:meth:`PassiveAggressiveRule.online_step`); with
+    ``form``, another of the pass's forms (the confidence-weighted family's
+    Gaussians)."""
 
-    def __init__(self, state, rule, row_arrays, sq_norm):
+    def __init__(self, state, rule, row_arrays, sq_norm, form=None):
         super().__init__(pa_epoch.primal, state)
         self.store = state.weights.store_of(row_arrays, sq_norm,
                                             prefetch=False)
-        self.form = _form(state)
+        self.form = _form(state) if form is None else form
         self.scores = np.zeros(state.intercept.shape[0])
         self.rule = rule
 
