@@ -47,10 +47,15 @@ class Perceptron(KernelParams, OnlineClassifier):
         Learning rate η of Figure 2 (K&W Sec. 3.2 use 0.1).
     theta_init : float or "auto", default="auto"
         Initial threshold θ_Init; "auto" is the average ⟨x, x⟩ over the
-        training set of the first ``fit``/``partial_fit`` call (Sec. 3.2).
+        training set of the first ``fit``/``partial_fit`` call (Sec. 3.2:
+        the paper's definition, ``fit``'s). On a stream (``learn_one``,
+        river) the first call is the first example: θ_Init is its ⟨x, x⟩,
+        frozen from then on. Rows that are all zero (a stream's first
+        example under river's ``StandardScaler``) give 1.
     threshold_step : float or "auto", default="auto"
         C of Figure 2: an update on label y moves θ by ``-η y C``. "auto"
-        is the average ⟨x, x⟩, as ``theta_init``.
+        is the average ⟨x, x⟩, as ``theta_init`` (on a stream, the first
+        example's).
     margin : float, default=0.0
         τ of Sec. 2.4, absolute: update when ``y(SUM - θ) <= margin``
         (Figure 2's band ``θ-τ <= SUM <= θ+τ`` predicts ŷ = 0, hence ``<=``;
@@ -301,7 +306,6 @@ class Perceptron(KernelParams, OnlineClassifier):
 
 
     _algorithm = Figure2
-    _one_at_a_time_params = {"theta_init": 1.0, "threshold_step": 1.0}
 
     @classmethod
     def _test_params(cls):
