@@ -24,7 +24,7 @@ import scipy.sparse as sp
 
 from ._state import State
 
-__all__ = ["padded", "padded_state"]
+__all__ = ["inserted_coordinates", "padded", "padded_state"]
 
 
 def padded(array, axes, n_new, fill=0.0):
@@ -39,6 +39,24 @@ def padded(array, axes, n_new, fill=0.0):
         shape[axis] += n_new
     out = np.full(shape, fill, dtype=array.dtype)
     out[tuple(slice(0, n) for n in array.shape)] = array
+    return out
+
+
+def inserted_coordinates(array, at, n_new, diagonal):
+    """Per-problem vectors ``(n_rows, m)`` or matrices ``(n_rows, m, m)``
+    with ``n_new`` coordinates inserted at index ``at``: a new coordinate
+    of a vector is ``diagonal``; of a matrix, its diagonal entry is
+    ``diagonal`` and its other entries 0 (a fresh coordinate that no step
+    has coupled to another: Σ = aI's, B = I's)."""
+    if array.ndim == 2:
+        new = np.full((array.shape[0], n_new), diagonal, dtype=array.dtype)
+        return np.concatenate([array[:, :at], new, array[:, at:]], axis=1)
+    n_rows, m, _ = array.shape
+    kept = np.r_[0:at, at + n_new:m + n_new]
+    out = np.zeros((n_rows, m + n_new, m + n_new), dtype=array.dtype)
+    out[:, kept[:, None], kept] = array
+    fresh = np.arange(at, at + n_new)
+    out[:, fresh, fresh] = diagonal
     return out
 
 
