@@ -52,6 +52,7 @@ SCRIPTS = [
     ("bench_n_jobs", ["--repeat", "5"]),
     ("bench_one_at_a_time", ["--repeat", "3"]),
     ("bench_svmlight_parser", []),
+    ("bench_river_streams", ["--repeat", "3"]),
 ]
 
 

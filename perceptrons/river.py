@@ -108,7 +108,7 @@ class RiverClassifier(_river_base.Classifier):
     >>> model = preprocessing.StandardScaler() | as_river(PassiveAggressive())
     >>> evaluate.progressive_val_score(datasets.Phishing(), model,
     ...                                metrics.Accuracy())
-    Accuracy: 89.44%
+    Accuracy: 89.36%
     """
 
     def __init__(self, estimator, classes=None):

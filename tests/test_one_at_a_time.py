@@ -93,7 +93,7 @@ def test_one_at_a_time_errors():
     X, y = _stream()
     # "auto" on a stream: the first call is the first example.
     est = Perceptron().learn_one(X[0], y[0], classes=[0, 1, 2])
-    assert est.theta_init_ == np.dot(X[0], X[0])
+    assert est.theta_init_ == pytest.approx(np.dot(X[0], X[0]), rel=1e-14)
     assert PFM().learn_one(X[0], y[0], classes=[0, 1, 2]).beta_ == 0.5
     est = Perceptron(theta_init=0.0, threshold_step=0.0)
     with pytest.raises(ValueError, match="classes must be passed"):

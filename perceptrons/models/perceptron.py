@@ -47,15 +47,12 @@ class Perceptron(KernelParams, OnlineClassifier):
         Learning rate η of Figure 2 (K&W Sec. 3.2 use 0.1).
     theta_init : float or "auto", default="auto"
         Initial threshold θ_Init; "auto" is the average ⟨x, x⟩ over the
-        training set of the first ``fit``/``partial_fit`` call (Sec. 3.2:
-        the paper's definition, ``fit``'s). On a stream (``learn_one``,
-        river) the first call is the first example: θ_Init is its ⟨x, x⟩,
-        frozen from then on. Rows that are all zero (a stream's first
-        example under river's ``StandardScaler``) give 1.
+        rows of the first ``fit``/``partial_fit`` call (Sec. 3.2); on a
+        stream (``learn_one``, river), the first example's, frozen; 1 for
+        zero rows (a first example under river's ``StandardScaler``).
     threshold_step : float or "auto", default="auto"
         C of Figure 2: an update on label y moves θ by ``-η y C``. "auto"
-        is the average ⟨x, x⟩, as ``theta_init`` (on a stream, the first
-        example's).
+        is the average ⟨x, x⟩, as ``theta_init``.
     margin : float, default=0.0
         τ of Sec. 2.4, absolute: update when ``y(SUM - θ) <= margin``
         (Figure 2's band ``θ-τ <= SUM <= θ+τ`` predicts ŷ = 0, hence ``<=``;
