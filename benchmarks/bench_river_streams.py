@@ -60,13 +60,60 @@ def _learners():
             make()))
 
 
-def _run(make, stream):
+def _run(make, stream, metric=None):
     from river import evaluate, metrics, preprocessing
 
     model = preprocessing.StandardScaler() | make()
     t0 = time.perf_counter()
-    metric = evaluate.progressive_val_score(stream, model, metrics.Accuracy())
+    metric = evaluate.progressive_val_score(stream, model,
+                                            metric or metrics.Accuracy())
     return metric.get(), (time.perf_counter() - t0) / len(stream)
+
+
+def _log_losses(stream):
+    """Progressive log loss on a binary stream: ``predict_proba_one`` of
+    the adapters (online Platt scaling of the scores) and of river's
+    models (the sigmoid of the raw score), without the one-vs-rest wrapper;
+    and the sigmoid of our raw scores, for comparison."""
+    from river import linear_model, metrics
+
+    from perceptrons.river import as_river
+
+    rows = []
+    for name in ("Perceptron", "PassiveAggressive", "CW"):
+        cls = estimator_classes()[name]
+        platt = _run(lambda: as_river(cls()), stream, metrics.LogLoss())[0]
+        rows.append([f"perceptrons {name}", f"{platt:.3f}",
+                     f"{_raw_sigmoid_log_loss(cls, stream):.3f}"])
+    for name, make in (("Perceptron", linear_model.Perceptron),
+                       ("PAClassifier", linear_model.PAClassifier),
+                       ("ALMAClassifier", linear_model.ALMAClassifier)):
+        rows.append([f"river {name}",
+                     f"{_run(make, stream, metrics.LogLoss())[0]:.3f}", ""])
+    return rows
+
+
+def _raw_sigmoid_log_loss(cls, stream):
+    """The progressive log loss of ``sigmoid(score)``, river's choice, on
+    the adapter's own scores."""
+    import math
+
+    from river import metrics, preprocessing
+
+    from perceptrons.models._driver.online import scores_one
+    from perceptrons.river import as_river
+
+    scaler, model, loss = preprocessing.StandardScaler(), as_river(cls()), \
+        metrics.LogLoss()
+    for x, y in stream:
+        xs = scaler.transform_one(x)
+        if model.model is not None:
+            state, s = scores_one(model.model, xs)
+            p = 1.0 / (1.0 + math.exp(-max(min(s, 500.0), -500.0)))
+            loss.update(y, {state.classes[0]: 1.0 - p, state.classes[1]: p})
+        scaler.learn_one(x)
+        model.learn_one(xs, y)
+    return loss.get()
 
 
 def main(argv=None):
@@ -95,6 +142,7 @@ def main(argv=None):
                 row += ["refused (below)", ""]
         rows.append(row)
         print(" | ".join(row), flush=True)
+    losses = _log_losses(streams["Phishing"])
     sizes = ", ".join(f"{k} {len(v):,}" for k, v in streams.items())
     report = "\n".join([
         "## river's streams: the adapters of every estimator against river's "
@@ -125,6 +173,16 @@ def main(argv=None):
         "ImageSegments arrive one by one), each estimator's reason:",
         "",
         *[f"- {name}: {reason}" for name, reason in refused.items()],
+        "",
+        "### Probabilities: progressive log loss on Phishing",
+        "",
+        "`predict_proba_one` of the adapters (online Platt scaling of the "
+        "scores, `perceptrons.river.OnlinePlatt`) against the sigmoid of the "
+        "same raw scores (river's choice for its linear models) and "
+        "river's models; lower is better.",
+        "",
+        md_table(["learner", "log loss", "sigmoid of the raw score"],
+                 losses),
     ])
     publish(report, "bench_river_streams", args.write)
 

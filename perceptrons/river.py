@@ -19,6 +19,8 @@ so; ``import perceptrons`` never imports river.
 import copy
 import math
 
+import numpy as np
+
 try:
     from river import base as _river_base
 except ImportError:  # pragma: no cover - exercised with river hidden
@@ -185,18 +187,23 @@ class RiverClassifier(_river_base.Classifier):
 
     def predict_proba_one(self, x):
         """A probability for every label seen: the online Platt scaling of
-        the model's scores (:class:`OnlinePlatt`); before a model started,
-        1 for the one label seen, or, before any label, uniform over
-        ``classes`` (``{False: 0.5, True: 0.5}`` without them, as river's
-        binary models start)."""
+        the model's scores (:class:`OnlinePlatt`). Before a model started,
+        Laplace's rule of succession over the labels known: ``classes``
+        when given, else river's binary labels ``{False, True}`` while the
+        labels seen are booleans (``{False: 0.5, True: 0.5}`` before any,
+        as river's binary models start), else the one label seen."""
         if self.model is not None:
             state, scores = scores_one(self.model, x)
             return self.calibration.predict_proba_one(state.classes, scores)
-        if self._prefix:
-            return {self._prefix[-1][1]: 1.0}
-        labels = (list(self.classes) if self.classes is not None
-                  and len(self.classes) else [False, True])
-        return {label: 1.0 / len(labels) for label in labels}
+        seen = [label for _, label in self._prefix]
+        if self.classes is not None and len(self.classes):
+            labels = list(self.classes)
+        elif all(isinstance(label, (bool, np.bool_)) for label in seen):
+            labels = [False, True]
+        else:
+            labels = seen[-1:]
+        return {label: (seen.count(label) + 1.0) / (len(seen) + len(labels))
+                for label in labels}
 
 
 def _scores_or_none(model, x):

@@ -89,6 +89,10 @@ def test_the_adapter_is_a_river_classifier_of_the_estimator_alone():
     assert model.model is None
     assert model.predict_one({"a": 1.0}) == "x"
     assert model.predict_proba_one({"a": 1.0}) == {"x": 1.0}
+    booleans = as_river(Perceptron())
+    booleans.learn_one({"a": 1.0}, True)
+    assert booleans.predict_proba_one({"a": 1.0}) == {False: 1 / 3,
+                                                      True: 2 / 3}
     for x, y in stream[2:]:
         model.learn_one(x, y)
     ref = as_river(Perceptron(), classes=["x", "y"])
