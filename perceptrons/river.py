@@ -207,9 +207,10 @@ class RiverClassifier(_river_base.Classifier):
 
 
 def _scores_or_none(model, x):
-    """The scores :func:`scores_one` gives, or ``(None, None)`` where the
-    example cannot be scored as it is (a new feature, NaN: ``learn_one``
-    then grows the model or says why not)."""
+    """The scores :func:`scores_one` gives (a dict with a feature the
+    model has not seen: the grown model's), or ``(None, None)`` where the
+    example cannot be scored (NaN, a feature the model refuses:
+    ``learn_one`` then says why)."""
     try:
         return scores_one(model, x)
     except ValueError:
