@@ -54,6 +54,7 @@ SCRIPTS = [
     ("bench_svmlight_parser", []),
     ("bench_learners", []),
     ("bench_first_fit", []),
+    ("bench_river_streams", ["--repeat", "3"]),
 ]
 
 

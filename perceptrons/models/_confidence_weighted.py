@@ -33,6 +33,7 @@ from ..utils._param_validation import Interval, StrOptions
 from ..utils.docstrings import with_doc_fragments
 from ._averaged import LastOrAveragedRows
 from ._classes import class_positions, grown_rows
+from ._features import inserted_coordinates, padded_state
 from ._driver import N_JOBS_DOC, Algorithm, OnlineClassifier
 from ._driver.protocol import linear_row_scores
 from ._state import FittedState, array, scalar, sub
@@ -199,6 +200,23 @@ class GaussianAlgorithm(LastOrAveragedRows, Algorithm):
 
     def class_growth_refusal(self, state):
         return None
+
+    def feature_growth_refusal(self, state):
+        return None
+
+    def grow_features(self, state, n_new):
+        """New features: μ = 0 and a fresh variance a for each (Σ = aI's
+        entries, uncoupled: every step's Σx' is 0 on a coordinate whose
+        value was always 0), inserted before the constant feature's last
+        entry."""
+        s, d = state, state.n_features_in
+        a = self.initial_variance()
+        overrides = {}
+        for name in ("variances", "covariance"):
+            value = getattr(s, name)
+            if value is not None:
+                overrides[name] = inserted_coordinates(value, d, n_new, a)
+        return padded_state(s, n_new, d, overrides)
 
     def grow_classes(self, state, classes):
         """More classes: a fresh Gaussian per new class (μ = 0, b = 0,

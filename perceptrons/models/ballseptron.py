@@ -140,6 +140,10 @@ class BallseptronRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
         if coef is not None:
             rows.current[:] = coef
 
+    def feature_growth_refusal(self, state):
+        # w = 0 for a new feature (the lazy scale holds for it): no step moved it.
+        return None
+
     def class_growth_refusal(self, state):
         if not state.multiclass:
             return ("the binary Ballseptron (Figure 2) and its multiclass "

@@ -132,6 +132,10 @@ class PassiveAggressiveRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
                 "'PA-II', where a row's weight scales its aggressiveness C")
 
     # ----------------------------------------------------------- training
+    def feature_growth_refusal(self, state):
+        # w = 0 for a new feature: no PA step moved it.
+        return None
+
     def class_growth_refusal(self, state):
         return None
 
