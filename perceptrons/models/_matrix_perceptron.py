@@ -514,7 +514,9 @@ class MatrixAlgorithm(KernelAlgorithm, Algorithm):
             raise ValueError(f"form={form!r} has no kernel; with "
                              f"kernel={self.kernel!r} use form='dual' or "
                              "'auto'")
-        if self.kernel is None and form == "dual":
+        if self.kernel is None and form == "dual" and self.form == "dual":
+            # (form="auto" may choose it: the algorithm's auto_form then
+            # says why and gives the kernel, kernel_spec.)
             raise ValueError("form='dual' keeps the model over kernel "
                              "values: pass a kernel (kernel='linear' for the "
                              "dual form of the linear model)")
