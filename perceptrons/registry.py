@@ -90,6 +90,11 @@ ESTIMATORS = (
     EstimatorEntry("alma", "ALMA", "perceptrons.models.alma"),
     EstimatorEntry("passive-aggressive", "PassiveAggressive",
                    "perceptrons.models.passive_aggressive"),
+    EstimatorEntry("cw", "CW", "perceptrons.models.cw"),
+    EstimatorEntry("arow", "AROW", "perceptrons.models.arow"),
+    EstimatorEntry("scw", "SCW", "perceptrons.models.scw"),
+    EstimatorEntry("narow", "NAROW", "perceptrons.models.narow"),
+    EstimatorEntry("nherd", "NHERD", "perceptrons.models.nherd"),
 )
 
 REPRODUCTIONS = (

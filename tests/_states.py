@@ -41,6 +41,17 @@ def _assert_same(u, v, where):
         assert type(u) is type(v) and u == v, f"{where}: {u!r} vs {v!r}"
 
 
+def state_arrays(state, where="state_"):
+    """``(where, array)`` of every array in a state, nested states too."""
+    for field in dataclasses.fields(state):
+        value = getattr(state, field.name)
+        at = f"{where}.{field.name}"
+        if dataclasses.is_dataclass(value):
+            yield from state_arrays(value, at)
+        elif hasattr(value, "shape"):
+            yield at, value
+
+
 def final_hypothesis(est):
     """A Perceptron's final hypothesis as weights by feature and intercepts,
     one row per one-vs-rest problem or per prototype (two prototypes: two

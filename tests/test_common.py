@@ -4,22 +4,19 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import perceptrons
+from tests import _registry as reg
+from tests._states import state_arrays
 
 
 def _public_estimators():
-    out = []
-    for name in perceptrons.__all__:
-        obj = getattr(perceptrons, name)
-        if isinstance(obj, type) and hasattr(obj, "fit"):
-            out.append(obj)
-    return out
+    """Every estimator of the registry (``perceptrons.registry``)."""
+    return reg.estimator_classes()
 
 
 def _instances():
-    # Each class may declare the parameter sets it is checked with.
+    # Each class declares the parameter sets it is checked with.
     for cls in _public_estimators():
-        params_list = getattr(cls, "_test_params", lambda: [{}])()
-        for params in params_list:
+        for params in cls._test_params():
             yield cls(**params)
 
 
@@ -27,35 +24,27 @@ def _expected_failed_checks(estimator):
     return getattr(estimator, "_xfail_checks", lambda: {})()
 
 
+@reg.mark()
 @parametrize_with_checks(list(_instances()),
                          expected_failed_checks=_expected_failed_checks)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
-def test_public_estimators_found():
+def test_public_estimators_are_the_registry():
+    # What perceptrons exports is what the tests enumerate.
     assert perceptrons.Perceptron in _public_estimators()
+    assert [c.__name__ for c in _public_estimators()] == [
+        name for name in perceptrons.__all__ if name != "__version__"]
+    assert all(getattr(perceptrons, c.__name__) is c
+               for c in _public_estimators())
 
 
 def _fitted_instances():
-    for cls in _public_estimators():
-        for params in getattr(cls, "_test_params", lambda: [{}])():
-            yield pytest.param(cls, params, id=f"{cls.__name__}-{params}")
+    return reg.cases()
 
 
-def _state_arrays(state, where="state_"):
-    """``(where, array)`` of every array in a state, nested states too."""
-    import dataclasses
-
-    for field in dataclasses.fields(state):
-        value = getattr(state, field.name)
-        at = f"{where}.{field.name}"
-        if dataclasses.is_dataclass(value):
-            yield from _state_arrays(value, at)
-        elif hasattr(value, "shape"):
-            yield at, value
-
-
+@reg.mark()
 @pytest.mark.parametrize("cls, params", list(_fitted_instances()))
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_fitted_estimator_is_its_state(cls, params, n_classes):
@@ -96,7 +85,7 @@ def test_fitted_estimator_is_its_state(cls, params, n_classes):
     model_parts = ("pool", "vote_rows", "voted", ".support", "dual_coef",
                    ".coef", "v_coef", "current", "summed", "snapshot",
                    "slots", ".D", ".M", ".h", "signs")
-    for where, value in _state_arrays(est.state_):
+    for where, value in state_arrays(est.state_):
         if not any(part in where for part in model_parts):
             assert X.shape[0] not in value.shape, where
 
@@ -122,6 +111,7 @@ def _decision_instances():
         yield pytest.param(cls, params, id=f"{cls.__name__}-{params}")
 
 
+@reg.mark()
 @pytest.mark.parametrize("cls, params", list(_decision_instances()))
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_coef_is_the_decision_or_absent(cls, params, n_classes):

@@ -13,6 +13,7 @@
 """
 
 import os
+import re
 import signal
 import sys
 import time
@@ -30,23 +31,40 @@ from perceptrons import (MPU, PDM, PFM, ROMMA, Ballseptron,
 from perceptrons.datasets import dump_svmlight
 from perceptrons.distributed import ParameterMixing
 from perceptrons.models.perceptron import Figure2
+from tests import _registry as reg
 from tests._states import assert_same_state
 
 from tests.reference import parameter_mixing
 from tests.reference.streams import make_stream
 from tests.theory._theory_helpers import separable_problems
 
-MIXABLE = [
-    Perceptron(random_state=1),
-    Perceptron(hypothesis="last", tau=0.5, lam=0.5, shuffle=False),
-    Perceptron(alpha_bound=2, lam=0.25, random_state=3),
-    Perceptron(multiclass="prototype", random_state=0),
-    Ballseptron(radius=0.3, random_state=0),
-    Ballseptron(hypothesis="last", random_state=2),
-    PassiveAggressive(random_state=0),
-    PassiveAggressive(variant="PA-II", C=0.1, hypothesis="last",
-                      random_state=1),
+#: The λ-trick's own cases (Figure 2's α counts, carried from a shard's
+#: epoch to its next): a continuation no registry parameter set makes.
+LAMBDA_TRICK = [
+    pytest.param(Perceptron, {"hypothesis": "last", "tau": 0.5, "lam": 0.5,
+                              "shuffle": False}, id="Perceptron-lam-tau"),
+    pytest.param(Perceptron, {"alpha_bound": 2, "lam": 0.25,
+                              "random_state": 3}, id="Perceptron-lam-alpha"),
 ]
+
+
+def _mixable_cases(first=False):
+    """Every registry estimator's parameter sets that parameter mixing
+    averages (its algorithm's ``mixing_refusal()`` is None), with a fixed
+    seed; ``first``: one set per estimator."""
+    return list(reg.cases(reg.mixable, first=first,
+                          fixed={"random_state": 0}))
+
+
+def _unmixable_cases():
+    return list(reg.cases(lambda est: not reg.mixable(est)))
+
+
+def _refused(est):
+    """What ParameterMixing says refusing ``est``: its algorithm's
+    reason."""
+    return ("cannot be trained by parameter mixing: "
+            + re.escape(reg.refusal(est, "mixing")))
 
 
 def _data(n=240, d=12, n_classes=2, seed=0):
@@ -59,15 +77,17 @@ def _data(n=240, d=12, n_classes=2, seed=0):
 
 
 # ------------------------------------------------------------ one shard = fit
-@pytest.mark.parametrize("est", MIXABLE, ids=repr)
+@reg.mark(group="mixing")
+@pytest.mark.parametrize("cls, params", _mixable_cases() + LAMBDA_TRICK)
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("storage", ["dense", "csr"])
-def test_one_shard_is_fit_bit_for_bit(est, n_classes, storage):
+def test_one_shard_is_fit_bit_for_bit(cls, params, n_classes, storage):
     X, y = _data(n_classes=n_classes)
     if storage == "csr":
         X = sp.csr_matrix(X)
-    fitted = est.__class__(**est.get_params()).set_params(max_iter=4).fit(X, y)
-    ipm = ParameterMixing(est.set_params(max_iter=4), n_shards=1).fit(X, y)
+    fitted = cls(**params).set_params(max_iter=4).fit(X, y)
+    ipm = ParameterMixing(cls(**params).set_params(max_iter=4),
+                          n_shards=1).fit(X, y)
     assert_same_state(fitted, ipm.estimator_)
     assert_array_equal(ipm.predict(X), fitted.predict(X))
     assert ipm.mistakes_per_shard_.shape == (4, 1)
@@ -168,6 +188,15 @@ def test_theorem_3_mistake_bound(problem):
 
 
 # ------------------------------------------------------------ refusals
+@reg.mark(group="mixing")
+@pytest.mark.parametrize("cls, params", _unmixable_cases())
+def test_unmixable_estimators_are_refused_at_construction(cls, params):
+    # The reason is the algorithm's (mixing_refusal), whole.
+    est = cls(**params)
+    with pytest.raises(ValueError, match=_refused(est)):
+        ParameterMixing(est)
+
+
 @pytest.mark.parametrize("est,reason", [
     (PDM(), "dynamic margin"), (PFM(), "history"), (ROMMA(), "history"),
     (MPU(), "dual variables"),
@@ -178,7 +207,9 @@ def test_theorem_3_mistake_bound(problem):
     (Perceptron(hypothesis="longest"), "'longest'"),
     (Ballseptron(kernel="rbf"), "support vectors"),
     (PassiveAggressive(kernel="rbf"), "support vectors")], ids=repr)
-def test_unmixable_estimators_are_refused_at_construction(est, reason):
+def test_each_refusal_names_what_cannot_be_mixed(est, reason):
+    # The wording of these algorithms' reasons (every estimator's refusal
+    # is checked above).
     with pytest.raises(ValueError, match="cannot be trained by parameter "
                                          f"mixing: .*{reason}"):
         ParameterMixing(est)
@@ -244,11 +275,16 @@ def client():
         yield client
 
 
-@pytest.mark.parametrize("est", [MIXABLE[0], MIXABLE[2], MIXABLE[4]],
-                         ids=repr)
-def test_local_cluster_gives_the_in_process_bits(client, est):
+@reg.mark(rule=reg.with_a_case(reg.mixable, "estimators parameter mixing "
+                                             "averages, with some parameters"))
+@pytest.mark.parametrize("cls, params",
+                         _mixable_cases(first=True) + LAMBDA_TRICK[1:])
+def test_local_cluster_gives_the_in_process_bits(client, cls, params):
+    # One parameter set of each estimator that can be mixed, and the
+    # λ-trick's α counts, which stay on the workers.
     X, y = _data(400, n_classes=3)
     X = sp.csr_matrix(X)
+    est = cls(**params)
     here = ParameterMixing(est, n_shards=3, mixing="mistakes").fit(X, y)
     there = ParameterMixing(est, n_shards=3, mixing="mistakes",
                             client=client).fit(X, y)

@@ -10,7 +10,7 @@ from numpy.testing import assert_array_equal
 
 from perceptrons import Perceptron, SecondOrderPerceptron
 from perceptrons.distributed import ParameterMixing
-from perceptrons.persistence import estimator_registry
+from tests import _registry as reg
 from perceptrons.streaming import CacheWarning, fit_file
 from tests._states import assert_same_state
 
@@ -21,8 +21,8 @@ def _xy(n=20, d=4):
     return X, (X[:, 0] > 0).astype(int)
 
 
-@pytest.mark.parametrize("cls", sorted(estimator_registry().values(),
-                                       key=lambda c: c.__name__))
+@reg.mark()
+@pytest.mark.parametrize("cls", reg.estimator_classes(), ids=reg.class_id)
 def test_complex_input_refused_in_one_line(cls):
     X, y = _xy()
     for call in (lambda: cls().fit(X + 1j, y),

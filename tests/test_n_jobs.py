@@ -12,8 +12,8 @@ from sklearn.datasets import make_classification
 
 import perceptrons
 from perceptrons.utils.parallel import compiled_threads, effective_n_jobs
+from tests import _registry as reg
 from tests._states import assert_same_state
-from tests.test_common import _fitted_instances
 
 
 def _fit(cls, params, X, y, n_jobs, **fit_params):
@@ -31,7 +31,8 @@ def _assert_same_model(a, b, X):
     assert_array_equal(a.predict(X), b.predict(X))
 
 
-@pytest.mark.parametrize("cls, params", list(_fitted_instances()))
+@reg.mark()
+@pytest.mark.parametrize("cls, params", list(reg.cases()))
 @pytest.mark.parametrize("n_classes", [2, 4])
 @pytest.mark.parametrize("sparse", [False, True])
 def test_every_estimator_gives_the_same_model_for_every_n_jobs(
@@ -75,25 +76,35 @@ def test_threaded_one_vs_rest_pass_is_the_serial_pass(params, n_jobs,
         _assert_same_model(serial, threaded, data)
 
 
-@pytest.mark.parametrize("make", [
-    lambda: perceptrons.KernelPerceptron(kernel="poly", degree=3,
-                                         max_iter=2, random_state=0),
-    lambda: perceptrons.Ballseptron(kernel="rbf", gamma=0.05, radius=0.1,
-                                    max_iter=1, random_state=0),
-    lambda: perceptrons.HigherOrderPerceptron(form="dual", kernel="poly",
-                                              max_iter=1, random_state=0),
-    lambda: perceptrons.SecondOrderPerceptron(form="dual", kernel="rbf",
-                                              gamma=0.05, max_iter=1,
-                                              random_state=0),
-], ids=["KernelPerceptron", "Ballseptron", "HO-dual", "SO-dual"])
-def test_threaded_kernel_tiles_give_the_serial_model(make):
+#: The kernels of the tiles' test, a Gaussian and a polynomial one; they
+#: alternate along the registry's kernel estimators (each is run once).
+KERNELS = {"rbf": {"kernel": "rbf", "gamma": 0.05},
+           "poly": {"kernel": "poly", "degree": 3}}
+
+
+def _kernel_cases():
+    kernel_classes = [c for c in reg.estimator_classes()
+                      if reg.has_param("kernel")(c)]
+    for i, cls in enumerate(kernel_classes):
+        kernel = list(KERNELS)[i % len(KERNELS)]
+        yield pytest.param(cls, kernel, id=f"{cls.__name__}-{kernel}")
+
+
+@reg.mark(rule=reg.has_param("kernel"))
+@pytest.mark.parametrize("cls, kernel", list(_kernel_cases()))
+def test_threaded_kernel_tiles_give_the_serial_model(cls, kernel):
     """Blocks large enough for their tiles to be split across threads
-    (``THREADED_TILE_WORK``): the same kernel values, hence the same model."""
+    (``THREADED_TILE_WORK``): the same kernel values, hence the same model
+    (two passes: the second reads cached rows too)."""
     from perceptrons._loops.support import BLOCK_ROWS, THREADED_TILE_WORK
 
     X, y = make_classification(n_samples=1500, n_features=64,
                                n_informative=20, n_classes=3,
                                flip_y=0.15, random_state=2)
+
+    def make():
+        return cls(**KERNELS[kernel], max_iter=2, random_state=0)
+
     serial = make().set_params(n_jobs=1).fit(X, y)
     n_support = serial.support_vectors_.shape[0]
     assert BLOCK_ROWS * n_support * X.shape[1] >= 4 * THREADED_TILE_WORK
@@ -101,23 +112,22 @@ def test_threaded_kernel_tiles_give_the_serial_model(make):
     _assert_same_model(serial, make().set_params(n_jobs=2).fit(X, y), X)
 
 
-@pytest.mark.parametrize("make, in_blocks", [
-    (lambda: perceptrons.Perceptron(hypothesis="voted"), True),
-    (lambda: perceptrons.Perceptron(hypothesis="voted", kernel="rbf"), True),
-    (lambda: perceptrons.Perceptron(kernel="poly", degree=2), True),
-    (lambda: perceptrons.HigherOrderPerceptron(kernel="rbf"), True),
-    (lambda: perceptrons.HigherOrderPerceptron(), False),
-    (lambda: perceptrons.Perceptron(), False)],
-    ids=["voted", "voted-rbf", "kernel", "HO-rbf", "HO-primal", "linear"])
-def test_threaded_prediction_is_the_serial_prediction(make, in_blocks):
+@reg.mark()
+@pytest.mark.parametrize("cls, params", list(reg.decision_cases()))
+def test_threaded_prediction_is_the_serial_prediction(cls, params):
     """Rows split in whole prediction blocks across threads where the
-    decision is made in blocks (kernel scores, votes), whole otherwise
-    (BLAS products): the decision of every row, bit for bit (1,300 rows:
-    blocks of 512, 512 and 276)."""
+    decision is made in blocks (kernel scores over support vectors, votes),
+    whole otherwise (BLAS products): the decision of every row, bit for bit
+    (1,300 rows: blocks of 512, 512 and 276)."""
     X, y = make_classification(n_samples=1300, n_features=20,
                                n_informative=10, n_classes=3,
                                random_state=4)
-    est = make().set_params(max_iter=2, random_state=0).fit(X[:400], y[:400])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = cls(**params).set_params(max_iter=2, random_state=0).fit(
+            X[:400], y[:400])
+    in_blocks = (getattr(est, "dual_coef_", None) is not None
+                 or getattr(est, "hypothesis", None) == "voted")
     algo = est._algorithm_of_params(validate=False)
     assert algo.decides_in_blocks(est.state_, vars(est)) == in_blocks
     serial = est.decision_function(X)

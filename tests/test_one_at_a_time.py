@@ -1,6 +1,7 @@
 """One example at a time: ``learn_one``/``predict_one``,
 ``progressive_val_score`` and the river adapter."""
 
+import re
 import sys
 import warnings
 
@@ -12,13 +13,10 @@ from sklearn.datasets import make_classification
 from perceptrons import PFM, Perceptron
 from perceptrons.evaluation import progressive_val_score
 from perceptrons.river import as_river
+from tests import _registry as reg
 from tests._states import assert_same_state
-from tests.test_common import _public_estimators
 
-#: Parameters that make a fresh estimator start one example at a time.
-EXPLICIT = {"Perceptron": {"theta_init": 1.0, "threshold_step": 1.0},
-            "KernelPerceptron": {"theta_init": 1.0, "threshold_step": 1.0},
-            "PFM": {"beta": 0.05}, "ALMA": {"intercept_scaling": 1.0}}
+ESTIMATORS = reg.estimator_classes()
 
 
 def _stream(n=60, n_classes=3, seed=0):
@@ -29,10 +27,40 @@ def _stream(n=60, n_classes=3, seed=0):
 
 
 def _explicit(cls, **params):
-    return cls(**EXPLICIT.get(cls.__name__, {}), **params)
+    """``cls`` with the parameters that let a fresh estimator learn one
+    example at a time (the class's ``_one_at_a_time_params``)."""
+    return cls(**cls._one_at_a_time_params, **params)
 
 
-@pytest.mark.parametrize("cls", _public_estimators(), ids=lambda c: c.__name__)
+@reg.mark()
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=reg.class_id)
+def test_a_fresh_estimator_learns_one_at_a_time_or_says_why(cls):
+    """With its defaults, the first ``learn_one`` either starts the model
+    or is refused with the algorithm's reason (a parameter the data would
+    resolve); the class's ``_one_at_a_time_params`` then give each such
+    parameter a value, and the first ``learn_one`` starts the model."""
+    X, y = _stream()
+    est = cls()
+    refusal = reg.refusal(est, "one_at_a_time")
+    if refusal is None:
+        est.learn_one(X[0], y[0], classes=[0, 1, 2])
+        assert est.predict_one(X[1]) in (0, 1, 2)
+    else:
+        with pytest.raises(ValueError, match=re.escape(refusal)):
+            est.learn_one(X[0], y[0], classes=[0, 1, 2])
+        assert not hasattr(est, "state_")
+        assert cls._one_at_a_time_params, (
+            f"{cls.__name__}'s defaults cannot learn one example at a time "
+            f"({refusal}): give the values to use in its "
+            "_one_at_a_time_params")
+    explicit = _explicit(cls)
+    assert reg.refusal(explicit, "one_at_a_time") is None
+    explicit.learn_one(X[0], y[0], classes=[0, 1, 2])
+    assert explicit.predict_one(X[1]) in (0, 1, 2)
+
+
+@reg.mark()
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=reg.class_id)
 def test_learn_one_is_partial_fit_on_one_row(cls):
     X, y = _stream()
     classes = np.unique(y)
@@ -89,8 +117,8 @@ def test_one_at_a_time_errors():
         arrays.learn_one(np.full(5, np.nan), y[1])
     with pytest.raises(ValueError, match="NaN or infinity"):
         arrays.predict_one(np.full(5, np.inf))
-    with pytest.raises(ValueError, match="not in classes_"):
-        arrays.learn_one(X[1], 9)
+    arrays.learn_one(X[1], 9)  # a class that arrives later
+    assert 9 in arrays.classes_
     # After a batch, "auto" is resolved: learn_one goes on from there.
     batch = Perceptron().partial_fit(X, y, classes=[0, 1, 2])
     batch.learn_one(X[0], y[0])
@@ -210,8 +238,9 @@ def test_a_stream_and_its_copy_keep_their_own_history():
     assert_array_equal(held, held_values)
 
 
+@reg.mark()
 @pytest.mark.parametrize("n_classes", [2, 3])
-@pytest.mark.parametrize("cls", _public_estimators(), ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=reg.class_id)
 def test_predict_one_is_predict_on_the_row(cls, n_classes):
     """predict_one's label is predict's on the row, from fresh public
     views or from those learn_one left to be made, for arrays and dicts;

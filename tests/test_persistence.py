@@ -19,6 +19,7 @@ from perceptrons.persistence import (
     read_header,
     save_model,
 )
+from tests import _registry as reg
 from tests._zips import rewrite as _rewrite
 
 HYPOTHESES = ["last", "longest", "voted", "averaged"]
@@ -120,16 +121,17 @@ def test_perceptron_roundtrip_predictions_and_partial_fit(
 
 
 def _registry_cases():
-    for name, cls in sorted(estimator_registry().items()):
-        params_list = getattr(cls, "_test_params", lambda: [{}])()
-        for i, params in enumerate(params_list):
-            yield pytest.param(cls, params, id=f"{cls.__name__}-{i}")
+    """Every estimator's test parameter sets, ``Class-<index>``."""
+    def index(cls, params):
+        return f"{cls.__name__}-{cls._test_params().index(params)}"
+    return list(reg.cases(id=index))
 
 
 # The registry's test parameters stop PDM/PFM short of convergence on
 # purpose (a round trip needs a state, not a converged one).
+@reg.mark()
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@pytest.mark.parametrize("cls, params", list(_registry_cases()))
+@pytest.mark.parametrize("cls, params", _registry_cases())
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 def test_every_public_estimator_roundtrips(tmp_path, cls, params, sparse):
     X, y = _data(3, seed=1, n=60, d=5)
@@ -145,6 +147,19 @@ def test_every_public_estimator_roundtrips(tmp_path, cls, params, sparse):
     loaded.partial_fit(X[40:], y[40:])
     np.testing.assert_array_equal(loaded.decision_function(X),
                                   est.decision_function(X))
+
+
+@pytest.mark.parametrize("name", ["HigherOrderPerceptron",
+                                  "SecondOrderPerceptron"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_matrix_last_hypothesis_roundtrips(tmp_path, name, n_classes):
+    """The last hypothesis keeps no running sum, yet a row per problem: a
+    trained model's state is one its file can be read back as."""
+    X, y = _data(n_classes, seed=2, n=60, d=5)
+    est = estimator_registry()[f"perceptrons.{name}"](hypothesis="last", max_iter=2,
+                                     random_state=0).fit(X, y)
+    loaded = _roundtrip(est, tmp_path)
+    assert_equal(_state(est), _state(loaded))
 
 
 def test_registry_is_public_estimators():
@@ -449,15 +464,22 @@ def test_object_array_member_is_not_unpickled(good_file, tmp_path,
     load_model(good_file)  # the good file loads with pickle disabled
 
 
-@pytest.mark.parametrize("name", ["Perceptron", "PDM", "PFM", "ROMMA", "MPU"])
-def test_ten_class_model_file_is_small(tmp_path, name):
-    """A 10-class model of 20 features saves to a few KiB, whatever the rows."""
+@reg.mark(rule=reg.primal_by_default)
+@pytest.mark.parametrize("cls", [c for c in reg.estimator_classes()
+                                 if reg.primal_by_default(c)],
+                         ids=reg.class_id)
+def test_ten_class_model_file_is_small(tmp_path, cls):
+    """A 10-class model of 20 features saves to a few KiB, whatever the
+    rows, beyond the (features x features) matrices a second-order model
+    keeps per problem."""
     import warnings
+
+    from tests._states import state_arrays
 
     rng = np.random.RandomState(0)
     X = rng.randn(6000, 20)
     y = rng.randint(10, size=6000)
-    est = getattr(perceptrons, name)(max_iter=2, random_state=0)
+    est = cls(max_iter=2, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est.fit(X, y)
@@ -465,7 +487,9 @@ def test_ten_class_model_file_is_small(tmp_path, name):
     save_model(est, path)
     # a few KiB: the averaged hypothesis keeps three 10 x 20 weight
     # matrices (coef_, the current and the accumulated weights)
-    assert path.stat().st_size < 12 * 1024, path.stat().st_size
+    matrices = sum(a.nbytes for _, a in state_arrays(est.state_)
+                   if list(a.shape).count(X.shape[1]) >= 2)
+    assert path.stat().st_size < 12 * 1024 + matrices, path.stat().st_size
     np.testing.assert_array_equal(load_model(path).predict(X), est.predict(X))
 
 

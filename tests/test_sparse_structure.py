@@ -14,10 +14,10 @@ import scipy.sparse as sp
 from perceptrons import bounds
 from perceptrons.distributed import ParameterMixing
 from perceptrons.experiments.hypotheses import hypothesis_predictions
-from perceptrons.persistence import estimator_registry
 from perceptrons.streaming import fit_file
 from perceptrons.streaming._cache import _layout, _read_cache_meta
 from perceptrons.utils.validation import check_sparse_structure
+from tests import _registry as reg
 
 
 def _data(n=40, d=6, n_classes=3, seed=0):
@@ -49,14 +49,10 @@ ATTACKS = ["big", "negative", "n_features", "indptr_decreasing",
 
 def _estimators():
     """Each estimator class with its defaults, and every kernel variant."""
-    for _, cls in sorted(estimator_registry().items()):
-        for i, params in enumerate(getattr(cls, "_test_params",
-                                           lambda: [{}])()):
-            if i == 0 or "kernel" in params or params.get(
-                    "hypothesis") == "voted":
-                yield pytest.param(cls, params, id=f"{cls.__name__}-{i}")
+    return reg.decision_cases()
 
 
+@reg.mark()
 @pytest.mark.filterwarnings("ignore")
 @pytest.mark.parametrize("cls, params", list(_estimators()))
 @pytest.mark.parametrize("entry", ["fit", "partial_fit", "predict",

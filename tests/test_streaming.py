@@ -20,11 +20,11 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MaxAbsScaler
 
 import perceptrons.streaming as streaming
-from perceptrons import (MPU, PDM, ROMMA, Ballseptron, PassiveAggressive,
-                         Perceptron)
+from perceptrons import PDM, Perceptron
 from perceptrons.datasets import dump_svmlight, load_svmlight
 from perceptrons.streaming import (CacheWarning, fit_file, iter_svmlight,
                                    predict_file, scan_svmlight)
+from tests import _registry as reg
 from tests._states import assert_same_state
 
 
@@ -93,65 +93,85 @@ def three(tmp_path_factory):
     return _write(tmp_path_factory.mktemp("stream") / "three.svm", X, y)
 
 
-ESTIMATORS = {
-    "perceptron-averaged": lambda: Perceptron(hypothesis="averaged"),
-    "perceptron-last": lambda: Perceptron(hypothesis="last", tau=0.5),
-    "ballseptron": lambda: Ballseptron(radius=0.3),
-    "romma": lambda: ROMMA(),
-    "pdm": lambda: PDM(),
-    "mpu": lambda: MPU(),
-    "passive-aggressive": lambda: PassiveAggressive(),
-}
+#: Every registry estimator with its first test parameters (its defaults),
+#: and Figure 2's last hypothesis with a margin τ.
+ESTIMATORS = [*reg.cases(first=True, id=lambda cls, params: cls.__name__),
+              pytest.param(Perceptron, {"hypothesis": "last", "tau": 0.5},
+                           id="Perceptron-last-tau")]
+
+
+def _runs_to_convergence(cls):
+    """Whether ``fit`` runs to convergence, ``max_iter`` only capping it
+    (the margin family): a file's epochs are plain passes instead."""
+    return cls._algorithm.max_iter_is_a_cap
 
 
 # ----------------------------------------------------------------- exactness
-@pytest.mark.parametrize("hypothesis", ["averaged", "last"])
+@reg.mark()
+@pytest.mark.parametrize("cls, params", [
+    *reg.cases(first=True, id=lambda cls, params: cls.__name__),
+    pytest.param(Perceptron, {"hypothesis": "last"}, id="Perceptron-last")])
 @pytest.mark.parametrize("data", ["binary", "three"])
-def test_one_chunk_equals_fit(request, data, hypothesis):
+def test_one_chunk_equals_fit(request, data, cls, params):
+    # fit with shuffle=False and max_iter=1; for a fit that runs to
+    # convergence, partial_fit's one plain pass (fit_file's docstring).
     path = request.getfixturevalue(data)
     X, y = load_svmlight(path)
-    streamed = fit_file(Perceptron(max_iter=1, hypothesis=hypothesis), path,
+    streamed = fit_file(cls(**params, max_iter=1), path,
                         chunk_bytes=2**20, cache=None)
-    fitted = Perceptron(max_iter=1, shuffle=False,
-                        hypothesis=hypothesis).fit(X, y)
+    if _runs_to_convergence(cls):
+        fitted = cls(**params).partial_fit(X, y, classes=np.unique(y))
+    else:
+        fitted = cls(**params, max_iter=1, shuffle=False).fit(X, y)
     assert_same_state(streamed, fitted)
-    np.testing.assert_array_equal(streamed.coef_, fitted.coef_)
-    assert streamed.t_ == fitted.t_ == X.shape[0]
+    if hasattr(fitted, "coef_"):
+        np.testing.assert_array_equal(streamed.coef_, fitted.coef_)
+    # Examples presented: the rows, or those of every one-vs-rest problem
+    # (PDM/PFM/ROMMA/MPU count so); Figure 2 counts the rows.
+    n_classes = np.unique(y).shape[0]
+    rows = X.shape[0]
+    assert streamed.t_ == fitted.t_ in (rows, rows * n_classes)
+    if cls is Perceptron:
+        assert streamed.t_ == rows
 
 
-@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+@reg.mark()
+@pytest.mark.parametrize("cls, params", ESTIMATORS)
 @pytest.mark.parametrize("chunk_bytes", [5, 150, 1000])
-def test_chunks_equal_partial_fit_loop(binary, three, name, chunk_bytes):
+def test_chunks_equal_partial_fit_loop(binary, three, cls, params,
+                                       chunk_bytes):
     # 5 bytes: every line is a chunk of its own (each is longer); 150: two
     # or three lines; 1000: a dozen. Epochs 2 and 3 come from the cache.
     for path in (binary, three):
-        if name in ("romma", "pdm") and path == three:
-            continue
         X, y = load_svmlight(path)
         rows = _chunk_rows(path.read_bytes(), chunk_bytes)
         if chunk_bytes == 5:
             assert rows == [1] * X.shape[0]
-        expected = _partial_fit_loop(ESTIMATORS[name](), X, y,
-                                     _bounds(rows), 3)
+        expected = _partial_fit_loop(cls(**params), X, y, _bounds(rows), 3)
         sources = []
-        cached = fit_file(ESTIMATORS[name](), path, chunk_bytes=chunk_bytes,
+        cached = fit_file(cls(**params), path, chunk_bytes=chunk_bytes,
                           max_iter=3,
                           callback=lambda e, info: sources.append(
                               (info.source, info.n_blocks)))
         assert sources == [("text", len(rows)), ("cache", len(rows)),
                            ("cache", len(rows))]
         assert_same_state(cached, expected)
-        text = fit_file(ESTIMATORS[name](), path, chunk_bytes=chunk_bytes,
+        text = fit_file(cls(**params), path, chunk_bytes=chunk_bytes,
                         max_iter=3, cache=None)
         assert_same_state(text, expected)
 
 
-def test_default_epochs_are_max_iter(binary):
-    sources = []
-    fit_file(Perceptron(max_iter=4), binary, chunk_bytes=300,
-             callback=lambda e, info: sources.append(info.epoch))
-    assert sources == [1, 2, 3, 4]
-    # PDM's max_iter caps a fit that stops at convergence: one pass here.
+@reg.mark()
+@pytest.mark.parametrize("cls", reg.estimator_classes(), ids=reg.class_id)
+def test_default_epochs_are_max_iter(binary, cls):
+    # A max_iter that caps a fit that stops at convergence: one pass here.
+    epochs = []
+    fit_file(cls(max_iter=4), binary, chunk_bytes=300,
+             callback=lambda e, info: epochs.append(info.epoch))
+    assert epochs == ([1] if _runs_to_convergence(cls) else [1, 2, 3, 4])
+
+
+def test_default_epochs_of_a_convergence_run_and_other_estimators(binary):
     assert fit_file(PDM(), binary, chunk_bytes=300).n_iter_ == fit_file(
         PDM(max_iter=1), binary, chunk_bytes=300).n_iter_
     sgd = fit_file(SGDClassifier(max_iter=2, random_state=0), binary,
@@ -496,19 +516,24 @@ def test_bad_arguments(binary, kwargs, match):
 
 
 # ----------------------------------------------------------------- predict
-def test_predict_file_equals_predict(binary, three, tmp_path):
+@reg.mark()
+@pytest.mark.parametrize("cls, params", [
+    *reg.cases(first=True, id=lambda cls, params: cls.__name__),
+    pytest.param(make_pipeline, (MaxAbsScaler(), Perceptron()),
+                 id="pipeline")])
+def test_predict_file_equals_predict(binary, three, tmp_path, cls, params):
     for path in (binary, three):
         X, y = load_svmlight(path)
-        for est in (Perceptron(max_iter=3).fit(X, y),
-                    make_pipeline(MaxAbsScaler(), Perceptron()).fit(X, y)):
-            out = tmp_path / "pred.txt"
-            res = predict_file(est, path, out, chunk_bytes=100,
-                               zero_based=False)
-            pred = est.predict(X)
-            assert out.read_text().splitlines() == [
-                str(int(v)) for v in pred]
-            assert res.n_rows == len(y) and res.n_unknown == 0
-            assert res.accuracy == np.mean(pred == y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a convergence run's 3 passes
+            est = (make_pipeline(*params) if cls is make_pipeline
+                   else cls(**params, max_iter=3)).fit(X, y)
+        out = tmp_path / "pred.txt"
+        res = predict_file(est, path, out, chunk_bytes=100, zero_based=False)
+        pred = est.predict(X)
+        assert out.read_text().splitlines() == [str(int(v)) for v in pred]
+        assert res.n_rows == len(y) and res.n_unknown == 0
+        assert res.accuracy == np.mean(pred == y)
 
 
 def test_predict_file_short_rows_and_unknown_labels(tmp_path):

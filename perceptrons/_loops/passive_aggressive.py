@@ -1,5 +1,5 @@
-r"""The Passive-Aggressive algorithms of Crammer et al. (JMLR 2006), one
-pass per call.
+r"""The Passive-Aggressive algorithms of Crammer et al. (JMLR 2006), and the
+confidence-weighted family beside them, one pass per call.
 
 One loop, :func:`pa_epoch`, for every variant and multiclass form: the
 binary algorithm of Figure 1 of the paper run on one weight vector (two
@@ -10,6 +10,20 @@ section, the form the type of its ``form`` argument (:data:`OneVsRest`,
 as a vector (primal) or as coefficients over support vectors with a Mercer
 kernel (the kernel form of Sec. 3), chosen by the type of its store
 (:mod:`perceptrons._loops.storage`).
+
+The same pass runs the confidence-weighted family (CW, AROW, SCW, NAROW,
+NHERD: :mod:`perceptrons._loops.confidence_weighted`), whose step is
+Passive-Aggressive's with the covariance Σ of a Gaussian over the weights
+in place of the identity: :math:`w \mathrel{+}= \alpha y\,\Sigma x`, Σ
+shrunk along x. Their forms are one-vs-rest problems whose weights are
+Gaussians (:data:`~perceptrons._loops.confidence_weighted.DiagonalGaussians`,
+:data:`~perceptrons._loops.confidence_weighted.FullGaussians`), their rules
+types of ``rule`` beside PA's: a round's margin m, its norm (PA:
+:math:`\|x\|^2`; the family: :math:`v = x^\top\Sigma x`), its loss and its
+step ``(α, β, γ)`` are helpers specialised on the rule and the form
+(:func:`signed_margin`, :func:`problem_norm`, :func:`rule_loss`,
+:func:`rule_step`), and a Passive-Aggressive step leaves β = γ = 0 and no
+covariance (:func:`settle`).
 
 On example :math:`(x_t, y_t)`, :math:`y_t \in \{-1, +1\}`, with the hinge
 loss of Eq. (1), :math:`\ell_t = \max\{0,\ 1 - y_t (w_t\cdot x_t)\}`, the
@@ -87,6 +101,9 @@ passive-aggressive algorithms. JMLR 7:551-585, 2006.
 from collections import namedtuple
 
 from ._common import best_other, loop_helper, specialised
+from .confidence_weighted import (GAUSSIAN_FORMS, LOSSES, MARGIN_DECIDES,
+                                  STEPS, gaussian_move, gaussian_settle,
+                                  gaussian_variance)
 from .storage import (
     add_example,
     add_example_sum,
@@ -100,7 +117,8 @@ from .storage import (
 )
 
 __all__ = ["LOSS_ROUNDING", "OneVsRest", "PA1Rule", "PA2Rule", "PARule",
-           "Prototypes", "RULES", "biased_scores", "pa_epoch", "step_size"]
+           "Prototypes", "RULES", "biased_scores", "pa_epoch", "rule_loss",
+           "rule_step", "step_size"]
 
 #: The hinge loss below which a step is passive (module notes: rounding).
 LOSS_ROUNDING = 2.0 ** -40
@@ -155,6 +173,61 @@ def step_size(rule, loss, sq_norm, weight):
     """
 
 
+def _pa_rule_step(rule, m, v, loss, s):
+    return step_size(rule, loss, v, s), 0.0, 0.0
+
+
+@specialised(lambda rule, m, v, loss, s: STEPS.get(store_class(rule),
+                                                   _pa_rule_step))
+def rule_step(rule, m, v, loss, s):
+    """``(α, β, γ)`` of a non-passive round: PA's ``(τ_t, 0, 0)``
+    (:func:`step_size`, v the norm :math:`\\|x'\\|^2`), the family's from
+    its rule (:data:`~perceptrons._loops.confidence_weighted.STEPS`, v
+    :math:`x'^\\top\\Sigma x'`).
+
+    Parameters
+    ----------
+    rule : named tuple
+        A rule of PA or of the family.
+    m : float
+        The margin (:func:`signed_margin`).
+    v : float
+        The norm (:func:`problem_norm`), > 0.
+    loss : float
+        :func:`rule_loss`, above :data:`LOSS_ROUNDING`.
+    s : float
+        The row's weight, > 0.
+    """
+
+
+def _hinge(rule, m, v):
+    return 1.0 - m
+
+
+@specialised(lambda rule, m, v: LOSSES.get(store_class(rule), _hinge))
+def rule_loss(rule, m, v):
+    """The loss whose positivity makes a step: PA's hinge :math:`1 - m`,
+    the family's from its rule
+    (:data:`~perceptrons._loops.confidence_weighted.LOSSES`)."""
+
+
+def _hinge_passive(rule, m):
+    return 1.0 - m <= LOSS_ROUNDING
+
+
+def _never_passive(rule, m):
+    return False
+
+
+@specialised(lambda rule, m: _never_passive
+             if store_class(rule) in LOSSES
+             and store_class(rule) not in MARGIN_DECIDES else _hinge_passive)
+def passive_by_margin(rule, m):
+    """Whether the round is passive whatever its norm: the hinge rules
+    decide from m alone (so that the family's v is computed only for a
+    step); CW's, SCW's and NAROW's losses read v."""
+
+
 @loop_helper
 def biased_scores(store, ctx, order, step, scores, intercept):
     """``scores[r] = w_r·x_i + b_r`` for every row, ``i = order[step]``
@@ -168,16 +241,37 @@ def biased_scores(store, ctx, order, step, scores, intercept):
 
 
 # ----------------------------------------------------- the multiclass form
-def by_form(one_vs_rest, prototypes):
+def by_form(one_vs_rest, prototypes, gaussians=None):
     """The ``choose`` of :func:`~perceptrons._loops._common.specialised`
-    for a helper of the forms: its implementation for :data:`OneVsRest` or
-    :data:`Prototypes` (the first argument)."""
-    return lambda form, *args: (prototypes if store_class(form) is Prototypes
-                                else one_vs_rest)
+    for a helper of the forms: its implementation for :data:`OneVsRest`,
+    :data:`Prototypes` or the family's Gaussian forms (the first argument;
+    one-vs-rest's unless ``gaussians`` is given)."""
+    def choose(form, *args):
+        cls = store_class(form)
+        if cls is Prototypes:
+            return prototypes
+        if cls in GAUSSIAN_FORMS and gaussians is not None:
+            return gaussians
+        return one_vs_rest
+
+    return choose
+
+
+def _rows_count(form):
+    return form.n_rows
+
+
+def _gaussians_count(form):
+    return form.cov.shape[0]
+
+
+@specialised(by_form(_rows_count, _rows_count, _gaussians_count))
+def n_problems(form):
+    """The weight rows: ``n_rows``, or one Gaussian per problem."""
 
 
 def _ovr_counters(form):
-    return form.n_rows
+    return n_problems(form)
 
 
 def _prototype_counters(form):
@@ -204,7 +298,7 @@ def rival(form, scores, target):
 
 
 def _ovr_mistake(form, scores, target, other):
-    n_rows = form.n_rows
+    n_rows = n_problems(form)
     if n_rows == 1:
         return (scores[0] if target == 1 else -scores[0]) <= 0.0
     for r in range(n_rows):
@@ -223,36 +317,58 @@ def is_mistake(form, scores, target, other):
     class scoring at least the true one otherwise."""
 
 
-def _ovr_sq_norm(form, sq_norm):
+def _ovr_sq_norm(form, store, i, bias):
+    return self_sq_norm(store, i) + bias
+
+
+def _prototype_sq_norm(form, store, i, bias):
+    return 2.0 * (self_sq_norm(store, i) + bias)
+
+
+def _gaussians_sq_norm(form, store, i, bias):
+    return 1.0
+
+
+@specialised(by_form(_ovr_sq_norm, _prototype_sq_norm, _gaussians_sq_norm))
+def step_sq_norm(form, store, i, bias):
+    """The squared norm in τ: ``‖x'‖²`` of row i with ``x' = [x, bias]``,
+    or ``‖Φ(x, y) - Φ(x, s)‖² = 2 ‖x'‖²`` (prototypes); 1 for the
+    Gaussian forms, whose norms are each problem's (:func:`problem_norm`),
+    so that they do not read the rows' norms."""
+
+
+def _row_norm(form, store, k, i, bias, sq_norm):
     return sq_norm
 
 
-def _prototype_sq_norm(form, sq_norm):
-    return 2.0 * sq_norm
+def _gaussians_norm(form, store, k, i, bias, sq_norm):
+    return gaussian_variance(form, k, store, i, bias)
 
 
-@specialised(by_form(_ovr_sq_norm, _prototype_sq_norm))
-def step_sq_norm(form, sq_norm):
-    """The squared norm in τ from ``‖x'‖²``: itself, or
-    ``‖Φ(x, y) - Φ(x, s)‖² = 2 ‖x'‖²`` (prototypes)."""
+@specialised(by_form(_row_norm, _row_norm, _gaussians_norm))
+def problem_norm(form, store, k, i, bias, sq_norm):
+    """The norm in problem k's step: the row's (PA's ``sq_norm``, from
+    :func:`step_sq_norm`), or :math:`v = x'^\\top\\Sigma_k x'` (the
+    Gaussian forms; the full form's :math:`\\Sigma_k x'` left in
+    ``form.u``)."""
 
 
-def _ovr_loss(form, scores, target, k, other):
-    if form.n_rows == 1:
+def _ovr_margin(form, scores, target, k, other):
+    if n_problems(form) == 1:
         y = 1.0 if target == 1 else -1.0
     else:
         y = 1.0 if target == k else -1.0
-    return y, 1.0 - y * scores[k]
+    return y, y * scores[k]
 
 
-def _prototype_loss(form, scores, target, k, other):
-    return 1.0, 1.0 - (scores[target] - scores[other])
+def _prototype_margin(form, scores, target, k, other):
+    return 1.0, scores[target] - scores[other]
 
 
-@specialised(by_form(_ovr_loss, _prototype_loss))
-def signed_loss(form, scores, target, k, other):
-    """``(y, ℓ)``: the label of loss k and the hinge loss, ``1 - y (w_k·x
-    + b_k)`` (problem k), ``1 - (w^y·x - w^s·x)`` (prototypes, y = 1)."""
+@specialised(by_form(_ovr_margin, _prototype_margin))
+def signed_margin(form, scores, target, k, other):
+    """``(y, m)``: the label of loss k and its margin, ``y (w_k·x + b_k)``
+    (problem k), ``w^y·x - w^s·x`` (prototypes, y = 1)."""
 
 
 def _ovr_move(form, store, target, k, other, a, i, offsets, bias):
@@ -268,11 +384,15 @@ def _prototype_move(form, store, target, k, other, a, i, offsets, bias):
         offsets[other] -= a
 
 
-@specialised(by_form(_ovr_move, _prototype_move))
+def _gaussians_move(form, store, target, k, other, a, i, offsets, bias):
+    gaussian_move(form, store, k, a, i, offsets, bias, store.current)
+
+
+@specialised(by_form(_ovr_move, _prototype_move, _gaussians_move))
 def move(form, store, target, k, other, a, i, offsets, bias):
     """The step of loss k on row i: ``w_k += a x`` (problem k), or
-    ``w^y += a x``, ``w^s -= a x`` (prototypes); the bias too, if learnt
-    (``offsets`` the intercepts)."""
+    ``w^y += a x``, ``w^s -= a x`` (prototypes), or ``μ_k += a Σ_k x``
+    (Gaussians); the bias too, if learnt (``offsets`` the intercepts)."""
 
 
 def _ovr_move_sum(form, store, target, k, other, c, i, offsets, bias):
@@ -288,10 +408,30 @@ def _prototype_move_sum(form, store, target, k, other, c, i, offsets, bias):
         offsets[other] -= c
 
 
-@specialised(by_form(_ovr_move_sum, _prototype_move_sum))
+def _gaussians_move_sum(form, store, target, k, other, c, i, offsets,
+                       bias):
+    gaussian_move(form, store, k, c, i, offsets, bias, store.summed)
+
+
+@specialised(by_form(_ovr_move_sum, _prototype_move_sum,
+                     _gaussians_move_sum))
 def move_sum(form, store, target, k, other, c, i, offsets, bias):
     """:func:`move` on the averaged hypothesis's accumulators (``offsets``
     the intercepts')."""
+
+
+def _no_settle(form, rule, k, store, i, bias, beta, gamma):
+    pass
+
+
+def _gaussians_settle(form, rule, k, store, i, bias, beta, gamma):
+    gaussian_settle(form, rule, k, store, i, bias, beta, gamma)
+
+
+@specialised(by_form(_no_settle, _no_settle, _gaussians_settle))
+def settle(form, rule, k, store, i, bias, beta, gamma):
+    """After a step's moves: the Gaussian's covariance step (nothing for
+    PA's forms, whose Σ is the identity for ever)."""
 
 
 def _ovr_counted(form, target, k):
@@ -313,7 +453,8 @@ def counted(form, target, k):
 def pa_epoch(store, targets, order, weights, rule, form, intercept,
              intercept_acc, t_start, averaged, scores, n_updates):
     """One pass of Figure 1 over ``order``: every problem of the binary
-    algorithm, or the multi-prototype update.
+    algorithm, or the multi-prototype update; or of a confidence-weighted
+    rule, every problem's Gaussian (module notes).
 
     Parameters
     ----------
@@ -329,11 +470,13 @@ def pa_epoch(store, targets, order, weights, rule, form, intercept,
     order : ndarray of shape (n_steps,), int64
         Rows to present, in order.
     weights : ndarray of shape (n_samples,) or (0,), float64
-        Each row's weight s > 0, scaling C (empty: every weight is 1).
-    rule : PARule, PA1Rule or PA2Rule
+        Each row's weight s > 0, scaling C (empty: every weight is 1; the
+        family's rules read it as their modules say).
+    rule : PARule, PA1Rule or PA2Rule, or a rule of the family
         The variant, its C and whether the bias is learnt.
-    form : OneVsRest or Prototypes
-        The multiclass form.
+    form : OneVsRest, Prototypes, DiagonalGaussians or FullGaussians
+        The multiclass form; the Gaussian forms carry each problem's
+        covariance (updated in place) and run with a primal store.
     intercept, intercept_acc : ndarray of shape (n_rows,), float64
         The bias b of each row and its accumulator A_b, updated in place.
     t_start : int
@@ -366,21 +509,32 @@ def pa_epoch(store, targets, order, weights, rule, form, intercept,
         if is_mistake(form, scores, target, other):
             n_mistakes += 1
         # ‖x'‖² of the augmented instance [x, 1] with a bias.
-        sq_norm = step_sq_norm(form, self_sq_norm(store, i) + bias)
+        sq_norm = step_sq_norm(form, store, i, bias)
         if not sq_norm > 0.0:
             # x = 0 and no bias: no step moves w (PA's τ is undefined).
             continue
         weight = 1.0 if weights.shape[0] == 0 else weights[i]
         for k in range(n_losses):
-            y, loss = signed_loss(form, scores, target, k, other)
-            if loss > LOSS_ROUNDING:
-                a = step_size(rule, loss, sq_norm, weight) * y
-                move(form, store, target, k, other, a, i, intercept,
-                     rule.bias)
-                if averaged:
-                    # A += (s - 1) Δ at global step s = t_start + step + 1.
-                    c = (t_start + step) * a
-                    move_sum(form, store, target, k, other, c, i,
-                             intercept_acc, rule.bias)
-                n_updates[counted(form, target, k)] += 1
+            y, m = signed_margin(form, scores, target, k, other)
+            if passive_by_margin(rule, m):
+                continue
+            v = problem_norm(form, store, k, i, bias, sq_norm)
+            if not v > 0.0:
+                # A Gaussian's x'ᵀΣx' = 0: no step moves it.
+                continue
+            loss = rule_loss(rule, m, v)
+            if not loss > LOSS_ROUNDING:
+                continue
+            alpha, beta, gamma = rule_step(rule, m, v, loss, weight)
+            if not (alpha > 0.0 or beta > 0.0):
+                continue
+            a = alpha * y
+            move(form, store, target, k, other, a, i, intercept, rule.bias)
+            if averaged:
+                # A += (s - 1) Δ at global step s = t_start + step + 1.
+                c = (t_start + step) * a
+                move_sum(form, store, target, k, other, c, i, intercept_acc,
+                         rule.bias)
+            settle(form, rule, k, store, i, bias, beta, gamma)
+            n_updates[counted(form, target, k)] += 1
     return n_mistakes

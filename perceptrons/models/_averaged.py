@@ -76,10 +76,14 @@ class LastOrAveragedRows:
 
     def without_running_sums(self, state):
         """The state with its running sums dropped (a "last" call leaves
-        them behind)."""
+        them behind): the rows' and, where the state keeps one, the
+        intercept's accumulator (``intercept_acc``)."""
         w = state.weights
-        return state.replace(averaged=False, weights=w.replace(
-            summed=np.zeros((w.current.shape[0], 0))))
+        changes = {"averaged": False, "weights": w.replace(
+            summed=np.zeros((w.current.shape[0], 0)))}
+        if "intercept_acc" in vars(state):
+            changes["intercept_acc"] = np.zeros_like(state.intercept_acc)
+        return state.replace(**changes)
 
     def begin_rows_call(self, call):
         """Start a call: ``call.keep_summed`` (whether the call keeps the
@@ -99,6 +103,20 @@ class LastOrAveragedRows:
         call.keep_summed, call.keep_snapshot = averaged, False
         call.state.weights.begin_call(self.new_kernel_call, call)
         return call.state
+
+    @staticmethod
+    def final_rows(state):
+        """Weights (by feature or support slot) and intercepts of the
+        returned hypothesis, new arrays, for a state whose running sums are
+        the accumulators ``A = Σ_s (s-1) Δ_s`` of the changes Δ_s of its
+        rows (``weights.summed``) and of its ``intercept``
+        (``intercept_acc``): the average of the T hypotheses after each
+        step is ``w_T - A / T``."""
+        w = state.weights
+        if state.averaged:
+            return (w.current - w.summed / state.t,
+                    state.intercept - state.intercept_acc / state.t)
+        return w.current.copy(), state.intercept.copy()
 
     @staticmethod
     def rows_are_finite(call):

@@ -14,7 +14,6 @@ import dataclasses
 import numpy as np
 import scipy.sparse as sp
 
-from .._loops._common import entry_point
 from .._loops.hypotheses import HYPOTHESES as _HYPOTHESES
 from .._loops.hypotheses import PrototypeRule, threshold_rule
 from .._loops.mercer import KERNEL_LINEAR
@@ -22,8 +21,10 @@ from .._loops.perceptron import figure2_epoch
 from ..utils.parallel import effective_n_jobs
 from ..utils.validation import linear_scores, refuse_underflow
 from ._driver import Algorithm
+from ._classes import class_positions, grown_rows
 from ._driver.protocol import linear_row_scores
 from ._driver.mixing import mixed_rows_and_offset
+from ._driver.online import CompiledStep
 from ._kernel import KernelAlgorithm, linear_coef
 from ._ovr import compact_targets, ovr_epoch_in_threads, problem_signs
 from ._state import FittedState, array, scalar, sub
@@ -166,6 +167,54 @@ class Figure2Work:
     scores: np.ndarray
 
 
+def _grown_state(state, classes):
+    """More classes: a prototype, or a one-vs-rest problem, per new
+    class (w = 0, θ = θ_Init; its longest survivor that start, its
+    counters zero). Two classes under one-vs-rest become a problem per
+    class: class 1's the binary one, class 0's its negation (w, θ and
+    their sums and snapshot negated, its counters copied: Figure 2's
+    step on (-w, -θ, -y) is the binary one negated, so it predicts the
+    same)."""
+    s = state
+    positions = class_positions(s.classes, classes)
+    n_rows = classes.shape[0]
+    binary = not s.prototype and s.theta.shape[0] == 1
+
+    def rows(array, fill=0.0, negate=True):
+        return grown_rows(array, positions, n_rows, binary, negate,
+                          fill)
+
+    w = s.weights
+    weights = w.replace(current=rows(w.current),
+                        summed=rows(w.summed), snapshot=rows(w.snapshot))
+    grown = {"classes": classes, "weights": weights,
+             "theta": rows(s.theta, s.theta_init),
+             "theta_avg_acc": rows(s.theta_avg_acc),
+             "theta_ls": rows(s.theta_ls, s.theta_init)}
+    if not s.prototype:
+        for name in ("tally", "best_tally", "ls_current",
+                     "current_vote", "n_updates_per_problem"):
+            grown[name] = rows(getattr(s, name), 0, negate=False)
+    return s.replace(**grown)
+
+
+def _absolute_margin(margin, tau, theta_init):
+    """The absolute margin: ``margin``, or ``tau`` times θ_Init.
+
+    Raises
+    ------
+    ValueError
+        If both ``margin`` and ``tau`` are set.
+    """
+    if tau is None:
+        return float(margin)
+    if margin != 0:
+        raise ValueError(
+            f"margin={margin!r} and tau={tau!r} are both set; "
+            "pass one: margin is absolute, tau is in units of theta_init")
+    return float(tau) * theta_init
+
+
 class Figure2(KernelAlgorithm, Algorithm):
     """Khardon & Wachman's Figure 2 as the driver runs it (the algorithm
     of :class:`Perceptron`; see its docstring for the parameters)."""
@@ -220,7 +269,7 @@ class Figure2(KernelAlgorithm, Algorithm):
 
         return PerceptronState(
             **fitted, theta_init=theta_init, threshold_step=threshold_step,
-            margin=self._resolve_margin(theta_init),
+            margin=_absolute_margin(self.margin, self.tau, theta_init),
             hypothesis=self.hypothesis, prototype=prototype,
             theta=np.full(n_rows, theta_init), theta_avg_acc=np.zeros(n_rows),
             theta_ls=np.full(n_rows, theta_init), tally=counters(),
@@ -263,22 +312,6 @@ class Figure2(KernelAlgorithm, Algorithm):
             self.threshold_step)
         return theta_init, threshold_step
 
-    def _resolve_margin(self, theta_init):
-        """The absolute margin: ``margin``, or ``tau`` times θ_Init.
-
-        Raises
-        ------
-        ValueError
-            If both ``margin`` and ``tau`` are set.
-        """
-        if self.tau is None:
-            return float(self.margin)
-        if self.margin != 0:
-            raise ValueError(
-                f"margin={self.margin!r} and tau={self.tau!r} are both set; "
-                "pass one: margin is absolute, tau is in units of theta_init")
-        return float(self.tau) * theta_init
-
     def n_problems(self, state):
         # The prototype rule keeps one row per class, two classes included.
         return state.theta.shape[0]
@@ -310,6 +343,15 @@ class Figure2(KernelAlgorithm, Algorithm):
         if intercept is not None:
             state.theta[:] = -intercept
             state.theta_ls[:] = -intercept
+
+    def class_growth_refusal(self, state):
+        if state.hypothesis == "voted":
+            return ("a voted run replays every hypothesis of the run from "
+                    "w = 0 with the problems it had")
+        return None
+
+    def grow_classes(self, state, classes):
+        return _grown_state(state, classes)
 
     # ----------------------------------------------------------- training
     @property
@@ -572,12 +614,14 @@ def _logs(state, work, n_logged):
             work.scores, _NO_SCORE_LOG)
 
 
-class _Figure2Step:
+class _Figure2Step(CompiledStep):
     """:func:`~perceptrons._loops.perceptron.figure2_epoch` on one row, its
     arguments made once (:meth:`Figure2.online_step`): the arguments of
     :meth:`Figure2.run_epoch` for a ``partial_fit`` call of that row."""
 
     def __init__(self, state, rule, row_arrays, sq_norm):
+        # The class index in the type the primal loop reads (compact_targets).
+        super().__init__(figure2_epoch.primal, state, target_dtype=np.int8)
         n_counters = state.tally.shape[0]
         no_log = np.zeros((n_counters, 0), dtype=np.int64)
         self.work = Figure2Work(
@@ -585,37 +629,24 @@ class _Figure2Step:
             vote_log=no_log, update_log=no_log,
             other_log=np.zeros(0, dtype=np.int64), epoch_logs=[],
             scores=np.zeros(state.theta.shape[0]))
-        w = state.weights
-        self.store = w.store_of(row_arrays, sq_norm, prefetch=False)
-        # The class index in the type the primal loop reads (compact_targets).
-        self.targets = np.zeros(1, dtype=np.int8)
-        self.order = np.zeros(1, dtype=np.int64)
-        self.state, self.rule = state, rule
+        self.store = state.weights.store_of(row_arrays, sq_norm,
+                                            prefetch=False)
+        self.rule = rule
         self.hypothesis = _HYPOTHESES[state.hypothesis]
         self.logs = _logs(state, self.work, np.zeros(n_counters,
                                                      dtype=np.int64))
-        self.loop = None  # the compiled loop, made at the first call
 
-    def __call__(self, target, weights, t):
+    def arguments(self, weights, t):
         s = self.state
-        self.targets[0] = target
         # α_i of the call's one row starts at zero.
         self.work.alpha_counts.fill(0)
-        updates = s.n_updates_per_problem
-        # (sum of a list: numpy's sum costs more on a few entries)
-        before = sum(updates.tolist())
-        args = (self.store, self.targets, self.order, weights, s.theta,
+        return (self.store, self.targets, self.order, weights, s.theta,
                 self.rule,
                 (self.hypothesis, t, s.theta_avg_acc, s.theta_ls, s.tally,
                  s.best_tally, s.ls_current, s.current_vote), self.logs)
-        if self.loop is None:
-            self.loop = entry_point(figure2_epoch.primal, args)
-        n_mistakes = self.loop(*args)
-        return n_mistakes, sum(updates.tolist()) - before
 
-    def is_finite(self):
-        return bool(np.isfinite(self.state.weights.current).all()
-                    and np.isfinite(self.state.theta).all())
+    def finite(self):
+        return self.state.weights.current, self.state.theta
 
 
 def _two_prototypes_as_one(state, scores):

@@ -313,6 +313,12 @@ class MarginAlgorithm(Algorithm):
         """PFM's β ("auto" resolved); None for the other rules."""
         return None
 
+    def class_growth_refusal(self, state):
+        return (f"{self.estimator_name} runs each one-vs-rest problem to "
+                "its certificate of convergence on the classes it was given "
+                "(its margin bounds and convergence flags speak of those "
+                "problems)")
+
     def begin_call(self, call):
         """The per-call scratch (:class:`MarginWork`): row norms ‖y_k‖² and
         update counts c_k; with weights, the rows' own squared extensions

@@ -57,6 +57,7 @@ from ..utils.validation import as_loop_arrays, linear_scores, refuse_underflow
 from ._driver import Algorithm, OnlineClassifier
 from ._kernel import (BLOCK_ROWS, KERNEL_NAMES, KernelAlgorithm,
                       KernelParams, linear_coef)
+from ._classes import class_positions
 from ._state import FittedState, array, check_problems, scalar
 from ._stopping import STOPPING_CONSTRAINTS
 from ._support import PoolInFront
@@ -540,6 +541,46 @@ class MatrixAlgorithm(KernelAlgorithm, Algorithm):
             held_since=np.zeros(n_problems, dtype=np.int64), model=model)
 
     # ----------------------------------------------------------- training
+    def class_growth_refusal(self, state):
+        if state.n_mistakes_per_problem.shape[0] == 1:
+            return (f"a binary {self.estimator_name} is one problem, whose "
+                    "matrices, signs and pseudo-instances would have to be "
+                    "rewritten as class 0's problem: that is not written")
+        return None
+
+    def grow_classes(self, state, classes):
+        """More one-vs-rest problems, each the form's fresh problem (its
+        row of :meth:`new_model`'s zero model: ``B = I`` or ``A = aI``, no
+        factor, no matrix-updating instance, w = v = 0) padded to the
+        other problems' sizes (the dual form's pool and matrices, the
+        implicit form's factors: a fresh problem fills none of them), its
+        counters zero."""
+        s, model = state, state.model
+        positions = class_positions(s.classes, classes)
+        n_rows = classes.shape[0]
+        if s.form == "dual":
+            fresh = self.new_model(s.form, 1, model.pool.X.shape[1],
+                                   model.kernel, sp.issparse(model.pool.X))
+        else:
+            fresh = self.new_model(s.form, 1, model.w.shape[1], None, False)
+
+        def rows(array, start=None):
+            out = np.zeros((n_rows,) + array.shape[1:], dtype=array.dtype)
+            if start is not None and start.shape[1:] == array.shape[1:]:
+                out[:] = start[0]
+            out[positions] = array
+            return out
+
+        grown = {}
+        for field in dataclasses.fields(model):
+            value = getattr(model, field.name)
+            if isinstance(value, np.ndarray):
+                grown[field.name] = rows(value, getattr(fresh, field.name))
+        return s.replace(
+            classes=classes, model=model.replace(**grown),
+            n_mistakes_per_problem=rows(s.n_mistakes_per_problem),
+            summed=rows(s.summed), held_since=rows(s.held_since))
+
     def begin_call(self, call):
         if not self.normalize:
             # Normalised rows have unit norm whatever their scale.
@@ -605,10 +646,13 @@ class MatrixAlgorithm(KernelAlgorithm, Algorithm):
             return s
         model = self.model_of_store(s.model, work.store).end_call(
             call, work.store)
-        width = (model.hypothesis_weights().shape[1]
-                 if s.hypothesis == "averaged" else 0)
+        if s.hypothesis == "averaged":
+            width = model.hypothesis_weights().shape[1]
+            summed = np.ascontiguousarray(work.summed[:, :width])
+        else:  # no sum, but a row per problem as the state declares
+            summed = np.zeros((s.held_since.shape[0], 0))
         return s.replace(model=model, held_since=work.held_since,
-                         summed=np.ascontiguousarray(work.summed[:, :width]))
+                         summed=summed)
 
     # ----------------------------------------------------------- results
     def decides_linearly(self, state):

@@ -17,6 +17,7 @@ from .._loops.alma import alma2_epoch, almap_epoch, augmented_p_norms
 from .._loops.higher_order import p_norm_gradient
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import linear_scores, refuse_underflow
+from ._classes import class_positions, grown_rows
 from ._driver import Algorithm, OnlineClassifier
 from ._kernel import (KERNEL_NAMES, KernelAlgorithm, KernelParams,
                       linear_coef)
@@ -213,6 +214,31 @@ class ALMARule(KernelAlgorithm, Algorithm):
         return ("ALMA's state is a normalised w with its correction count k "
                 "(which sets the margin target and the step): an average of "
                 "runs is not the state of a run")
+
+    def class_growth_refusal(self, state):
+        return None
+
+    def grow_classes(self, state, classes):
+        """A fresh problem (w = 0, k = 1) per new class; two classes (one
+        problem) become a problem per class, class 1's the binary one and
+        class 0's its negation (Figure 1 on (-w, -y) is the binary step
+        negated: f is odd), with its corrections and norm."""
+        s = state
+        positions = class_positions(s.classes, classes)
+        n_rows = classes.shape[0]
+        binary = s.bias.shape[0] == 1
+
+        def rows(array, negate=True):
+            return grown_rows(array, positions, n_rows, binary, negate)
+
+        w = s.weights
+        return s.replace(
+            classes=classes,
+            weights=w.replace(current=rows(w.current), summed=rows(w.summed),
+                              snapshot=rows(w.snapshot)),
+            bias=rows(s.bias), bias_summed=rows(s.bias_summed),
+            sq_norm=rows(s.sq_norm, negate=False),
+            corrections=rows(s.corrections, negate=False))
 
     # ----------------------------------------------------------- training
     def begin_call(self, call):
@@ -624,6 +650,7 @@ class ALMA(KernelParams, OnlineClassifier):
     }
 
     _algorithm = ALMARule
+    _one_at_a_time_params = {"intercept_scaling": 1.0}
 
     @classmethod
     def _test_params(cls):

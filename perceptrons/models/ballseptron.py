@@ -14,6 +14,7 @@ import numpy as np
 from .._loops.ballseptron import BallPrototypes, BallRule, ballseptron_epoch
 from ..utils._param_validation import Interval, StrOptions
 from ._averaged import LastOrAveragedRows
+from ._classes import class_positions, inserted
 from ._driver import Algorithm, OnlineClassifier
 from ._driver.mixing import mix, pooled_sum
 from ._kernel import KERNEL_NAMES, KernelAlgorithm, KernelParams
@@ -138,6 +139,33 @@ class BallseptronRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
                              "append a constant feature to X to learn one)")
         if coef is not None:
             rows.current[:] = coef
+
+    def class_growth_refusal(self, state):
+        if not state.multiclass:
+            return ("the binary Ballseptron (Figure 2) and its multiclass "
+                    "prototypes (Sec. 4) are different updates, and a binary "
+                    "model is no state of the prototypes'")
+        return None
+
+    def grow_classes(self, state, classes):
+        """More prototypes: w = 0 for each new class (Sec. 4); the dual
+        form's Gram matrix of the prototypes grows by zero rows and
+        columns, its entries for the others unchanged."""
+        s = state
+        positions = class_positions(s.classes, classes)
+        n_rows = classes.shape[0]
+        w = s.weights
+
+        def rows(array):
+            return inserted(array, positions, n_rows)
+
+        gram = s.gram
+        if gram is not None:
+            gram = np.zeros((n_rows, n_rows))
+            gram[np.ix_(positions, positions)] = s.gram
+        return s.replace(classes=classes, gram=gram, weights=w.replace(
+            current=rows(w.current), summed=rows(w.summed),
+            snapshot=rows(w.snapshot)))
 
     def begin_call(self, call):
         s = self.begin_rows_call(call)

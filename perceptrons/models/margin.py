@@ -468,6 +468,7 @@ class PFM(MarginParams, OnlineClassifier):
         "beta": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
     }
     _algorithm = FixedMargin
+    _one_at_a_time_params = {"beta": 0.05}
 
     def __init__(self, *, beta="auto", augmentation=1.0,
                  extension=DEFAULT_EXTENSION,

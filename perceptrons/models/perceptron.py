@@ -301,6 +301,7 @@ class Perceptron(KernelParams, OnlineClassifier):
 
 
     _algorithm = Figure2
+    _one_at_a_time_params = {"theta_init": 1.0, "threshold_step": 1.0}
 
     @classmethod
     def _test_params(cls):

@@ -84,6 +84,9 @@ _SYMBOL_BOUNDS = {
     "n_ptr": (_capacity, "twice the matrix updates"),
     "n_entries": (lambda n, s: n["n_features"] * _capacity(n, s),
                   "n_features times twice the matrix updates"),
+    "n_cov": (lambda n, s: n["n_features"] + 1,
+              "n_features + 1: a covariance over the features and the "
+              "constant one"),
 }
 
 #: The bound of each axis no symbol names, by the state type that declares

@@ -14,9 +14,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from perceptrons import registry
 from perceptrons.cli import main
 from perceptrons.datasets import get_data_home, load_svmlight
 from perceptrons.persistence import load_model, read_header
+from tests import _registry as reg
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -284,14 +286,22 @@ def test_broken_pipe_is_quiet(files, tmp_path, capsys, monkeypatch):
     assert capsys.readouterr().err == ""
 
 
+def _extends_and_stores_dual(cls):
+    """estimators with the parameters extension and store_dual"""
+    return {"extension", "store_dual"} <= set(cls._get_param_names())
+
+
+@reg.mark(rule=_extends_and_stores_dual)
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@pytest.mark.parametrize("name, cls", [("pdm", "PDM"), ("romma", "ROMMA")])
+@pytest.mark.parametrize("name, cls", [
+    pytest.param(e.name, e.load(), id=e.name) for e in registry.ESTIMATORS
+    if _extends_and_stores_dual(e.load())])
 def test_registry_names_and_derived_flags(files, tmp_path, capsys, name,
                                           cls):
     model = _train(tmp_path, files / "train.svm", "--model", name,
                    "--extension", "1.0", "--store-dual=true")
     est = load_model(model)
-    assert type(est).__name__ == cls
+    assert type(est) is cls
     assert est.extension == 1.0 and est.store_dual is True
 
 

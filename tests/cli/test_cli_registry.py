@@ -10,11 +10,19 @@ import pytest
 
 from perceptrons import registry
 from perceptrons.cli import main
+from perceptrons.datasets import load_svmlight
 from perceptrons.experiments.options import RunOptions
 from perceptrons.persistence import load_model
+from tests import _registry as reg
+from tests._states import assert_same_state
 
+#: Names users have scripts for: they stay (the registry may grow).
 NAMES = ["perceptron", "kernel-perceptron", "ballseptron", "pdm", "pfm",
          "romma"]
+
+#: Every registry entry: (command-line name, class).
+ENTRIES = [pytest.param(e.name, e.load(), id=e.name)
+           for e in registry.ESTIMATORS]
 
 
 # ----------------------------------------------------------------- models
@@ -30,6 +38,39 @@ def test_models_lists_the_registry_names(capsys):
     assert "romma  (perceptrons.ROMMA)" in out
     assert "    hypothesis = " in out and "    tau = None" in out
     assert "p-d-m" not in out
+
+
+@reg.mark()
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("name, cls", ENTRIES)
+def test_every_model_trains_saves_and_predicts(files, tmp_path, capsys,
+                                               name, cls):
+    """``train --model NAME`` saves the model the class fits in Python on
+    the same file, bit for bit; ``predict`` prints its predictions;
+    ``models`` lists every parameter with its flag."""
+    model = tmp_path / "m.npz"
+    assert main(["train", str(files / "train.svm"), "-o", str(model),
+                 "--model", name, "--max-iter", "3", "--random-state",
+                 "0"]) == 0
+    assert capsys.readouterr().out.startswith(f"model:      {name} (")
+    est = load_model(model)
+    X, y = load_svmlight(files / "train.svm")
+    assert_same_state(est, cls(max_iter=3, random_state=0).fit(X, y))
+    assert main(["predict", str(model), str(files / "test.svm"), "-q"]) == 0
+    X_test, _ = load_svmlight(files / "test.svm", n_features=X.shape[1])
+    assert capsys.readouterr().out.splitlines() == [
+        str(int(v)) for v in est.predict(X_test)]
+    assert main(["models"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    start = lines.index(next(line for line in lines if line.startswith(
+        f"{name}  (perceptrons.{cls.__name__}): ")))
+    listed = []
+    for line in lines[start + 1:]:
+        if not line.startswith("    "):
+            break
+        listed.append(line.split(" = ")[0].strip())
+        assert line.endswith(")") and "(--" in line, line
+    assert listed == list(cls().get_params())
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

@@ -432,8 +432,12 @@ def test_bad_input():
     with pytest.raises(ValueError, match="classes must be passed"):
         Ballseptron().partial_fit(X, y)
     est = Ballseptron().partial_fit(X, y, classes=[0, 2, 5])
-    with pytest.raises(ValueError, match="not in classes_"):
-        est.partial_fit(X[:3], [11, 0, 2])
+    est.partial_fit(X[:3], [11, 0, 2])  # a prototype per new class
+    np.testing.assert_array_equal(est.classes_, [0, 2, 5, 11])
+    binary = Ballseptron().partial_fit(X, y % 2, classes=[0, 1])
+    with pytest.raises(ValueError, match="not in classes_.*different "
+                       "updates"):
+        binary.partial_fit(X[:3], [11, 0, 1])
     with pytest.raises(ValueError, match="features"):
         est.predict(X[:, :-1])
 

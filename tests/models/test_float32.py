@@ -17,17 +17,12 @@ from sklearn.datasets import make_classification
 
 from perceptrons import Perceptron
 from perceptrons.utils.validation import linear_scores
+from tests import _registry as reg
 from tests._states import assert_same_state
-from tests.test_common import _public_estimators
 
 
-def _instances():
-    for cls in _public_estimators():
-        for params in cls._test_params():
-            yield pytest.param(cls, params, id=f"{cls.__name__}-{params}")
-
-
-@pytest.mark.parametrize("cls, params", list(_instances()))
+@reg.mark()
+@pytest.mark.parametrize("cls, params", list(reg.cases()))
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 def test_float32_fit_is_the_float64_fit_of_its_values(cls, params, n_classes,

@@ -18,6 +18,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from perceptrons.models._kernel import KERNEL_NAMES, KernelSpec
 from perceptrons.registry import estimator_classes
+from tests import _registry as reg
 
 #: The named kernels compared with their Gram matrices.
 NAMED = {"rbf": {"gamma": 0.3},
@@ -65,6 +66,7 @@ def _gram(kernel, A, B):
     return spec.gram(A, B)
 
 
+@reg.mark(rule=reg.has_param("kernel"))
 @pytest.mark.parametrize("cls, params", list(_kernel_estimators()))
 @pytest.mark.parametrize("kernel", sorted(NAMED))
 @pytest.mark.parametrize("n_classes", [2, 3])
@@ -93,6 +95,7 @@ def test_a_gram_matrix_gives_the_named_kernels_model(cls, params, kernel,
                                   named.predict(X_test))
 
 
+@reg.mark(rule=reg.has_param("kernel"))
 @pytest.mark.parametrize("cls", [c for c in estimator_classes().values()
                                  if _takes_precomputed(c)],
                          ids=lambda c: c.__name__)

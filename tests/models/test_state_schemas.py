@@ -10,6 +10,10 @@ new digest with::
 
     python -m tests.models.test_state_schemas
 
+The types are those of the registry's estimators (``state_types()``), and
+every estimator's fitted states, for each of its test parameter sets, hold
+only those: a new estimator's state types fail here until recorded.
+
 A digest covers the nested state types too: when a nested type changes
 (with a new version of its own), the types that hold it are recorded again
 at their versions, their own fields unchanged; a file holding the nested
@@ -17,14 +21,19 @@ type's old version is refused by that node (KernelSpec 2, "precomputed":
 the kernel models' files of version 1 are refused, the primal ones load).
 """
 
+import dataclasses
+
 import pytest
+from sklearn.datasets import make_classification
 
 from perceptrons.persistence import state_types
+from tests import _registry as reg
 
 #: name -> (VERSION, schema digest)
 STATE_SCHEMAS = {
     'ALMAState': (1, '1cd1dea4499aff9b'),
     'BallseptronState': (1, '8ea6f8d003d679ea'),
+    'ConfidenceWeightedState': (1, 'c90e3fe43d6c5569'),
     'DualWeights': (1, '9a24a817229f8ab1'),
     'HODualModel': (1, '5a7bb3a99b3336f8'),
     'HOImplicitModel': (1, 'cf0c12906083fa05'),
@@ -59,6 +68,31 @@ def test_schema_changes_only_with_the_version(name):
 
 def test_recorded_types_exist():
     assert set(STATE_SCHEMAS) == set(state_types())
+
+
+def _held_types(state):
+    """The state types a state holds: its own and its nested states'."""
+    held = {type(state)}
+    for field in dataclasses.fields(state):
+        value = getattr(state, field.name)
+        if dataclasses.is_dataclass(value):
+            held |= _held_types(value)
+    return held
+
+
+@reg.mark()
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("cls, params", list(reg.cases()))
+def test_every_estimator_holds_recorded_state_types(cls, params):
+    """A fitted state is of its class's state type, and every type it
+    holds (each form's nested model) is one a file may hold
+    (``state_types()``, from the registry), hence recorded above."""
+    X, y = make_classification(n_samples=40, n_features=4, n_informative=3,
+                               n_redundant=0, n_classes=3, random_state=0)
+    est = cls(**params).set_params(max_iter=2, random_state=0).fit(X, y)
+    assert type(est.state_) is cls._state_type
+    for held in _held_types(est.state_):
+        assert state_types().get(held.__name__) is held, held.__name__
 
 
 def test_a_changed_declaration_changes_the_digest():

@@ -14,11 +14,12 @@ from sklearn.exceptions import ConvergenceWarning
 from perceptrons import KernelPerceptron, Perceptron
 from perceptrons.datasets import make_separable
 from perceptrons.models._stopping import NoImprovement, validation_split
+from tests import _registry as reg
 from tests._states import assert_same_state
-from tests.test_common import _public_estimators
 
-STOPPING = [cls for cls in _public_estimators()
-            if "tol" in cls().get_params()]
+#: The estimators with stopping rules (a ``tol``).
+STOPPING = [cls for cls in reg.estimator_classes()
+            if reg.has_param("tol")(cls)]
 
 
 def _noisy(n=600, n_classes=2, seed=0):
@@ -35,7 +36,8 @@ def test_no_improvement_is_scikit_learns_rule():
         False, False, False, False, True]
 
 
-@pytest.mark.parametrize("cls", STOPPING, ids=lambda c: c.__name__)
+@reg.mark(rule=reg.has_param("tol"))
+@pytest.mark.parametrize("cls", STOPPING, ids=reg.class_id)
 def test_a_quiet_pass_ends_the_last_hypothesis(cls):
     """On separable data, with a tol, the last hypothesis stops at its first
     pass without an update, with the model a longer run would have (it
@@ -128,7 +130,8 @@ def test_kernel_early_stopping():
 
 
 # -------------------------------------------------------------- warm_start
-@pytest.mark.parametrize("cls", _public_estimators(), ids=lambda c: c.__name__)
+@reg.mark()
+@pytest.mark.parametrize("cls", reg.estimator_classes(), ids=reg.class_id)
 def test_warm_start_continues_the_state(cls):
     """``warm_start=True``: a second ``fit`` goes on from the fitted state,
     as one longer run would; ``warm_start=False`` starts afresh."""

@@ -37,6 +37,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from tests.reference.kernels import densify, gram
+from tests.reference.streams import ovr_mistakes, presented
 
 
 #: Losses at most this are passive (the rounding of an attained margin).
@@ -243,15 +244,8 @@ def fit(X, y, *, variant="PA-I", C=1.0, fit_intercept=True,
     if hypothesis not in ("averaged", "last"):
         raise ValueError(hypothesis)
     X_all = densify(X)
-    y = np.asarray(y)
-    classes = np.unique(y if classes is None else classes)
-    present = np.ones(X_all.shape[0], dtype=bool)
-    s = None
-    if sample_weight is not None:
-        s = np.asarray(sample_weight, dtype=np.float64)
-        present = s > 0
-        s = s[present]
-    X_train, idx = X_all[present], np.searchsorted(classes, y[present])
+    classes, present, s, X_train, idx = presented(X_all, y, classes,
+                                                  sample_weight)
     params = dict(degree=degree, gamma=gamma, coef0=coef0)
     binary = len(classes) == 2
     problems = [1] if binary else list(range(len(classes)))
@@ -287,18 +281,8 @@ def fit(X, y, *, variant="PA-I", C=1.0, fit_intercept=True,
         mistakes = list(run["mistakes"])
         updates = list(run["updates"])
     else:
-        mistakes = []
-        for e in range(max_iter):
-            scores = np.array([r["scores"][e] for r in runs]).T
-            if binary:
-                sign = np.where(idx == 1, 1.0, -1.0)
-                mistakes.append(int(np.sum(sign * scores[:, 0] <= 0.0)))
-            else:
-                m = 0
-                for t in range(scores.shape[0]):
-                    others = np.delete(scores[t], idx[t])
-                    m += int(np.any(others >= scores[t, idx[t]]))
-                mistakes.append(m)
+        mistakes = [ovr_mistakes(np.array([r["scores"][e] for r in runs]).T,
+                                 idx, binary) for e in range(max_iter)]
         updates = list(np.sum([r["updates"] for r in runs], axis=0))
 
     def decision_function(Z):

@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = ["Stream", "make_stream", "margin_stream", "storages", "seed_of",
-           "in_order", "median_norm"]
+           "in_order", "median_norm", "presented", "ovr_mistakes"]
 
 
 class Stream(NamedTuple):
@@ -62,6 +62,50 @@ def in_order(n_samples, n_epochs):
 
 def median_norm(X):
     return float(np.median(np.linalg.norm(X, axis=1)))
+
+
+def presented(X_all, y, classes=None, sample_weight=None):
+    """The rows a reference fit presents, in order: those of non-zero
+    weight.
+
+    Returns
+    -------
+    classes : ndarray
+        The sorted classes (of ``classes`` when given, else of y).
+    present : ndarray of bool
+        Which rows of ``X_all`` are presented.
+    s : ndarray or None
+        The presented rows' weights (None: no weights).
+    X_train : ndarray
+        The presented rows.
+    idx : ndarray
+        Their class indices.
+    """
+    y = np.asarray(y)
+    classes = np.unique(y if classes is None else classes)
+    present = np.ones(X_all.shape[0], dtype=bool)
+    s = None
+    if sample_weight is not None:
+        s = np.asarray(sample_weight, dtype=np.float64)
+        present = s > 0
+        s = s[present]
+    return (classes, present, s, X_all[present],
+            np.searchsorted(classes, y[present]))
+
+
+def ovr_mistakes(scores, idx, binary):
+    """The online mistakes of one pass from each step's scores before its
+    update, ``scores`` of shape (n_steps, n_problems): ``y f <= 0`` for one
+    problem (class index 1 positive), else the true class not scoring
+    strictly highest."""
+    if binary:
+        sign = np.where(idx == 1, 1.0, -1.0)
+        return int(np.sum(sign * scores[:, 0] <= 0.0))
+    count = 0
+    for t in range(scores.shape[0]):
+        others = np.delete(scores[t], idx[t])
+        count += int(np.any(others >= scores[t, idx[t]]))
+    return count
 
 
 def _draw_count(rng, spec):

@@ -21,7 +21,6 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from ...utils._param_validation import (Interval, InvalidParameterError,
                                         StrOptions)
@@ -82,6 +81,12 @@ class OnlineClassifier(ClassifierMixin, BaseEstimator):
     #: The algorithm the driver runs
     #: (:class:`~perceptrons.models._driver.protocol.Algorithm`).
     _algorithm = None
+    #: Parameters with which a fresh estimator learns one example at a time
+    #: (read by tests/test_one_at_a_time.py; not to be changed): a value for
+    #: each one its defaults resolve from the training data ("auto"), which
+    #: one example does not give (the algorithm's ``one_at_a_time_refusal``
+    #: says which). Empty: nothing to resolve.
+    _one_at_a_time_params = {}
     #: Its state type, what a model file of the class holds (set from
     #: ``_algorithm``).
     _state_type = None
@@ -102,8 +107,9 @@ class OnlineClassifier(ClassifierMixin, BaseEstimator):
         return [{}]
 
     def _xfail_checks(self):
-        """scikit-learn's common checks expected to fail, and why (read by
-        tests/test_common.py)."""
+        """Checks expected to fail, and why: scikit-learn's common checks
+        (read by tests/test_common.py) and, by test name, the package's
+        own tests of every estimator (tests/_registry.py)."""
         reason = (
             "an online algorithm depends on the order of its rows: the "
             "check's repeated rows follow one another where its weighted "

@@ -31,7 +31,8 @@ from ...utils.validation import as_loop_arrays
 from .._state import appended_one
 from .training import partial_fit
 
-__all__ = ["OnlineSession", "learn_one", "one_row", "predict_one"]
+__all__ = ["CompiledStep", "OnlineSession", "learn_one", "one_row",
+           "predict_one"]
 
 # The smallest normal float64: a row whose ‖x‖² is below it goes through
 # partial_fit, which refuses squares that underflow (or takes a zero row).
@@ -132,6 +133,59 @@ class OnlineSession:
         # ‖x‖² finite and normal: x is finite and its squares do not
         # underflow (what partial_fit would otherwise refuse).
         return _SMALLEST_NORMAL <= np.dot(values, values) < _INF
+
+
+class CompiledStep:
+    """An algorithm's compiled pass on ``learn_one``'s one row, its
+    arguments made once: what
+    :meth:`~perceptrons.models._driver.protocol.Algorithm.online_step`
+    returns, for a state that counts its updates in
+    ``n_updates_per_problem``.
+
+    A subclass gives the loop's arguments for a row (:meth:`arguments`) and
+    the arrays whose finiteness an update must keep (:meth:`finite`); the
+    loop is called through its compiled entry point, made at the first call
+    (:func:`~perceptrons._loops._common.entry_point`).
+
+    Parameters
+    ----------
+    loop : numba dispatcher
+        The primal loop.
+    state : State
+        The fitted state, whose arrays the loop updates in place.
+    target_dtype : dtype, default=np.int64
+        The type the loop reads the class index in.
+    """
+
+    def __init__(self, loop, state, target_dtype=np.int64):
+        self.loop, self.state = loop, state
+        self.targets = np.zeros(1, dtype=target_dtype)
+        self.order = np.zeros(1, dtype=np.int64)
+        self.entry = None
+
+    def arguments(self, weights, t):
+        """The loop's arguments for the row in ``targets``, of weight
+        ``weights`` (empty: 1), ``t`` steps after the first."""
+        raise NotImplementedError
+
+    def finite(self):
+        """The arrays an update must leave finite."""
+        raise NotImplementedError
+
+    def __call__(self, target, weights, t):
+        self.targets[0] = target
+        updates = self.state.n_updates_per_problem
+        # (sum of a list: numpy's sum costs more on a few entries)
+        before = sum(updates.tolist())
+        args = self.arguments(weights, t)
+        if self.entry is None:
+            self.entry = entry_point(self.loop, args)
+        n_mistakes = self.entry(*args)
+        return n_mistakes, sum(updates.tolist()) - before
+
+    def is_finite(self):
+        """Whether the state's arrays are still finite."""
+        return all(bool(np.isfinite(a).all()) for a in self.finite())
 
 
 def _session(est):

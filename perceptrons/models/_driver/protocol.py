@@ -190,6 +190,19 @@ class Algorithm:
         running average or a vote: no, they go on counting)."""
         return False
 
+    def class_growth_refusal(self, state):
+        """Why this model cannot take a class after its first call (None
+        when it can: :meth:`grow_classes`)."""
+        return (f"{self.estimator_name}'s rule cannot take a new class "
+                "into a fitted model")
+
+    def grow_classes(self, state, classes):
+        """The state with ``classes`` (sorted, holding the state's) in place
+        of its own: the new classes' rows fresh
+        (:mod:`perceptrons.models._classes`). Called only when
+        :meth:`class_growth_refusal` is None."""
+        raise NotImplementedError
+
     def check_continued(self, state):
         """Refuse to continue ``state`` with parameters it was not made for
         (ValueError): a continued model keeps the hypothesis its

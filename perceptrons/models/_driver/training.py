@@ -72,18 +72,12 @@ def partial_fit(est, X, y, classes, sample_weight, row_checked=False):
             raise ValueError("classes must contain at least two labels")
     else:
         algo.check_continued(est.state_)
-    if not first and classes is not None and not np.array_equal(
-        np.unique(np.asarray(classes)), est.state_.classes
-    ):
-        raise ValueError(
-            f"classes={np.unique(classes).tolist()!r} differs from the "
-            "classes of the first partial_fit call "
-            f"{est.state_.classes.tolist()!r}"
-        )
     X, y, call = validate_input(est, algo, X, y, reset=first,
                                 row_checked=row_checked)
     if X.shape[0] == 0:
         raise ValueError("cannot fit on zero samples")
+    if not first:
+        _take_new_classes(est, algo, call, y, classes)
     call.classes = classes if first else est.state_.classes
     targets = call_targets(call, y)
     targets = _weigh(algo, call, y, targets, sample_weight, fitting=False)
@@ -95,6 +89,46 @@ def partial_fit(est, X, y, classes, sample_weight, row_checked=False):
         return
     order = np.arange(call.X.shape[0], dtype=np.int64)
     train(est, algo, call, targets, [order], 1)
+
+
+def _take_new_classes(est, algo, call, y, classes):
+    """Grow the fitted model to the labels of ``y`` (and of ``classes``,
+    when given) it has not seen, as its algorithm allows
+    (:meth:`~perceptrons.models._driver.protocol.Algorithm.grow_classes`).
+
+    Raises
+    ------
+    ValueError
+        If ``classes`` leaves out a fitted class, or the algorithm cannot
+        take a new class (its reason).
+    """
+    known = est.state_.classes
+    seen = call.labels[0] if call.labels is not None else np.unique(y)
+    if classes is not None:
+        declared = np.unique(np.asarray(classes))
+        missing = np.setdiff1d(known, declared)
+        if missing.size:
+            raise ValueError(
+                f"classes={declared.tolist()!r} leaves out the fitted "
+                f"classes {missing.tolist()!r} (classes_ "
+                f"{known.tolist()!r}); pass every class")
+        seen = np.union1d(seen, declared)
+    try:
+        new = np.setdiff1d(seen, known)
+        classes_after = np.union1d(known, new)
+    except TypeError:
+        raise ValueError(
+            f"labels {np.unique(y).tolist()!r} cannot be ordered with "
+            f"classes_ {known.tolist()!r}: use labels of one type") from None
+    if new.size == 0:
+        return
+    refusal = algo.class_growth_refusal(est.state_)
+    if refusal is not None:
+        raise ValueError(
+            f"labels {new.tolist()!r} are not in classes_ "
+            f"{known.tolist()!r}, and {refusal}: pass every class to the "
+            "first partial_fit call with classes=, or fit afresh")
+    est._set_state(algo.grow_classes(est.state_, classes_after))
 
 
 def start(est, algo, call):

@@ -1,0 +1,265 @@
+"""Classes that arrive after the first call (issue #39.1): every estimator
+of the registry either grows to the new class and learns it, or refuses
+with its algorithm's reason and the remedy; a grown model is the model
+that knew the class from the start wherever the paper's rule makes them
+the same."""
+
+import warnings
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.datasets import make_blobs
+
+from perceptrons import (ALMA, AROW, CW, NAROW, NHERD, SCW,
+                         HigherOrderPerceptron, PassiveAggressive, Perceptron,
+                         SecondOrderPerceptron)
+from tests.test_common import _public_estimators
+
+
+def _blobs(n_classes, n=240, seed=0):
+    centers = np.array([[6.0, 0.0], [0.0, 6.0], [-6.0, 0.0], [0.0, -6.0]])
+    X, y = make_blobs(n_samples=n, centers=centers[:n_classes],
+                      cluster_std=1.0, random_state=seed)
+    return X, y
+
+
+def _quiet(fn, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
+
+
+@pytest.mark.parametrize("n_first", [2, 3], ids=["binary", "three"])
+@pytest.mark.parametrize("cls", _public_estimators(), ids=lambda c: c.__name__)
+def test_grows_and_learns_or_refuses_with_reason(cls, n_first):
+    X, y = _blobs(4)
+    first = y < n_first
+    est = _quiet(cls().partial_fit, X[first], y[first],
+                 classes=np.arange(n_first))
+    before = est.predict(X[first])
+    try:
+        for _ in range(5):
+            _quiet(est.partial_fit, X, y)
+    except ValueError as exc:
+        message = str(exc)
+        assert "are not in classes_" in message, message
+        assert "pass every class" in message, message
+        reason = message.split(", and ", 1)[1].split(": pass", 1)[0]
+        assert len(reason) > 20, message  # the algorithm says why
+        # Refused before any step: the model is the one it was.
+        assert_array_equal(est.classes_, np.arange(n_first))
+        assert_array_equal(est.predict(X[first]), before)
+        return
+    assert_array_equal(est.classes_, np.arange(4))
+    # The new classes were learned, not merely named.
+    # (An averaged hypothesis counts a late problem's steps before its
+    # class arrived at zero, as a model told of it up front that never
+    # updated it would: its scores grow into the others' over the passes.)
+    new = y >= n_first
+    assert np.mean(est.predict(X[new]) == y[new]) > 0.7
+    assert np.mean(est.predict(X) == y) > 0.8
+    assert est.decision_function(X).shape == (len(y), 4)
+
+
+@pytest.mark.parametrize("cls", _public_estimators(), ids=lambda c: c.__name__)
+def test_classes_one_by_one(cls):
+    """A stream whose classes arrive one at a time: 0 and 1, then 2, then
+    3; each is learned on arrival, or the first arrival is refused. (The
+    last hypothesis: an average carries the passes before the class came,
+    and takes passes to outweigh them; the first test checks averages.)"""
+    X, y = _blobs(4, n=320, seed=1)
+    params = ({"hypothesis": "last"} if "hypothesis" in cls().get_params()
+              else {})
+    est = cls(**params)
+    try:
+        for n_known in (2, 3, 4):
+            rows = y < n_known
+            for _ in range(4):
+                _quiet(est.partial_fit, X[rows], y[rows],
+                       classes=[0, 1] if n_known == 2 else None)
+            assert_array_equal(est.classes_, np.arange(n_known))
+            newest = y == n_known - 1
+            assert np.mean(est.predict(X[newest]) == n_known - 1) > 0.7
+    except ValueError as exc:
+        assert "are not in classes_" in str(exc), exc
+        assert n_known == 3 or "binary" not in str(exc), exc
+
+
+@pytest.mark.parametrize("params", [
+    dict(cls=HigherOrderPerceptron, form="primal", hypothesis="last"),
+    dict(cls=HigherOrderPerceptron, form="implicit", p=3, hypothesis="last"),
+    dict(cls=HigherOrderPerceptron, kernel="rbf", hypothesis="last"),
+    dict(cls=SecondOrderPerceptron, form="primal", hypothesis="averaged"),
+    dict(cls=SecondOrderPerceptron, kernel="poly", hypothesis="last")],
+    ids=lambda p: "-".join(f"{v.__name__ if k == 'cls' else v}"
+                           for k, v in p.items()))
+@pytest.mark.parametrize("sparse", [False, True])
+def test_matrix_forms_grow(params, sparse, tmp_path):
+    """Each form of HO and SO takes a class: its fresh problem is the
+    form's zero problem padded to the others' pool and matrices, and the
+    grown model's state is a valid state of four problems."""
+    import scipy.sparse as sp
+
+    from perceptrons.persistence import load_model, save_model
+
+    params = dict(params)
+    cls = params.pop("cls")
+    X, y = _blobs(4, n=200, seed=2)
+    X = sp.csr_matrix(X) if sparse else X
+    est = _quiet(cls(**params).partial_fit, X[y < 3], y[y < 3],
+                 classes=[0, 1, 2])
+    before = est.decision_function(X)
+    algo = est._algorithm_of_params()
+    est._set_state(algo.grow_classes(est.state_, np.arange(4)))  # validated
+    # The old problems are untouched, the new one scores as its start.
+    scores = est.decision_function(X)
+    assert_array_equal(scores[:, :3], before)
+    assert_array_equal(scores[:, 3], 0.0)
+    for _ in range(4):
+        _quiet(est.partial_fit, X, y)
+    # (An average still carries the passes before class 3 came.)
+    learned = 0.8 if params["hypothesis"] == "last" else 0.4
+    assert np.mean(est.predict(X[y == 3]) == 3) > learned
+    save_model(est, tmp_path / "grown.zip")
+    assert_array_equal(load_model(tmp_path / "grown.zip").predict(X),
+                       est.predict(X))
+
+
+@pytest.mark.parametrize("cls", [HigherOrderPerceptron, SecondOrderPerceptron],
+                         ids=lambda c: c.__name__)
+@pytest.mark.parametrize("kernel", [None, "linear"])
+def test_grown_matrix_problem_is_a_fresh_problem(cls, kernel):
+    """HO and SO update a problem on a margin of 0, so a problem told of
+    up front moves before its class arrives; grown on arrival it is the
+    problem a model started then would have, bit for bit (last
+    hypothesis: the problems are independent)."""
+    X, y = _blobs(4, n=200, seed=4)
+    params = dict(hypothesis="last", shuffle=False, kernel=kernel)
+    grown = _quiet(cls(**params).partial_fit, X[y < 3], y[y < 3],
+                   classes=[0, 1, 2])
+    fresh = cls(**params)
+    for est in (grown, fresh):
+        _quiet(est.partial_fit, X, y, classes=[0, 1, 2, 3])
+    if kernel is None:
+        assert_array_equal(grown.decision_function(X)[:, 3],
+                           fresh.decision_function(X)[:, 3])
+    else:  # the same sum, over the grown model's longer pool
+        assert_allclose(grown.decision_function(X)[:, 3],
+                        fresh.decision_function(X)[:, 3], rtol=1e-12,
+                        atol=1e-12)
+    assert (grown.state_.n_mistakes_per_problem[3]
+            == fresh.state_.n_mistakes_per_problem[3])
+
+
+@pytest.mark.parametrize("cls", [CW, AROW, SCW, NAROW, NHERD],
+                         ids=lambda c: c.__name__)
+@pytest.mark.parametrize("covariance", ["diagonal", "full"])
+@pytest.mark.parametrize("hypothesis", ["last", "averaged"])
+def test_grown_gaussian_is_a_fresh_gaussian(cls, covariance, hypothesis):
+    """The confidence-weighted rules step on every margin error, so a
+    problem told of up front moves before its class arrives; grown on
+    arrival (μ = 0, Σ = aI) it is the problem a model started then would
+    have, bit for bit (its average: the same sum of hypotheses, divided by
+    the longer run's count)."""
+    X, y = _blobs(4, n=200, seed=5)
+    params = dict(hypothesis=hypothesis, shuffle=False, covariance=covariance)
+    grown = _quiet(cls(**params).partial_fit, X[y < 3], y[y < 3],
+                   classes=[0, 1, 2])
+    fresh = cls(**params)
+    for est in (grown, fresh):
+        _quiet(est.partial_fit, X, y, classes=[0, 1, 2, 3])
+    grown_scores = grown.decision_function(X)[:, 3]
+    fresh_scores = fresh.decision_function(X)[:, 3]
+    if hypothesis == "last":
+        assert_array_equal(grown_scores, fresh_scores)
+    else:  # the same sum of hypotheses, over the grown model's longer run
+        assert grown.state_.t > fresh.state_.t
+        assert_allclose(grown_scores * grown.state_.t,
+                        fresh_scores * fresh.state_.t, rtol=1e-12)
+    kept = ("variances" if covariance == "diagonal" else "covariance")
+    assert_array_equal(getattr(grown.state_, kept)[3],
+                       getattr(fresh.state_, kept)[3])
+    assert (grown.state_.n_updates_per_problem[3]
+            == fresh.state_.n_updates_per_problem[3])
+
+
+@pytest.mark.parametrize("cls", [Perceptron, PassiveAggressive, ALMA, AROW,
+                                 NHERD],
+                         ids=lambda c: c.__name__)
+def test_binary_model_predicts_the_same_once_grown(cls):
+    """Two classes become a problem (or prototype) per class that scores
+    the rows as the binary model did, before any step on the new class."""
+    X, y = _blobs(3)
+    first = y < 2
+    est = _quiet(cls().partial_fit, X[first], y[first], classes=[0, 1])
+    before = est.predict(X)
+    grown = est.state_.replace()  # the binary state, kept for comparison
+    algo = est._algorithm_of_params()
+    state = algo.grow_classes(grown, np.array([0, 1, 2]))
+    est._set_state(state)
+    scores = est.decision_function(X)
+    assert scores.shape == (len(y), 3)
+    assert np.all(est.classes_[np.argmax(scores[:, :2], axis=1)] == before)
+
+
+@pytest.mark.parametrize("hypothesis", ["last", "averaged"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_grown_perceptron_is_the_one_that_knew_the_class(hypothesis, sparse):
+    """One-vs-rest with θ_Init > τ: a problem whose class has not arrived
+    sees only negatives it already scores right, so it stays at its start;
+    the model grown to that class on arrival is the model told of it up
+    front, bit for bit (weights, thresholds and their running sums). Not
+    the longest survivor: the grown problem's run starts on arrival, the
+    told one's ran since the first row, so their longest runs differ."""
+    import scipy.sparse as sp
+
+    X, y = _blobs(4, n=160, seed=3)
+    if sparse:
+        X = sp.csr_matrix(X)
+    params = dict(theta_init=1.0, tau=0.5, threshold_step=0.5,
+                  hypothesis=hypothesis, shuffle=False)
+    first, later = slice(0, 80), slice(80, 160)
+    y_first = np.where(y[first] == 3, 0, y[first])  # class 3 arrives later
+    told = Perceptron(**params).partial_fit(X[first], y_first,
+                                            classes=[0, 1, 2, 3])
+    grown = Perceptron(**params).partial_fit(X[first], y_first,
+                                             classes=[0, 1, 2])
+    for est in (told, grown):
+        est.partial_fit(X[later], y[later])
+    a, b = told.state_, grown.state_
+    assert_array_equal(a.classes, b.classes)
+    for name in ("current", "summed", "snapshot"):
+        assert_array_equal(getattr(a.weights, name),
+                           getattr(b.weights, name), err_msg=name)
+    for name in ("theta", "theta_ls"):
+        assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    assert_array_equal(told.decision_function(X),
+                       grown.decision_function(X))
+
+
+def test_learn_one_takes_a_class_from_a_dict_stream():
+    X, y = _blobs(3, n=90)
+    est = Perceptron(theta_init=1.0, threshold_step=1.0)
+    est.learn_one({"a": X[0, 0], "b": X[0, 1]}, int(y[0]), classes=[0, 1])
+    for _ in range(3):
+        for x, label in zip(X, y):
+            est.learn_one({"a": x[0], "b": x[1]}, int(label))
+    assert_array_equal(est.classes_, [0, 1, 2])
+    hits = [est.predict_one({"a": x[0], "b": x[1]}) == label
+            for x, label in zip(X, y)]
+    assert np.mean(hits) > 0.9
+
+
+def test_refusals_name_the_problem():
+    X, y = _blobs(3)
+    est = Perceptron(hypothesis="voted").partial_fit(X, y, classes=[0, 1, 2])
+    with pytest.raises(ValueError, match=r"labels \[7\] are not in classes_ "
+                       r"\[0, 1, 2\], and a voted run"):
+        est.partial_fit(X[:2], [7, 0])
+    with pytest.raises(ValueError, match="leaves out the fitted classes"):
+        Perceptron().partial_fit(X, y, classes=[0, 1, 2]).partial_fit(
+            X, y, classes=[0, 1])
+    with pytest.raises(ValueError, match="cannot be ordered"):
+        Perceptron().partial_fit(X, y, classes=[0, 1, 2]).partial_fit(
+            X[:2], np.array(["a", "b"], dtype=object))
