@@ -14,7 +14,7 @@ Command
 -------
 ::
 
-    python benchmarks/run_all.py              # every section (about 1.5 h)
+    python benchmarks/run_all.py              # every section (about 2 h)
     python benchmarks/run_all.py --dry-run    # the commands only
     python benchmarks/run_all.py --only bench_n_jobs bench_epoch_vs_sklearn
 
@@ -52,6 +52,7 @@ SCRIPTS = [
     ("bench_n_jobs", ["--repeat", "5"]),
     ("bench_one_at_a_time", ["--repeat", "3"]),
     ("bench_svmlight_parser", []),
+    ("bench_learners", []),
 ]
 
 

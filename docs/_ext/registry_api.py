@@ -62,6 +62,11 @@ GUIDES = {
     "SecondOrderPerceptron": ("higher_order",),
     "ALMA": ("alma",),
     "PassiveAggressive": ("passive_aggressive",),
+    "CW": ("confidence_weighted",),
+    "AROW": ("confidence_weighted",),
+    "SCW": ("confidence_weighted",),
+    "NAROW": ("confidence_weighted",),
+    "NHERD": ("confidence_weighted",),
 }
 
 

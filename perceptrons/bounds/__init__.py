@@ -6,7 +6,8 @@ functions of those scalars. See :mod:`perceptrons.bounds._mistake_bounds`;
 the update bounds of PFM and PDM are in :mod:`perceptrons.bounds._pdm_bounds`;
 those of the Higher-order and Second-order Perceptrons in
 :mod:`perceptrons.bounds._higher_order_bounds`; ALMA_p's correction bound in
-:mod:`perceptrons.bounds._alma_bounds`.
+:mod:`perceptrons.bounds._alma_bounds`; AROW's mistake bound in
+:mod:`perceptrons.bounds._confidence_weighted_bounds`.
 """
 
 from ._alma_bounds import alma_correction_bound, p_norm_margin
@@ -20,6 +21,7 @@ from ._ballseptron_bounds import (
     multiclass_hinge_losses,
     multiclass_radius,
 )
+from ._confidence_weighted_bounds import arow_bound, arow_sequence_bound
 from ._higher_order_bounds import (
     higher_order_bound,
     higher_order_condition,
@@ -49,6 +51,8 @@ from ._pdm_bounds import (
 
 __all__ = [
     "alma_correction_bound",
+    "arow_bound",
+    "arow_sequence_bound",
     "BallseptronBounds",
     "MistakeBounds",
     "augment",

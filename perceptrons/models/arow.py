@@ -84,7 +84,8 @@ class AROW(ConfidenceWeightedBase):
     x_t` (with weights s_t: :math:`(rI + \sum s_t x_t x_t^\top)^{-1} \sum
     s_t y_t x_t`), which the second-order Perceptron computes over its
     mistakes. A start :math:`\Sigma_0 = aI` gives the mean of r/a, which is
-    why AROW takes no ``a``. Its mistake bound ([1]_'s theorem, restated in
+    why AROW takes no ``a``. Its mistake bound ([1]_'s Theorem 2,
+    :func:`perceptrons.bounds.arow_bound`, restated in
     ``tests/theory/test_confidence_weighted_theorems.py``) holds for the
     full form through the origin, checked as a property test.
 

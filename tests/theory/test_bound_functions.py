@@ -9,6 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perceptrons.bounds import (
+    arow_bound,
+    arow_sequence_bound,
     MistakeBounds,
     augment,
     comparator_margin,
@@ -301,6 +303,29 @@ def test_second_order_bound_hand_values():
     assert second_order_sequence_bound(X3, [1, 1, 1], [1.0, 0.0], 0.5, 2.0) == (
         pytest.approx(got + 0.5 / 0.5))
     assert second_order_sequence_bound(np.zeros((0, 2)), [], [1.0, 0.0], 0.5, 2.0) == 0.0
+
+
+def test_arow_bound_hand_values():
+    # Theorem 2 of Crammer, Kulesza & Dredze (2009):
+    # sqrt(r|u|^2 + u'X_A u) * sqrt(logdet + U) + sum g - U.
+    assert arow_bound(0.0, 1.0, 4.0, 1.0, 0) == 2.0
+    assert arow_bound(1.5, 2.0, 9.0, 2.0, 2) == pytest.approx(3.0 * 2.0 + 1.5 - 2)
+    # Rows x_1 = (2, 0) (label +1), x_2 = (0, 1) (label -1), r = 2,
+    # u = (1, 0): margins 2 and 0 -> g = (0, 1); r|u|^2 + sum (u.x)^2 = 2 + 4;
+    # X_A = diag(4, 1): logdet(I + X_A/2) = log 3 + log 1.5.
+    X = np.array([[2.0, 0.0], [0.0, 1.0]])
+    expected = math.sqrt(6.0) * math.sqrt(math.log(4.5) + 1) + 1.0 - 1
+    assert arow_sequence_bound(X, [1, -1], [1.0, 0.0], 2.0, 1) == (
+        pytest.approx(expected))
+    assert arow_sequence_bound(sp.csr_matrix(X), [1, -1], [1.0, 0.0], 2.0,
+                               1) == pytest.approx(expected)
+    # u is used as given (margin 1), and may be zero: then g_t = 1 each.
+    assert arow_sequence_bound(X, [1, -1], [0.0, 0.0], 2.0, 0) == 2.0
+    assert arow_sequence_bound(np.zeros((0, 2)), [], [1.0, 0.0], 2.0, 0) == 0.0
+    with pytest.raises(ValueError, match="r must be > 0"):
+        arow_bound(0.0, 0.0, 1.0, 1.0, 0)
+    with pytest.raises(ValueError, match="n_margin_errors"):
+        arow_bound(0.0, 1.0, 1.0, 1.0, -1)
 
 
 def test_higher_order_sequence_bound_hand_values():
