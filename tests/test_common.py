@@ -40,6 +40,14 @@ def test_public_estimators_are_the_registry():
                for c in _public_estimators())
 
 
+def test_checks_run_at_every_estimators_defaults():
+    """Issue #39, point 7: scikit-learn's checks run at each estimator's
+    default parameters (its first ``_test_params`` set is ``{}``), not only
+    at parameter sets chosen to pass them."""
+    for cls in _public_estimators():
+        assert cls._test_params()[0] == {}, cls.__name__
+
+
 def _fitted_instances():
     return reg.cases()
 
