@@ -59,11 +59,14 @@ def specialised(choose):
 
     Inlining (:func:`inline_call`): numba inlines the helper into the loop's
     own code, unless an argument is a tuple holding arrays; then the helper
-    is compiled as a function of its own, which LLVM inlines later.
+    is compiled as a function of its own, which LLVM inlines later. A
+    helper of a fast-math store (:func:`fast_call`) is compiled on its own
+    too, under :data:`FASTMATH`.
     """
     def decorate(generic):
         args = ", ".join(inspect.signature(generic).parameters)
-        namespace = {"choose": choose, "inline_call": inline_call}
+        namespace = {"choose": choose, "inline_call": inline_call,
+                     "fast_call": fast_call}
         # The overload's typing function must have the helper's own
         # parameter names, hence the generated source.
         exec(f"def helper({args}):\n    return choose({args})({args})\n"
@@ -71,7 +74,11 @@ def specialised(choose):
              f"    if inline_call(({args},)):\n"
              f"        return choose({args})\n"
              f"def called({args}):\n"
-             f"    if not inline_call(({args},)):\n"
+             f"    if not (inline_call(({args},))\n"
+             f"            or fast_call(({args},))):\n"
+             f"        return choose({args})\n"
+             f"def called_fast({args}):\n"
+             f"    if fast_call(({args},)):\n"
              f"        return choose({args})\n", namespace)
         helper = functools.update_wrapper(namespace["helper"], generic)
         # Two overloads, each answering for the calls on its side of the
@@ -80,9 +87,13 @@ def specialised(choose):
         # call, inlined or not, and under the caller's flags compiles once
         # more each helper that one calls (a quarter of a first fit's
         # compile time). The machine code is the same.
-        for typer, inline in (("inlined", "always"), ("called", "never")):
+        for typer, inline, options in (
+                ("inlined", "always", {"forceinline": True}),
+                ("called", "never", {"forceinline": True}),
+                ("called_fast", "never",
+                 {"forceinline": True, "fastmath": FASTMATH})):
             overload(helper, inline=inline,
-                     jit_options={"forceinline": True})(namespace[typer])
+                     jit_options=options)(namespace[typer])
         return helper
 
     return decorate
@@ -113,15 +124,29 @@ def inline_call(arg_types):
     their atomic operations cost the perceptron 3x on a9a. A helper called
     with such a tuple is therefore compiled on its own (LLVM inlines it
     after the pruning): its arithmetic is the same, IEEE operations in the
-    same order. Except where an argument's class says ``inline_helpers``
-    (the stores of the fast-math dual loops, whose helpers must take the
-    loop's flags, which only a numba-level inline hands over): those stay
-    inlined.
+    same order. So is every helper of a fast-math store (:func:`fast_call`).
     """
-    if any(getattr(getattr(ty, "instance_class", None), "inline_helpers",
-                   False) for ty in arg_types):
-        return True
+    if fast_call(arg_types):
+        return False
     return not any(_holds_arrays(ty) for ty in arg_types)
+
+
+def fast_call(arg_types):
+    """Whether a :func:`specialised` helper compiles under the dual loops'
+    fast-math flags: an argument's class says ``fastmath_helpers`` (the
+    kernel stores and providers).
+
+    Such a helper is compiled on its own with :data:`FASTMATH` (its own
+    overload's flags) and LLVM inlines it, keeping the flags per
+    instruction. It used to be inlined at numba's level, the one way a
+    helper takes its caller's flags, and numba types an inlined helper again
+    at every call site: a first kernel fit compiled 1.7-2.9x longer (CPU,
+    empty cache: Perceptron(kernel="rbf") 52.7 -> 30.9 s, PassiveAggressive
+    82.5 -> 28.7 s), for the same machine code (every fitted value of
+    benchmarks/compare_states.py identical) and the same speed.
+    """
+    return any(getattr(getattr(ty, "instance_class", None),
+                       "fastmath_helpers", False) for ty in arg_types)
 
 
 def entry_point(loop, args):

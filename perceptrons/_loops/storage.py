@@ -66,9 +66,9 @@ def kernel_store(cls):
     loops compile with the dual form's flags (:class:`StorageLoop`) and its
     helpers take the dual branch. Other store classes are primal."""
     cls.kernel_rows = True
-    # Helpers inline into the dual loops, whose fast-math flags they must
-    # take (:func:`~perceptrons._loops._common.inline_call`).
-    cls.inline_helpers = True
+    # Its helpers compile under the dual loops' fast-math flags
+    # (:func:`~perceptrons._loops._common.fast_call`).
+    cls.fastmath_helpers = True
     return cls
 
 

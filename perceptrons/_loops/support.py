@@ -190,10 +190,10 @@ KernelCache = namedtuple("KernelCache", ["values", "filled", "checked",
                                          "work", "dense_work", "threads"])
 ComputedKernel = namedtuple("ComputedKernel", ["rows", "kernel", "cache"])
 GramKernel = namedtuple("GramKernel", ["gram", "diag", "norms", "work"])
-# The providers' helpers inline into the dual loops, whose fast-math flags
-# they must take (:func:`~perceptrons._loops._common.inline_call`).
-ComputedKernel.inline_helpers = True
-GramKernel.inline_helpers = True
+# The providers' helpers compile under the dual loops' fast-math flags
+# (:func:`~perceptrons._loops._common.fast_call`).
+ComputedKernel.fastmath_helpers = True
+GramKernel.fastmath_helpers = True
 
 # Presented rows per block (see the module notes).
 BLOCK_ROWS = 128
