@@ -380,6 +380,22 @@ def test_sklearn_step_on_one_row():
     assert est.decision_function(X)[0] == pytest.approx(1.0, rel=1e-15)
 
 
+@pytest.mark.parametrize("multiclass", ["ovr", "prototype"])
+def test_sklearn_step_in_the_kernel_form(multiclass):
+    """The linear kernel's dual form takes scikit-learn's intercept step as
+    the primal form does (the same updates, to rounding), dense and CSR."""
+    X, y = _data()
+    for Xs in (X, sp.csr_matrix(X)):
+        params = dict(intercept_update="sklearn", multiclass=multiclass,
+                      shuffle=False, max_iter=3)
+        primal = PassiveAggressive(**params).fit(Xs, y)
+        dual = PassiveAggressive(kernel="linear", **params).fit(Xs, y)
+        assert_allclose(dual.decision_function(X),
+                        primal.decision_function(X), rtol=1e-10, atol=1e-12)
+        assert_allclose(dual.intercept_, primal.intercept_, rtol=1e-10,
+                        atol=1e-12)
+
+
 @pytest.mark.parametrize("intercept_update", ["constant", "sklearn"])
 def test_learn_one_is_partial_fit_with_either_step(intercept_update):
     X, y = _data()
