@@ -516,7 +516,9 @@ class MatrixAlgorithm(KernelAlgorithm, Algorithm):
             raise ValueError(f"form={form!r} has no kernel; with "
                              f"kernel={self.kernel!r} use form='dual' or "
                              "'auto'")
-        if self.kernel is None and form == "dual":
+        if self.kernel is None and form == "dual" and self.form == "dual":
+            # (form="auto" may choose it: the algorithm's auto_form then
+            # says why and gives the kernel, kernel_spec.)
             raise ValueError("form='dual' keeps the model over kernel "
                              "values: pass a kernel (kernel='linear' for the "
                              "dual form of the linear model)")
@@ -747,8 +749,10 @@ class MatrixPerceptronBase(KernelParams, OnlineClassifier):
             "HO_p(c) and the second-order Perceptron have no intercept: the "
             "best hyperplane through the origin puts 0.60 (2 classes) and "
             "0.70 (3 classes) of the check's test rows on class 0's side, "
-            "below its 0.87; with a constant feature appended, the weights "
-            "take the fraction from 0.24-0.54 to 0.96-1.00 in every form "
+            "below its 0.87, so no weighting can pass it (tests/test_common"
+            ".py, test_class_weight_check_through_the_origin_is_out_of_reach)"
+            "; with a constant feature appended, the weights take the "
+            "fraction from 0.24-0.54 to 0.96-1.00 in every form "
             "(tests/models/test_matrix_weights.py)")
         return expected
 
