@@ -49,6 +49,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (REPO_ROOT, load_average, machine_description,  # noqa: E402
                      md_table, write_section)
 
+SECTION = "bench_first_fit"
+
 #: (estimator, parameters): every registry estimator's defaults, and the
 #: kernel estimators with an RBF kernel.
 KERNEL_CASES = [("Perceptron", {"kernel": "rbf"}),
@@ -182,7 +184,7 @@ def main(argv=None):
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     if args.write:
-        write_section("bench_first_fit", text)
+        write_section(SECTION, text)
 
 
 if __name__ == "__main__":
