@@ -54,6 +54,8 @@ SCRIPTS = [
     ("bench_svmlight_parser", []),
     ("bench_budget", ["--repeat", "2"]),
     ("bench_learners", []),
+    ("bench_first_fit", []),
+    ("bench_river_streams", ["--repeat", "3"]),
 ]
 
 

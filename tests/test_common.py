@@ -40,6 +40,14 @@ def test_public_estimators_are_the_registry():
                for c in _public_estimators())
 
 
+def test_checks_run_at_every_estimators_defaults():
+    """Issue #39, point 7: scikit-learn's checks run at each estimator's
+    default parameters (its first ``_test_params`` set is ``{}``), not only
+    at parameter sets chosen to pass them."""
+    for cls in _public_estimators():
+        assert cls._test_params()[0] == {}, cls.__name__
+
+
 def _fitted_instances():
     return reg.cases()
 
@@ -147,3 +155,60 @@ def test_coef_is_the_decision_or_absent(cls, params, n_classes):
     np.testing.assert_array_equal(
         est.predict(X), est.classes_[(linear > 0).astype(int)]
         if n_classes == 2 else est.classes_[np.argmax(linear, axis=1)])
+
+
+def _origin_bound(n_centers):
+    """The largest share of ``check_class_weight_classifiers``' test rows
+    that a hyperplane through the origin puts on one side (its data: 2-D
+    blobs of standard deviation 20, half held out), over 36,000 directions.
+    With more than two classes, class 0's one-vs-rest region is an
+    intersection of half-planes through the origin, so the bound holds
+    there too."""
+    import numpy as np
+    from sklearn.datasets import make_blobs
+    from sklearn.model_selection import train_test_split
+
+    X, y = make_blobs(centers=n_centers, random_state=0, cluster_std=20)
+    _, X_test, _, _ = train_test_split(X, y, test_size=0.5, random_state=0)
+    angle = np.linspace(0.0, 2.0 * np.pi, 36_000, endpoint=False)
+    sides = X_test @ np.stack([np.cos(angle), np.sin(angle)])
+    return float((sides > 0).mean(axis=0).max())
+
+
+def test_class_weight_check_through_the_origin_is_out_of_reach():
+    """Issue #39, point 7. ``check_class_weight_classifiers`` at the
+    defaults of Ballseptron, HigherOrderPerceptron and SecondOrderPerceptron
+    (the issue measured 0.60 / 0.66 / 0.66 < 0.87) is an expected failure
+    for a principled reason, which this test pins: their hyperplane goes
+    through the origin (the decision at x = 0 is 0, however the rows are
+    weighted), and there no hyperplane reaches the share of class 0 the
+    check asks (> 0.87: the best holds 0.600 of its test rows with two
+    classes, 0.700 with three), so no weighting could pass it. Their
+    weights reach every part of each update (their Notes, "Weighted rows",
+    and the weighted reference tests). Every estimator that declares the
+    failure with no intercept at its defaults names the origin; the others
+    (CW, NHERD: an intercept, other reasons) give theirs."""
+    import warnings
+
+    import numpy as np
+    from sklearn.datasets import make_blobs
+
+    bounds = {n: _origin_bound(n) for n in (2, 3)}
+    assert round(bounds[2], 3) == 0.600 and round(bounds[3], 3) == 0.700
+    assert max(bounds.values()) < 0.87
+    X, y = make_blobs(centers=3, random_state=0, cluster_std=20)
+    through_origin = []
+    for cls in _public_estimators():
+        reason = cls()._xfail_checks().get("check_class_weight_classifiers")
+        if reason is None:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = cls(class_weight={0: 1000, 1: 1e-4, 2: 1e-4}).fit(X, y)
+        if np.all(est.decision_function(np.zeros((1, 2))) == 0.0):
+            through_origin.append(cls.__name__)
+            assert "origin" in reason, cls.__name__
+        else:
+            assert "through the origin" not in reason, cls.__name__
+    assert {"Ballseptron", "HigherOrderPerceptron",
+            "SecondOrderPerceptron"} <= set(through_origin)

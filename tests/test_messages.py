@@ -6,11 +6,13 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from numpy.testing import assert_array_equal
 
 from perceptrons import Perceptron, SecondOrderPerceptron
 from perceptrons.distributed import ParameterMixing
 from tests import _registry as reg
 from perceptrons.streaming import CacheWarning, fit_file
+from tests._states import assert_same_state
 
 
 def _xy(n=20, d=4):
@@ -48,16 +50,53 @@ def test_no_numpy_reprs_in_messages():
     assert "Got 1.5 instead" in str(err.value)
 
 
-def test_second_order_auto_form_refuses_a_huge_primal_matrix():
+def test_second_order_auto_form_takes_the_dual_form_of_wide_input():
+    """Issue #39: form="auto" runs the linear kernel's dual form where the
+    primal matrix would not fit, and says so once (a warning naming why and
+    how to choose); the model is kernel="linear"'s bit for bit."""
     X = sp.random(10, 10**6, density=1e-5, format="csr", random_state=0)
     y = np.arange(10) % 2
-    with pytest.raises(ValueError, match=r"1000000 features take 7.28 TiB "
-                                         r"per problem, over the 1 GiB "
-                                         r"form='auto' allows; use "
-                                         r"kernel='linear'"):
-        SecondOrderPerceptron().fit(X, y)
-    assert SecondOrderPerceptron(kernel="linear").fit(X, y).form_ == "dual"
+    with pytest.warns(UserWarning, match=r"chose the dual form \(the linear "
+                      r"kernel\).* 1000000 features take 7.28 TiB per "
+                      r"problem, over the 1 GiB form='auto' allows.*Pass "
+                      r"kernel='linear' to choose it without this warning, "
+                      r"or form='primal'") as record:
+        auto = SecondOrderPerceptron(random_state=0).fit(X, y)
+    assert len(record) == 1
+    assert auto.form_ == "dual"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        linear = SecondOrderPerceptron(kernel="linear",
+                                       random_state=0).fit(X, y)
+        # Continuing the model does not warn again.
+        auto.partial_fit(X, y)
+        linear.partial_fit(X, y)
+    assert_same_state(auto.state_, linear.state_)
+    assert_array_equal(auto.decision_function(X),
+                       linear.decision_function(X))
+    with pytest.raises(ValueError, match="form='dual' keeps the model over "
+                                         "kernel values: pass a kernel"):
+        SecondOrderPerceptron(form="dual").fit(X, y)
     assert SecondOrderPerceptron().fit(*_xy()).form_ == "primal"
+
+
+def test_second_order_auto_form_takes_the_dual_form_when_memory_fails(
+        monkeypatch):
+    """A primal matrix under the 1 GiB that cannot be allocated: "auto"
+    takes the dual form with the reason, "primal" refuses with it."""
+    from perceptrons.models import second_order
+
+    def no_memory(*args):
+        raise MemoryError
+
+    monkeypatch.setattr(second_order.SOPrimalModel, "zeros", no_memory)
+    X, y = _xy()
+    with pytest.warns(UserWarning, match="more than this machine could "
+                                         "allocate"):
+        assert SecondOrderPerceptron().fit(X, y).form_ == "dual"
+    with pytest.raises(ValueError, match="more than this machine can "
+                                         "allocate; use kernel='linear'"):
+        SecondOrderPerceptron(form="primal").fit(X, y)
 
 
 def test_mixing_weights_of_an_epoch_without_updates():

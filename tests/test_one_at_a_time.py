@@ -1,8 +1,7 @@
-"""One example at a time: ``learn_one``/``predict_one``,
-``progressive_val_score`` and the river adapter."""
+"""One example at a time: ``learn_one``/``predict_one`` and
+``progressive_val_score`` (the river adapter: ``tests/test_river.py``)."""
 
 import re
-import sys
 import warnings
 
 import numpy as np
@@ -12,7 +11,6 @@ from sklearn.datasets import make_classification
 
 from perceptrons import PFM, Perceptron
 from perceptrons.evaluation import progressive_val_score
-from perceptrons.river import as_river
 from tests import _registry as reg
 from tests._states import assert_same_state
 
@@ -93,17 +91,16 @@ def test_learn_one_is_partial_fit_on_one_row(cls):
 
 def test_one_at_a_time_errors():
     X, y = _stream()
-    est = Perceptron()
-    with pytest.raises(ValueError, match="theta_init and threshold_step="):
-        est.learn_one(X[0], y[0], classes=[0, 1, 2])
-    with pytest.raises(ValueError, match="beta='auto'"):
-        PFM().learn_one(X[0], y[0], classes=[0, 1, 2])
+    # "auto" on a stream: the first call is the first example.
+    est = Perceptron().learn_one(X[0], y[0], classes=[0, 1, 2])
+    assert est.theta_init_ == pytest.approx(np.dot(X[0], X[0]), rel=1e-14)
+    assert PFM().learn_one(X[0], y[0], classes=[0, 1, 2]).beta_ == 0.5
     est = Perceptron(theta_init=0.0, threshold_step=0.0)
     with pytest.raises(ValueError, match="classes must be passed"):
         est.learn_one(X[0], y[0])
     est.learn_one({"a": 1.0, "b": 2.0}, 0, classes=[0, 1, 2])
-    with pytest.raises(ValueError, match="not among the model's 2 features"):
-        est.learn_one({"a": 1.0, "c": 2.0}, 1)
+    est.learn_one({"a": 1.0, "c": 2.0}, 1)  # a feature that arrives later
+    assert list(est.feature_names_in_) == ["a", "b", "c"]
     with pytest.raises(ValueError, match="1-D array"):
         est.learn_one(X[:2, :2], 1)
     arrays = Perceptron(theta_init=0.0, threshold_step=0.0)
@@ -144,38 +141,6 @@ def test_progressive_val_score_counts_the_online_mistakes():
     first = est.mistakes_per_epoch_[0]  # the first example's own call
     assert n_wrong == est.n_mistakes_ - first
     assert 0.75 < metric.get() < 1.0
-
-
-def test_river_gives_the_same_score():
-    river = pytest.importorskip("river")
-    from river import evaluate, metrics
-
-    stream = _dict_stream(10_000)
-    for hypothesis in ("last", "averaged"):
-        params = dict(hypothesis=hypothesis, theta_init=1.0,
-                      threshold_step=1.0)
-        ours = progressive_val_score(Perceptron(**params), stream,
-                                     classes=[0, 1])
-        model = as_river(Perceptron(**params), classes=[0, 1])
-        assert isinstance(model, river.base.Classifier)
-        theirs = evaluate.progressive_val_score(stream, model,
-                                                metrics.Accuracy())
-        assert theirs.get() == ours.get()
-        assert model.estimator.n_mistakes_ >= 0
-    # The river-trained model is the one our loop trains.
-    a = Perceptron(hypothesis="last", theta_init=1.0, threshold_step=1.0)
-    progressive_val_score(a, stream[:500], classes=[0, 1])
-    b = as_river(Perceptron(hypothesis="last", theta_init=1.0,
-                            threshold_step=1.0), classes=[0, 1])
-    for x, y in stream[:500]:
-        b.learn_one(x, y)
-    assert_same_state(a.state_, b.estimator.state_)
-
-
-def test_as_river_without_river(monkeypatch):
-    monkeypatch.setitem(sys.modules, "river", None)
-    with pytest.raises(ImportError, match=r"perceptrons\[river\]"):
-        as_river(Perceptron(), classes=[0, 1])
 
 
 # ------------------------------------------------- per-call history counters

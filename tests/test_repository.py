@@ -26,7 +26,7 @@ ALLOWED = {
                     "_loops", "persistence", "registry"},
     "streaming": {"streaming", "datasets", "utils"},
     "evaluation": {"evaluation"},
-    "river": {"river"},
+    "river": {"river", "models", "registry"},
     "distributed": {"distributed", "models", "datasets", "utils",
                     "persistence", "registry"},
     "cli": {"cli", "experiments", "models", "datasets", "bounds", "utils",

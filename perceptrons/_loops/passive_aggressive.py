@@ -54,11 +54,18 @@ one source, one compiled loop per variant, no run-time branch on the
 variant in the sample loop (STYLE habit 1; scikit-learn's ``_plain_sgd``
 branches on ``learning_rate == PA1/PA2`` per example).
 
-Bias (``rule.bias``). The intercept b is the weight of a constant feature
-1: the rule runs on :math:`x' = [x, 1]`, :math:`w' = [w, b]`, so the score
-is :math:`w\cdot x + b`, the norm in τ is :math:`\|x\|^2 + 1` and an update
-adds :math:`\tau y` to b. Without it, b is left as it is (0, or the
-``intercept_init`` given).
+Bias (``rule.bias``, PA's ``rule.intercept_step``). The intercept b is
+the weight of a constant feature 1: the rule runs on :math:`x' = [x, 1]`,
+:math:`w' = [w, b]`, so the score is :math:`w\cdot x + b`, the norm in τ is
+:math:`\|x\|^2 + 1` (``bias`` True) and an update adds :math:`\tau y` to b
+(``intercept_step`` True). Without it (both False), b is left as it is
+(0, or the ``intercept_init`` given). scikit-learn's intercept step is
+``bias`` False (τ from :math:`\|x\|^2` alone) with the float
+``intercept_step`` 1.0 (b gains :math:`\tau y`), or 0.01 on sparse input
+(its ``SPARSE_INTERCEPT_DECAY``); a float share is a compiled variant of
+its own (:func:`by_share`), so the constant feature's arithmetic is the one
+it always was. The family's rules have no such choice: their b gains its
+share of the step when ``bias`` is set (:func:`intercept_share`).
 
 Row weights (``weights``, sample_weight × class_weight). A row of weight
 :math:`s > 0` has the aggressiveness :math:`sC` in the paper's problems
@@ -100,6 +107,8 @@ passive-aggressive algorithms. JMLR 7:551-585, 2006.
 
 from collections import namedtuple
 
+from numba.core import types
+
 from ._common import best_other, loop_helper, specialised
 from .confidence_weighted import (GAUSSIAN_FORMS, LOSSES, MARGIN_DECIDES,
                                   STEPS, gaussian_move, gaussian_settle,
@@ -125,12 +134,16 @@ __all__ = ["LOSS_ROUNDING", "OneVsRest", "PA1Rule", "PA2Rule", "PARule",
 #: The hinge loss below which a step is passive (module notes: rounding).
 LOSS_ROUNDING = 2.0 ** -40
 
-#: PA (Eq. (3)): ``bias`` (1: learn b on the constant feature, 0: not).
-PARule = namedtuple("PARule", ["C", "bias"])
+#: PA (Eq. (3)): ``bias`` (True: the constant feature's 1 is in ``‖x'‖²``;
+#: False: no bias, or scikit-learn's step), and ``intercept_step``, what b
+#: gains of each step ``τ y``: True the whole step (the constant feature's),
+#: False nothing (b not learnt), a float that share (scikit-learn's: 1.0 on
+#: dense input, 0.01 on sparse; module notes: bias).
+PARule = namedtuple("PARule", ["C", "bias", "intercept_step"])
 #: PA-I (Eq. (6), first case): aggressiveness ``C`` > 0.
-PA1Rule = namedtuple("PA1Rule", ["C", "bias"])
+PA1Rule = namedtuple("PA1Rule", ["C", "bias", "intercept_step"])
 #: PA-II (Eq. (6), second case): aggressiveness ``C`` > 0.
-PA2Rule = namedtuple("PA2Rule", ["C", "bias"])
+PA2Rule = namedtuple("PA2Rule", ["C", "bias", "intercept_step"])
 
 #: The rule of each ``variant`` of the estimator.
 RULES = {"PA": PARule, "PA-I": PA1Rule, "PA-II": PA2Rule}
@@ -169,7 +182,7 @@ def step_size(rule, loss, sq_norm, weight):
     loss : float
         ℓ_t > 0.
     sq_norm : float
-        ``‖x_t‖²`` (plus 1 with a bias), > 0.
+        ``‖x_t‖²`` (plus 1 with ``rule.bias``), > 0.
     weight : float
         The row's weight s > 0.
     """
@@ -200,6 +213,22 @@ def rule_step(rule, m, v, loss, s):
     s : float
         The row's weight, > 0.
     """
+
+
+def _pa_intercept_share(rule):
+    return rule.intercept_step
+
+
+def _family_intercept_share(rule):
+    return rule.bias
+
+
+@specialised(lambda rule: _pa_intercept_share
+             if store_class(rule) in _STEPS else _family_intercept_share)
+def intercept_share(rule):
+    """The ``bias`` argument of :func:`move`: PA's ``rule.intercept_step``
+    (b gains that share of ``τ y``), the family's ``rule.bias`` (b gains
+    its share of the Gaussian's step when set; module notes: bias)."""
 
 
 def _hinge(rule, m, v):
@@ -255,6 +284,24 @@ def by_form(one_vs_rest, prototypes, gaussians=None):
         if cls in GAUSSIAN_FORMS and gaussians is not None:
             return gaussians
         return one_vs_rest
+
+    return choose
+
+
+def by_share(flagged, scaled):
+    """The ``choose`` of a helper whose last argument is the intercept's
+    share of a step (:func:`intercept_share`): ``flagged(*args)`` for a
+    bool (b gains the whole step, or nothing: the constant feature's step,
+    with the arithmetic it always had), ``scaled(*args)`` for a float (b
+    gains that share: scikit-learn's step). The choice is made by the
+    type, when the loop is compiled: a float share multiplied by a flag's
+    1.0 would change no value but lets the compiler fuse the products
+    otherwise (measured: the dual averaged form's coefficients moved by
+    ~1e-16 when every share was a float)."""
+    def choose(*args):
+        bias = args[-1]
+        flag = isinstance(bias, (bool, types.Boolean))
+        return (flagged if flag else scaled)(*args)
 
     return choose
 
@@ -386,15 +433,39 @@ def _prototype_move(form, store, target, k, other, a, i, offsets, bias):
         offsets[other] -= a
 
 
+def _ovr_shift(form, target, k, other, v, offsets, share):
+    offsets[k] += share * v
+
+
+def _prototype_shift(form, target, k, other, v, offsets, share):
+    offsets[target] += share * v
+    offsets[other] -= share * v
+
+
+@specialised(by_form(_ovr_shift, _prototype_shift))
+def shift(form, target, k, other, v, offsets, share):
+    """The intercepts' part of a step v when b gains the float ``share``
+    of it (scikit-learn's step, :func:`by_share`): ``b_k``, or ``b^y`` and
+    ``-b^s`` (prototypes)."""
+
+
+def _move_scaled(form, store, target, k, other, a, i, offsets, bias):
+    move(form, store, target, k, other, a, i, offsets, False)
+    shift(form, target, k, other, a, offsets, bias)
+
+
 def _gaussians_move(form, store, target, k, other, a, i, offsets, bias):
     gaussian_move(form, store, k, a, i, offsets, bias, store.current)
 
 
-@specialised(by_form(_ovr_move, _prototype_move, _gaussians_move))
+@specialised(by_share(by_form(_ovr_move, _prototype_move, _gaussians_move),
+                      lambda *args: _move_scaled))
 def move(form, store, target, k, other, a, i, offsets, bias):
     """The step of loss k on row i: ``w_k += a x`` (problem k), or
     ``w^y += a x``, ``w^s -= a x`` (prototypes), or ``μ_k += a Σ_k x``
-    (Gaussians); the bias too, if learnt (``offsets`` the intercepts)."""
+    (Gaussians); the intercepts (``offsets``) gain the step if ``bias``
+    is True, or ``bias`` times the step if it is a float (PA's
+    scikit-learn step: :func:`intercept_share`)."""
 
 
 def _ovr_move_sum(form, store, target, k, other, c, i, offsets, bias):
@@ -410,13 +481,19 @@ def _prototype_move_sum(form, store, target, k, other, c, i, offsets, bias):
         offsets[other] -= c
 
 
+def _move_sum_scaled(form, store, target, k, other, c, i, offsets, bias):
+    move_sum(form, store, target, k, other, c, i, offsets, False)
+    shift(form, target, k, other, c, offsets, bias)
+
+
 def _gaussians_move_sum(form, store, target, k, other, c, i, offsets,
                        bias):
     gaussian_move(form, store, k, c, i, offsets, bias, store.summed)
 
 
-@specialised(by_form(_ovr_move_sum, _prototype_move_sum,
-                     _gaussians_move_sum))
+@specialised(by_share(by_form(_ovr_move_sum, _prototype_move_sum,
+                             _gaussians_move_sum),
+                     lambda *args: _move_sum_scaled))
 def move_sum(form, store, target, k, other, c, i, offsets, bias):
     """:func:`move` on the averaged hypothesis's accumulators (``offsets``
     the intercepts')."""
@@ -477,7 +554,7 @@ def pa_epoch(store, targets, order, weights, rule, form, intercept,
         Each row's weight s > 0, scaling C (empty: every weight is 1; the
         family's rules read it as their modules say).
     rule : PARule, PA1Rule or PA2Rule, or a rule of the family
-        The variant, its C and whether the bias is learnt.
+        The variant, its C and the intercept's step (module notes: bias).
     form : OneVsRest, Prototypes, DiagonalGaussians or FullGaussians
         The multiclass form; the Gaussian forms carry each problem's
         covariance (updated in place) and run with a primal store.
@@ -502,6 +579,7 @@ def pa_epoch(store, targets, order, weights, rule, form, intercept,
         above every other class's.
     """
     bias = 1.0 if rule.bias else 0.0
+    b_share = intercept_share(rule)
     n_losses = counters(form)
     n_mistakes = 0
     ctx = begin_pass(store)
@@ -534,12 +612,12 @@ def pa_epoch(store, targets, order, weights, rule, form, intercept,
             if not (alpha > 0.0 or beta > 0.0):
                 continue
             a = alpha * y
-            move(form, store, target, k, other, a, i, intercept, rule.bias)
+            move(form, store, target, k, other, a, i, intercept, b_share)
             if averaged:
                 # A += (s - 1) Δ at global step s = t_start + step + 1.
                 c = (t_start + step) * a
                 move_sum(form, store, target, k, other, c, i, intercept_acc,
-                         rule.bias)
+                         b_share)
             settle(form, rule, k, store, i, bias, beta, gamma)
             n_updates[counted(form, target, k)] += 1
         # A budget makes room once the step's updates are made.

@@ -33,12 +33,13 @@ from ..utils._param_validation import Interval, StrOptions
 from ..utils.docstrings import with_doc_fragments
 from ._averaged import LastOrAveragedRows
 from ._classes import class_positions, grown_rows
+from ._features import inserted_coordinates, padded_state
 from ._driver import N_JOBS_DOC, Algorithm, OnlineClassifier
-from ._driver.online import CompiledStep
 from ._driver.protocol import linear_row_scores
 from ._state import FittedState, array, scalar, sub
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._weights import WeightRows
+from .passive_aggressive import PassiveAggressiveStep
 
 __all__ = ["ConfidenceWeightedBase", "ConfidenceWeightedState",
            "GaussianAlgorithm", "confidence_constants", "documented",
@@ -200,6 +201,23 @@ class GaussianAlgorithm(LastOrAveragedRows, Algorithm):
     def class_growth_refusal(self, state):
         return None
 
+    def feature_growth_refusal(self, state):
+        return None
+
+    def grow_features(self, state, n_new):
+        """New features: μ = 0 and a fresh variance a for each (Σ = aI's
+        entries, uncoupled: every step's Σx' is 0 on a coordinate whose
+        value was always 0), inserted before the constant feature's last
+        entry."""
+        s, d = state, state.n_features_in
+        a = self.initial_variance()
+        overrides = {}
+        for name in ("variances", "covariance"):
+            value = getattr(s, name)
+            if value is not None:
+                overrides[name] = inserted_coordinates(value, d, n_new, a)
+        return padded_state(s, n_new, d, overrides)
+
     def grow_classes(self, state, classes):
         """More classes: a fresh Gaussian per new class (μ = 0, b = 0,
         Σ = aI). Two classes (one problem, class 1 against class 0) become a
@@ -302,28 +320,16 @@ def _form(state, u):
     return DiagonalGaussians(state.variances, u)
 
 
-class _GaussianStep(CompiledStep):
+class _GaussianStep(PassiveAggressiveStep):
     """The pass of :meth:`GaussianAlgorithm.run_epoch` on one row, its
     arguments made once (:meth:`GaussianAlgorithm.online_step`)."""
 
     def __init__(self, state, rule, row_arrays):
-        super().__init__(pa_epoch.primal, state)
-        self.store = state.weights.store_of(row_arrays, np.zeros(0),
-                                            prefetch=False)
-        self.scores = np.zeros(state.intercept.shape[0])
-        self.form = _form(state, np.zeros(state.n_features_in + 1))
-        self.rule = rule
-
-    def arguments(self, weights, t):
-        s = self.state
-        return (self.store, self.targets, self.order, weights, self.rule,
-                self.form, s.intercept, s.intercept_acc, t, s.averaged,
-                self.scores, s.n_updates_per_problem)
+        super().__init__(state, rule, row_arrays, np.zeros(0),
+                         _form(state, np.zeros(state.n_features_in + 1)))
 
     def finite(self):
-        s = self.state
-        return (s.weights.current, s.weights.summed, s.intercept,
-                s.intercept_acc, _cov(s))
+        return super().finite() + (_cov(self.state),)
 
 
 #: The entries of the parameters, attributes and notes every member's

@@ -230,17 +230,6 @@ class Figure2(BudgetAlgorithm, KernelAlgorithm, Algorithm):
     def weights_refusal(self):
         return None
 
-    def one_at_a_time_refusal(self):
-        auto = [name for name in ("theta_init", "threshold_step")
-                if getattr(self, name) == "auto"]
-        if not auto:
-            return None
-        return (f"{' and '.join(auto)}='auto' is the average <x, x> of the "
-                "training rows (K&W Sec. 3.2), which one example does not "
-                "give: pass a value (e.g. the average squared norm of a "
-                "sample of the stream), or start with partial_fit on a batch "
-                "and go on with learn_one")
-
     def final_after_quiet_pass(self):
         # w and θ move only on an update; the other hypotheses go on
         # counting (average, votes, survival runs).
@@ -300,6 +289,11 @@ class Figure2(BudgetAlgorithm, KernelAlgorithm, Algorithm):
                 avg = float(call.mean_sq_norm)
             else:
                 avg = float(np.mean(kernel.diag(call.sq_norms)))
+            if avg == 0.0:
+                # Rows that are all zero have no scale to read (a stream's
+                # first example under river's StandardScaler): the unit, as
+                # ALMA's intercept_scaling="auto".
+                avg = 1.0
             if not np.isfinite(avg):
                 what, remedy = (("squared norm", "scale the input")
                                 if kernel is None else
@@ -346,6 +340,10 @@ class Figure2(BudgetAlgorithm, KernelAlgorithm, Algorithm):
         if intercept is not None:
             state.theta[:] = -intercept
             state.theta_ls[:] = -intercept
+
+    def feature_growth_refusal(self, state):
+        # w = 0 and a support vector's value 0 for a new feature: no step of Figure 2 moved them (the voted log's rows are padded too).
+        return None
 
     def class_growth_refusal(self, state):
         refusal = self.budget_growth_refusal(state)

@@ -225,10 +225,12 @@ class KernelAlgorithm:
     per-call state (for an :class:`~perceptrons.models._driver.Algorithm`
     of an estimator with :class:`KernelParams`)."""
 
-    def kernel_spec(self, n_features):
+    def kernel_spec(self, n_features, name=None):
         """The kernel of the parameters, ``gamma=None`` resolved to
-        ``1 / n_features``."""
-        return KernelSpec(code=KERNEL_NAMES[self.kernel],
+        ``1 / n_features`` (``name``: another kernel than ``kernel``, with
+        the other parameters)."""
+        return KernelSpec(code=KERNEL_NAMES[self.kernel if name is None
+                                            else name],
                           degree=int(self.degree),
                           gamma=(1.0 / n_features if self.gamma is None
                                  else float(self.gamma)),

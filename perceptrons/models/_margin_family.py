@@ -313,6 +313,10 @@ class MarginAlgorithm(Algorithm):
         """PFM's β ("auto" resolved); None for the other rules."""
         return None
 
+    def feature_growth_refusal(self, state):
+        # w = 0 for a new feature (the norms and margins unchanged): no update moved it.
+        return None
+
     def class_growth_refusal(self, state):
         return (f"{self.estimator_name} runs each one-vs-rest problem to "
                 "its certificate of convergence on the classes it was given "

@@ -58,6 +58,7 @@ from ._driver import Algorithm, OnlineClassifier
 from ._kernel import (BLOCK_ROWS, KERNEL_NAMES, KernelAlgorithm,
                       KernelParams, linear_coef)
 from ._classes import class_positions
+from ._features import inserted_coordinates, padded, padded_state
 from ._state import FittedState, array, check_problems, scalar
 from ._stopping import STOPPING_CONSTRAINTS
 from ._support import PoolInFront
@@ -515,7 +516,9 @@ class MatrixAlgorithm(KernelAlgorithm, Algorithm):
             raise ValueError(f"form={form!r} has no kernel; with "
                              f"kernel={self.kernel!r} use form='dual' or "
                              "'auto'")
-        if self.kernel is None and form == "dual":
+        if self.kernel is None and form == "dual" and self.form == "dual":
+            # (form="auto" may choose it: the algorithm's auto_form then
+            # says why and gives the kernel, kernel_spec.)
             raise ValueError("form='dual' keeps the model over kernel "
                              "values: pass a kernel (kernel='linear' for the "
                              "dual form of the linear model)")
@@ -545,6 +548,31 @@ class MatrixAlgorithm(KernelAlgorithm, Algorithm):
                     "matrices, signs and pseudo-instances would have to be "
                     "rewritten as class 0's problem: that is not written")
         return None
+
+    def feature_growth_refusal(self, state):
+        return None
+
+    def grow_features(self, state, n_new):
+        """New features, each as if it had been 0 in every row: w = v = 0,
+        the primal matrix's fresh entries (B = I's, A = aI's: a diagonal
+        entry no step has coupled to another coordinate, whose value was
+        always 0), the implicit factors and the dual pool's rows padded with
+        zeros (a kernel model reads a missing feature as zero)."""
+        s, model, d = state, state.model, state.n_features_in
+        overrides, summed = {}, s.summed
+        if s.form != "dual":
+            fresh = self.new_model(s.form, 1, 1, None, False)
+            for field in dataclasses.fields(model):
+                value = getattr(model, field.name)
+                if isinstance(value, np.ndarray) and value.ndim == 3 and (
+                        value.shape[1:] == (d, d)):
+                    overrides[field.name] = inserted_coordinates(
+                        value, d, n_new, getattr(fresh, field.name)[0, 0, 0])
+            if summed.shape[1] == d:
+                summed = padded(summed, [1], n_new)
+        return padded_state(s, n_new, d, {
+            "model": padded_state(model, n_new, d, overrides),
+            "summed": summed})
 
     def grow_classes(self, state, classes):
         """More one-vs-rest problems, each the form's fresh problem (its
@@ -721,8 +749,10 @@ class MatrixPerceptronBase(KernelParams, OnlineClassifier):
             "HO_p(c) and the second-order Perceptron have no intercept: the "
             "best hyperplane through the origin puts 0.60 (2 classes) and "
             "0.70 (3 classes) of the check's test rows on class 0's side, "
-            "below its 0.87; with a constant feature appended, the weights "
-            "take the fraction from 0.24-0.54 to 0.96-1.00 in every form "
+            "below its 0.87, so no weighting can pass it (tests/test_common"
+            ".py, test_class_weight_check_through_the_origin_is_out_of_reach)"
+            "; with a constant feature appended, the weights take the "
+            "fraction from 0.24-0.54 to 0.96-1.00 in every form "
             "(tests/models/test_matrix_weights.py)")
         return expected
 

@@ -20,6 +20,7 @@ from ..utils.validation import linear_scores
 from ._budget import (BudgetState, loop_budget, needs_spare_rows,
                       state_after_call)
 from ._kernel import KernelSpec, linear_coef
+from ._features import padded
 from ._state import State, array, sub
 from ._support import PoolInFront, SupportPool
 
@@ -80,6 +81,14 @@ class WeightRows(State):
 
     def check(self, sizes, where):
         _kept_widths(self, where, sizes["n_features"])
+
+    def grown_features(self, n_new, n_features):
+        """The rows with ``n_new`` zero features appended (the sum and the
+        snapshot too, where kept): :mod:`perceptrons.models._features`."""
+        def grown(a):
+            return padded(a, [1], n_new) if a.shape[1] == n_features else a
+        return type(self)(grown(self.current), grown(self.summed),
+                          grown(self.snapshot))
 
     def begin_call(self, new_kernel_call, call):
         """Nothing: the primal loops read the call's rows directly."""

@@ -149,15 +149,6 @@ class ALMARule(BudgetAlgorithm, KernelAlgorithm, Algorithm):
                              "'auto') overflows float64; scale the input")
         return rho if rho > 0.0 else 1.0
 
-    def one_at_a_time_refusal(self):
-        if self.fit_intercept and self.intercept_scaling == "auto":
-            return ("intercept_scaling='auto' is the average norm of the "
-                    "training rows, which one example does not give: pass a "
-                    "value (e.g. the average norm of a sample of the "
-                    "stream), or start with partial_fit on a batch and go "
-                    "on with learn_one")
-        return None
-
     def new_state(self, call, fitted):
         X = call.X
         n_classes = fitted["classes"].shape[0]
@@ -217,6 +208,10 @@ class ALMARule(BudgetAlgorithm, KernelAlgorithm, Algorithm):
         return ("ALMA's state is a normalised w with its correction count k "
                 "(which sets the margin target and the step): an average of "
                 "runs is not the state of a run")
+
+    def feature_growth_refusal(self, state):
+        # w = 0 for a new feature (its p-norm and ‖w‖ unchanged): no correction of Figure 1 moved it.
+        return None
 
     def class_growth_refusal(self, state):
         return self.budget_growth_refusal(state)
@@ -435,7 +430,9 @@ class ALMA(KernelParams, OnlineClassifier):
         the margin. "auto": the average norm of the training rows of the
         first ``fit``/``partial_fit`` call, ``‖x‖_p`` (with a kernel, the
         feature-space norm ``sqrt(k(x, x))``), 1 if every row is zero; the
-        value used is ``intercept_scaling_``. ρ well below the rows' norms
+        value used is ``intercept_scaling_``. On a stream (``learn_one``,
+        river) the first call is the first example: ρ is its norm (1 if
+        zero), frozen from then on. ρ well below the rows' norms
         leaves the bias almost no weight: on scikit-learn's class-weight
         check (blobs of norm ≈ 24) ρ = 1 predicts the heavy class on 0.48 to
         0.56 of the test rows, ρ = 24 on 0.94 to 1.0.
@@ -670,7 +667,6 @@ class ALMA(KernelParams, OnlineClassifier):
     }
 
     _algorithm = ALMARule
-    _one_at_a_time_params = {"intercept_scaling": 1.0}
 
     @classmethod
     def _test_params(cls):

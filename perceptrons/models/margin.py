@@ -187,13 +187,6 @@ class FixedMargin(MarginAlgorithm):
 
     _rule = RULE_PFM
 
-    def one_at_a_time_refusal(self):
-        if self.beta == "auto" and self.extension is not None:
-            return ("beta='auto' is Δ/(2√m) for m training rows, which one "
-                    "example does not give: pass beta, or start with "
-                    "partial_fit on a batch and go on with learn_one")
-        return None
-
     def _resolve_beta(self, call):
         if self.beta != "auto":
             return float(self.beta)
@@ -402,6 +395,9 @@ class PFM(MarginParams, OnlineClassifier):
         extension alone guarantees (Sec. 5), so that β < γ_d always holds
         and the run converges (Theorem 3.1) with a margin of at least half
         that guarantee; 0 without extension (nothing is known of γ_d then).
+        On a stream (``learn_one``, river) the first call is the first
+        example, m = 1: β = Δ/2, frozen from then on (a fixed margin of
+        half the extension, where the paper's m grows with the data).
         On noisy data it gains 3-4 points of test accuracy over β = 0, the
         perceptron's "any separator". The value used is ``beta_``.
     augmentation : float, default=1.0
@@ -468,7 +464,6 @@ class PFM(MarginParams, OnlineClassifier):
         "beta": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
     }
     _algorithm = FixedMargin
-    _one_at_a_time_params = {"beta": 0.05}
 
     def __init__(self, *, beta="auto", augmentation=1.0,
                  extension=DEFAULT_EXTENSION,

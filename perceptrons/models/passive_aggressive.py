@@ -13,6 +13,7 @@ import dataclasses
 from numbers import Real
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._loops.passive_aggressive import (RULES, OneVsRest, Prototypes,
                                          pa_epoch)
@@ -26,12 +27,50 @@ from ._driver.protocol import linear_row_scores
 from ._driver.mixing import mixed_rows_and_offset
 from ._driver.online import CompiledStep
 from ._kernel import KERNEL_NAMES, KernelAlgorithm, KernelParams
+from ._sklearn_names import SklearnNames
 from ._state import FittedState, array, scalar, sub
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._weights import DualWeights, WeightRows, check_kept_sum
 
 __all__ = ["PassiveAggressive", "PassiveAggressiveRule",
-           "PassiveAggressiveState"]
+           "PassiveAggressiveState", "SPARSE_INTERCEPT_DECAY", "pa_rule"]
+
+#: The share of its step scikit-learn's intercept takes on sparse input
+#: (``SPARSE_INTERCEPT_DECAY`` of ``sklearn.linear_model._base``), read by
+#: ``intercept_update="sklearn"``.
+SPARSE_INTERCEPT_DECAY = 0.01
+
+
+def pa_rule(variant, C, fit_intercept, intercept_update, sparse):
+    """The loop's rule of the parameters (:data:`~perceptrons._loops.
+    passive_aggressive.PARule` and the others).
+
+    Parameters
+    ----------
+    variant : {"PA", "PA-I", "PA-II"}
+    C : float
+    fit_intercept : bool
+    intercept_update : {"constant", "sklearn"}
+        How b is learnt (with ``fit_intercept``): as the weight of the
+        constant feature 1 (τ from ``‖x‖² + 1``, b gains τy), or as
+        scikit-learn does (τ from ``‖x‖²``, b gains τy, 0.01 τy on sparse
+        input).
+    sparse : bool
+        Whether the call's rows are sparse (scikit-learn's step only).
+
+    Returns
+    -------
+    PARule, PA1Rule or PA2Rule
+    """
+    if not fit_intercept:
+        bias, step = False, False
+    elif intercept_update == "constant":
+        bias, step = True, True
+    else:
+        # A float share: the loop's scaled intercept step (a variant of
+        # its own, compiled when first used).
+        bias, step = False, SPARSE_INTERCEPT_DECAY if sparse else 1.0
+    return RULES[variant](float(C), bias, step)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -125,6 +164,11 @@ class PassiveAggressiveRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
         if intercept is not None:
             state.intercept[:] = intercept
 
+    def rule(self, sparse):
+        """The loop's rule (:func:`pa_rule`) for rows sparse or not."""
+        return pa_rule(self.variant, self.C, self.fit_intercept,
+                       self.intercept_update, sparse)
+
     def weights_refusal(self):
         # A row's weight scales its C (class notes); PA has no C to scale.
         if self.variant != "PA":
@@ -135,6 +179,10 @@ class PassiveAggressiveRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
                 "'PA-II', where a row's weight scales its aggressiveness C")
 
     # ----------------------------------------------------------- training
+    def feature_growth_refusal(self, state):
+        # w = 0 for a new feature: no PA step moved it.
+        return None
+
     def class_growth_refusal(self, state):
         return self.budget_growth_refusal(state)
 
@@ -175,7 +223,7 @@ class PassiveAggressiveRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
             call.state.intercept_acc))
         call.work = PassiveAggressiveWork(
             scores=np.zeros(s.intercept.shape[0]),
-            rule=RULES[self.variant](float(self.C), bool(self.fit_intercept)))
+            rule=self.rule(sp.issparse(call.X)))
         if s.prototype != (self.multiclass == "prototype"
                            and s.intercept.shape[0] > 1):
             raise ValueError(
@@ -213,10 +261,9 @@ class PassiveAggressiveRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
                 or state.prototype != (self.multiclass == "prototype"
                                        and state.intercept.shape[0] > 1)):
             return None
-        return _PassiveAggressiveStep(
-            state, RULES[self.variant](float(self.C),
-                                       bool(self.fit_intercept)),
-            row_arrays, sq_norm)
+        # learn_one's row is dense.
+        return PassiveAggressiveStep(state, self.rule(False), row_arrays,
+                                     sq_norm)
 
     def end_call(self, call, targets):
         # Kernel form: the rows with a non-zero coefficient in w or in its
@@ -251,15 +298,17 @@ def _form(state):
     return Prototypes(n_rows) if state.prototype else OneVsRest(n_rows)
 
 
-class _PassiveAggressiveStep(CompiledStep):
+class PassiveAggressiveStep(CompiledStep):
     """The pass of :meth:`PassiveAggressiveRule.run_epoch` on one row, its
-    arguments made once (:meth:`PassiveAggressiveRule.online_step`)."""
+    arguments made once (:meth:`PassiveAggressiveRule.online_step`); with
+    ``form``, another of the pass's forms (the confidence-weighted family's
+    Gaussians)."""
 
-    def __init__(self, state, rule, row_arrays, sq_norm):
+    def __init__(self, state, rule, row_arrays, sq_norm, form=None):
         super().__init__(pa_epoch.primal, state)
         self.store = state.weights.store_of(row_arrays, sq_norm,
                                             prefetch=False)
-        self.form = _form(state)
+        self.form = _form(state) if form is None else form
         self.scores = np.zeros(state.intercept.shape[0])
         self.rule = rule
 
@@ -277,7 +326,7 @@ class _PassiveAggressiveStep(CompiledStep):
 
 @with_budget_docs
 @with_stopping_docs
-class PassiveAggressive(KernelParams, OnlineClassifier):
+class PassiveAggressive(SklearnNames, KernelParams, OnlineClassifier):
     r"""Passive-Aggressive classifier: PA, PA-I and PA-II.
 
     The online algorithms of Crammer, Dekel, Keshet, Shalev-Shwartz &
@@ -311,6 +360,14 @@ class PassiveAggressive(KernelParams, OnlineClassifier):
         Learn a bias b, the weight of a constant feature 1: the rule runs on
         :math:`[x, 1]` (Notes). False: the paper's rule through the origin,
         b fixed (at 0, or at ``intercept_init``).
+    intercept_update : {"constant", "sklearn"}, default="constant"
+        How b is learnt with ``fit_intercept=True``. "constant": as the
+        weight of the constant feature 1 (τ from :math:`\|x\|^2 + 1`, b
+        gains :math:`\tau y`). "sklearn": scikit-learn's
+        ``PassiveAggressiveClassifier`` step, τ from :math:`\|x\|^2` alone
+        and b gaining :math:`\tau y` (0.01 τy on sparse input), to reproduce
+        its ``fit_intercept=True`` models (Notes, "Bias"); it overshoots the
+        margin the paper's step attains.
     multiclass : {"ovr", "prototype"}, default="ovr"
         More than two classes: one-vs-rest (one binary problem of Figure 1
         per class, as the issue asks and scikit-learn does), or one
@@ -469,7 +526,11 @@ class PassiveAggressive(KernelParams, OnlineClassifier):
        ``fit_intercept=False`` on ``[X, 1]``, and with
        ``fit_intercept=False`` PA-I and PA-II equal scikit-learn's
        ``loss="hinge"`` and ``"squared_hinge"`` (``shuffle=False,
-       tol=None``) weight for weight.
+       tol=None``) weight for weight. ``intercept_update="sklearn"`` takes
+       scikit-learn's step instead, and then ``fit_intercept=True`` models
+       equal scikit-learn's too (on rows that are not all zero: its PA-II
+       moves b on a zero row, where here such a row is passive).
+       :meth:`from_sklearn` translates scikit-learn's parameters.
 
     Weighted rows (``sample_weight`` × ``class_weight``). A row of weight
     :math:`s > 0` enters the paper's problems with the aggressiveness
@@ -555,6 +616,7 @@ class PassiveAggressive(KernelParams, OnlineClassifier):
         "variant": [StrOptions(set(RULES))],
         "C": [Interval(Real, 0, None, closed="neither")],
         "fit_intercept": ["boolean"],
+        "intercept_update": [StrOptions({"constant", "sklearn"})],
         "hypothesis": [StrOptions({"last", "averaged"})],
         "multiclass": [StrOptions({"ovr", "prototype"})],
         "kernel": [StrOptions(set(KERNEL_NAMES)), None],
@@ -578,7 +640,8 @@ class PassiveAggressive(KernelParams, OnlineClassifier):
                 {"multiclass": "prototype"},
                 {"multiclass": "prototype", "variant": "PA-II",
                  "hypothesis": "last", "kernel": "rbf", "gamma": 0.5,
-                 "max_iter": 5}]
+                 "max_iter": 5},
+                {"intercept_update": "sklearn"}]
 
     def _xfail_checks(self):
         expected = super()._xfail_checks()
@@ -592,6 +655,7 @@ class PassiveAggressive(KernelParams, OnlineClassifier):
         return expected
 
     def __init__(self, *, variant="PA-I", C=1.0, fit_intercept=True,
+                 intercept_update="constant",
                  multiclass="ovr", hypothesis="averaged", max_iter=10,
                  tol=None,
                  n_iter_no_change=5, early_stopping=False,
@@ -603,6 +667,7 @@ class PassiveAggressive(KernelParams, OnlineClassifier):
         self.variant = variant
         self.C = C
         self.fit_intercept = fit_intercept
+        self.intercept_update = intercept_update
         self.multiclass = multiclass
         self.hypothesis = hypothesis
         self.tol = tol

@@ -49,7 +49,9 @@ class Perceptron(KernelParams, OnlineClassifier):
         Learning rate η of Figure 2 (K&W Sec. 3.2 use 0.1).
     theta_init : float or "auto", default="auto"
         Initial threshold θ_Init; "auto" is the average ⟨x, x⟩ over the
-        training set of the first ``fit``/``partial_fit`` call (Sec. 3.2).
+        rows of the first ``fit``/``partial_fit`` call (Sec. 3.2); on a
+        stream (``learn_one``, river), the first example's, frozen; 1 for
+        zero rows (a first example under river's ``StandardScaler``).
     threshold_step : float or "auto", default="auto"
         C of Figure 2: an update on label y moves θ by ``-η y C``. "auto"
         is the average ⟨x, x⟩, as ``theta_init``.
@@ -304,7 +306,6 @@ class Perceptron(KernelParams, OnlineClassifier):
     }
 
     _algorithm = Figure2
-    _one_at_a_time_params = {"theta_init": 1.0, "threshold_step": 1.0}
 
     @classmethod
     def _test_params(cls):

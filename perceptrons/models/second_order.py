@@ -11,14 +11,16 @@ and the last hypothesis's margins, not linear in x); and the estimator
 """
 
 import dataclasses
+import warnings
 from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._loops._common import row_sq_norms
 from .._loops.second_order import SODualStore, SOPrimalStore
 from ..utils._param_validation import Interval, StrOptions
-from ..utils.validation import linear_scores
+from ..utils.validation import as_loop_arrays, linear_scores
 from ._kernel import KernelSpec
 from ._matrix_perceptron import (
     DualForm,
@@ -57,6 +59,22 @@ def _primal_refusal(n_features, why):
         f"per problem{why}; use kernel='linear' (the same linear model in "
         "dual form, whose memory grows with the mistakes), or reduce the "
         "features")
+
+
+def _dual_chosen(n_features, why):
+    """The warning of ``form="auto"`` choosing the dual form."""
+    return (
+        f"SecondOrderPerceptron(form='auto') chose the dual form (the "
+        f"linear kernel): the primal form keeps an n x n matrix per "
+        f"problem, and {n_features} features take "
+        f"{_size(8 * n_features**2)} per problem{why}. The dual form is the "
+        "same linear model, its memory growing with the mistakes instead. "
+        "Pass kernel='linear' to choose it without this warning, or "
+        "form='primal' to insist on the primal form")
+
+
+class _PrimalUnallocatable(Exception):
+    """The primal matrices of ``form="auto"`` could not be allocated."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -128,14 +146,43 @@ class SecondOrder(MatrixAlgorithm):
     last_is_linear = False
     precision_remedy = "raise a or normalise the input (normalize=True)"
 
+    #: Set when the primal matrices of ``form="auto"`` could not be
+    #: allocated (the algorithm is made afresh for every call).
+    primal_unallocatable = False
+
     # ----------------------------------------------------------- forms
     def auto_form(self, n_features):
+        """The primal form while its matrix takes at most
+        :data:`_PRIMAL_MAX_BYTES` per problem and can be allocated, else
+        the dual form of the linear kernel, with a warning that says why
+        (issue #39: wide input is not refused)."""
         form = super().auto_form(n_features)
-        if form == "primal" and 8 * n_features**2 > _PRIMAL_MAX_BYTES:
-            raise _primal_refusal(n_features, f", over the "
-                                  f"{_size(_PRIMAL_MAX_BYTES)} form='auto' "
-                                  "allows")
-        return form
+        if form != "primal":
+            return form
+        if 8 * n_features**2 > _PRIMAL_MAX_BYTES:
+            why = f", over the {_size(_PRIMAL_MAX_BYTES)} form='auto' allows"
+        elif self.primal_unallocatable:
+            why = ", more than this machine could allocate"
+        else:
+            return form
+        warnings.warn(_dual_chosen(n_features, why), UserWarning,
+                      stacklevel=2)
+        return "dual"
+
+    def kernel_spec(self, n_features, name=None):
+        # The dual form form="auto" chose for wide input (kernel=None) is
+        # the linear kernel's, as kernel="linear" gives it.
+        if name is None and self.kernel is None:
+            name = "linear"
+        return super().kernel_spec(n_features, name)
+
+    def new_state(self, call, fitted):
+        try:
+            return super().new_state(call, fitted)
+        except _PrimalUnallocatable:
+            # auto_form chooses the dual form this time.
+            self.primal_unallocatable = True
+            return super().new_state(call, fitted)
 
     def new_model(self, form, n_problems, n_features, kernel, sparse):
         if form == "primal":
@@ -143,6 +190,8 @@ class SecondOrder(MatrixAlgorithm):
                 return SOPrimalModel.zeros(n_problems, n_features,
                                            float(self.a))
             except MemoryError:
+                if self.form == "auto":
+                    raise _PrimalUnallocatable() from None
                 raise _primal_refusal(n_features, ", more than this "
                                       "machine can allocate") from None
         if kernel.precomputed and self.hypothesis == "last":
@@ -156,6 +205,18 @@ class SecondOrder(MatrixAlgorithm):
         return SODualModel.empty(kernel, n_problems, n_features, sparse)
 
     # ----------------------------------------------------------- passes
+    def begin_call(self, call):
+        if self.kernel is None and isinstance(call.state.model,
+                                              SODualModel):
+            # The dual form form="auto" chose for wide input: its kernel
+            # values read float64 rows and their <x, x>, which the driver
+            # reads only for a kernel (needs_row_sq_norms).
+            if call.X.dtype != np.float64:
+                call.X = call.X.astype(np.float64)
+                call.loop_arrays = as_loop_arrays(call.X)
+            call.sq_norms = row_sq_norms(*call.loop_arrays, call.X.shape[0])
+        super().begin_call(call)
+
     def loop_store(self, model, call):
         """The loop's store of this call (:mod:`perceptrons._loops.second_order`)."""
         if isinstance(model, SOPrimalModel):
@@ -266,10 +327,12 @@ class SecondOrderPerceptron(MatrixPerceptronBase):
         ``"primal"`` keeps :math:`A^{-1}` (n × n per problem),
         ``"dual"`` :math:`(aI + K)^{-1}` over the mistaken instances.
         ``"auto"``: dual with a kernel, else primal while its matrix takes
-        at most 1 GiB per problem (11,585 features); wider input without a
-        kernel is refused with the remedy, ``kernel="linear"`` (the dual
-        form needs a kernel, and the linear one gives the same model), as
-        ``"primal"`` is when the matrix cannot be allocated.
+        at most 1 GiB per problem (11,585 features) and can be allocated;
+        wider input without a kernel runs the dual form of the linear
+        kernel, the same model as ``kernel="linear"`` bit for bit, with a
+        warning (once, when the model starts) that says why and how to
+        choose explicitly. ``"primal"`` refuses a matrix it cannot
+        allocate, naming ``kernel="linear"``.
     normalize : bool, default=True
         Divide every instance by its Euclidean norm (with a kernel, use
         :math:`k(x,z)/\sqrt{k(x,x)k(z,z)}`), in training and prediction.

@@ -259,8 +259,9 @@ def test_bad_parameters():
     est.set_params(hypothesis="last")
     with pytest.raises(ValueError, match="hypothesis="):
         est.partial_fit(X, y)
-    with pytest.raises(ValueError, match="intercept_scaling='auto'"):
-        ALMA().learn_one(X[0], y[0], classes=[0, 1])
+    # On a stream, "auto" is the first example's norm (issue #40).
+    online = ALMA().learn_one(X[0], y[0], classes=[0, 1])
+    assert online.intercept_scaling_ == pytest.approx(np.linalg.norm(X[0]))
 
 
 def test_through_the_origin_passes_the_common_checks_but_class_weight():

@@ -32,7 +32,7 @@ from .._state import appended_one
 from .training import partial_fit
 
 __all__ = ["CompiledStep", "OnlineSession", "learn_one", "one_row",
-           "predict_one"]
+           "predict_one", "scores_one"]
 
 # The smallest normal float64: a row whose ‖x‖² is below it goes through
 # partial_fit, which refuses squares that underflow (or takes a zero row).
@@ -275,6 +275,10 @@ def _learn_through_partial_fit(est, x, y, classes, sample_weight):
         refusal = est._algorithm_of_params().one_at_a_time_refusal()
         if refusal:
             raise ValueError(refusal)
+    elif type(x) is dict:
+        grown = _grown_by(est, x)
+        if grown is not None:
+            est._adopt_state(grown)
     row, names = one_row(est, x)
     weights = None if sample_weight == 1.0 else [sample_weight]
     with warnings.catch_warnings():
@@ -287,6 +291,23 @@ def _learn_through_partial_fit(est, x, y, classes, sample_weight):
 
 def predict_one(est, x):
     """:meth:`OnlineClassifier.predict_one`."""
+    state, score = scores_one(est, x)
+    if type(score) is float:
+        return state.classes[int(score > 0.0)]
+    return _label(state, score)
+
+
+def scores_one(est, x):
+    """``(state, scores)``: the fitted state and one example's decision,
+    ``decision_function``'s on the row, bit for bit: a float for one
+    problem, else an array of shape (n_problems,) (the river adapter's
+    calibration reads them; :func:`predict_one` labels them).
+
+    Raises
+    ------
+    ValueError
+        If x holds NaN or infinity (or as :func:`one_row`).
+    """
     attrs = est.__dict__
     session = attrs.get("_online")
     if session is None or session.state is not attrs.get("state_"):
@@ -302,17 +323,80 @@ def predict_one(est, x):
                 score = session.score_one(view, values)
                 if type(score) is float:
                     if math.isfinite(score):
-                        return session.state.classes[int(score > 0.0)]
+                        return session.state, score
                 elif np.isfinite(score).all():
-                    return _label(session.state, score)
+                    return session.state, score
         elif session.take(x):
-            return _label(session.state, session.algo.decision(
+            return session.state, _one_problem(session.algo.decision(
                 session.state, view, session.row)[0])
     check_is_fitted(est)
+    if type(x) is dict and _new_names(est, x):
+        return _scores_grown(est, x)
     row, _ = one_row(est, x)
     if not np.isfinite(row).all():
         raise ValueError("x contains NaN or infinity")
-    return est._labels(est._scores(est._as_read(row)))[0]
+    return est.state_, _one_problem(est._scores(est._as_read(row))[0])
+
+
+def _scores_grown(est, x):
+    """The scores of a dict with features the model has not seen: those
+    of the model grown by them (their weights 0, as ``learn_one`` would
+    grow it), which is left as it is."""
+    grown = _grown_by(est, x)
+    column = {name: j for j, name in enumerate(grown.feature_names_in)}
+    row = np.zeros((1, grown.n_features_in))
+    for key, value in x.items():
+        row[0, column[str(key)]] = value
+    if not np.isfinite(row).all():
+        raise ValueError("x contains NaN or infinity")
+    algo = est._algorithm_of_params(validate=False)
+    return grown, _one_problem(
+        algo.decision(grown, algo.public(grown), row)[0])
+
+
+def _new_names(est, x):
+    """The keys of the dict ``x`` that are not among the model's features,
+    as strings, in x's order (none for a model trained on arrays, which
+    :func:`one_row` refuses a dict)."""
+    names = est.state_.feature_names_in
+    if names is None:
+        return []
+    known = set(names.tolist())
+    return [str(k) for k in x if str(k) not in known]
+
+
+def _grown_by(est, x):
+    """The fitted state grown by the features of ``x`` it has not seen
+    (appended in x's order, each as if it had been 0 in every earlier
+    example: :meth:`~perceptrons.models._driver.protocol.Algorithm.grow_features`),
+    None when x has none.
+
+    Raises
+    ------
+    ValueError
+        The algorithm's reason when it cannot take a new feature.
+    """
+    new = _new_names(est, x)
+    if not new:
+        return None
+    state = est.state_
+    algo = est._algorithm_of_params(validate=False)
+    refusal = algo.feature_growth_refusal(state)
+    if refusal is not None:
+        raise ValueError(f"features {new[:5]!r} are not among the model's "
+                         f"{state.n_features_in} features: {refusal}")
+    grown = algo.grow_features(state, len(new)).replace(
+        feature_names_in=np.concatenate(
+            [state.feature_names_in, np.asarray(new, dtype=object)]))
+    grown.validate()
+    return grown
+
+
+def _one_problem(scores):
+    """A row's scores as :func:`scores_one` gives them: a float for one
+    problem (a 0-d or 1-entry array), else the array."""
+    scores = np.asarray(scores, dtype=np.float64)
+    return float(scores.reshape(-1)[0]) if scores.size == 1 else scores
 
 
 def _label(state, scores):

@@ -23,6 +23,7 @@ suits a plain linear algorithm.
 import numpy as np
 
 from ..._loops._common import row_sq_norms
+from .._features import padded_state
 
 __all__ = ["Algorithm", "linear_row_scores"]
 
@@ -202,6 +203,22 @@ class Algorithm:
         (:mod:`perceptrons.models._classes`). Called only when
         :meth:`class_growth_refusal` is None."""
         raise NotImplementedError
+
+    def feature_growth_refusal(self, state):
+        """Why this model cannot take a feature after its first call (None
+        when it can: :meth:`grow_features`)."""
+        return (f"{self.estimator_name}'s state is not written to take a "
+                "feature after its first call: pass every feature from the "
+                "first example (a dict's missing key is 0)")
+
+    def grow_features(self, state, n_new):
+        """The state with ``n_new`` features appended, each as if it had
+        been there from the first example with the value 0 (its weights 0,
+        a support vector's value 0: :mod:`perceptrons.models._features`).
+        Called only when :meth:`feature_growth_refusal` is None; the
+        default pads every array declared along ``n_features`` with
+        zeros."""
+        return padded_state(state, n_new, state.n_features_in)
 
     def check_continued(self, state):
         """Refuse to continue ``state`` with parameters it was not made for

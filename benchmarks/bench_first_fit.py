@@ -1,0 +1,191 @@
+"""How long does a user wait for the compiler on the first fit?
+
+Question
+--------
+In a fresh install, numba's on-disk cache is empty: the first ``fit`` of an
+estimator compiles its loop and helpers before it runs. How many CPU
+seconds does that first fit cost beyond the import, per estimator family,
+primal and kernel, and what does a later process pay once the cache is
+written (issue #39.5: at most 1.5 s for a primal estimator, 4 s for a
+kernel one)?
+
+Command
+-------
+::
+
+    python benchmarks/bench_first_fit.py --write
+    python benchmarks/bench_first_fit.py --old /work/baseline --write  # before -> after
+    python benchmarks/bench_first_fit.py --only Perceptron PDM
+
+Method
+------
+Each case runs in a fresh child process (this script with ``--child``) with
+``NUMBA_CACHE_DIR`` set to a new empty folder, ``PYTHONPATH`` set to the
+checkout measured and the thread counts pinned to 1. The child times, in
+CPU seconds (``time.process_time``): the import (``import numpy`` and
+``from perceptrons import <Estimator>``, which loads numpy, scipy,
+scikit-learn and numba); the first ``fit`` on 200 x 5 standard normal
+rows, 3 classes (seeded); a second ``fit`` in the same process. A second
+child with the same, now filled, cache folder times its first fit again:
+what every later process pays (the cache's load). ``--old`` measures
+another checkout the same way, case by case interleaved with the new one
+(old, new, new, old, ...), and the table gives both. CPU time leaves out
+the time a process waited for a core; on a loaded machine a compile still
+takes longer (caches shared with other processes), so the load average is
+reported.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import (REPO_ROOT, load_average, machine_description,  # noqa: E402
+                     md_table, write_section)
+
+SECTION = "bench_first_fit"
+
+#: (estimator, parameters): every registry estimator's defaults, and the
+#: kernel estimators with an RBF kernel.
+KERNEL_CASES = [("Perceptron", {"kernel": "rbf"}),
+                ("Ballseptron", {"kernel": "rbf"}),
+                ("PassiveAggressive", {"kernel": "rbf"}),
+                ("ALMA", {"kernel": "rbf"}),
+                ("HigherOrderPerceptron", {"kernel": "rbf"}),
+                ("SecondOrderPerceptron", {"kernel": "rbf"})]
+
+_CHILD = r"""
+import sys, time, warnings
+t0 = time.process_time()
+import numpy as np
+import perceptrons
+cls = getattr(perceptrons, sys.argv[1])
+t1 = time.process_time()
+params = eval(sys.argv[2])
+rng = np.random.default_rng(0)
+X = rng.normal(size=(200, 5))
+y = rng.integers(0, 3, 200)
+warnings.simplefilter("ignore")
+t2 = time.process_time()
+cls(**params).fit(X, y)
+t3 = time.process_time()
+cls(**params).fit(X, y)
+t4 = time.process_time()
+assert perceptrons.__file__.startswith(sys.argv[3]), perceptrons.__file__
+print(t1 - t0, t3 - t2, t4 - t3)
+"""
+
+
+def cases(only=None):
+    """The cases measured: every registry estimator's defaults, then the
+    kernel cases."""
+    from perceptrons.registry import estimator_classes
+    out = [(name, {}) for name in estimator_classes()
+           if name != "KernelPerceptron"]
+    out += KERNEL_CASES
+    if only:
+        out = [case for case in out if case[0] in only]
+    return out
+
+
+def run_child(checkout, name, params, cache_dir):
+    """(import, first fit, second fit) CPU seconds of one fresh process."""
+    env = dict(os.environ, PYTHONPATH=str(checkout),
+               NUMBA_CACHE_DIR=str(cache_dir), OPENBLAS_NUM_THREADS="1",
+               OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               NUMBA_NUM_THREADS="1")
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, name, repr(params),
+         str(Path(checkout).resolve())],
+        env=env, capture_output=True, text=True, check=False,
+        cwd=tempfile.gettempdir())
+    if out.returncode != 0:
+        raise RuntimeError(f"{name}{params} in {checkout}:\n{out.stderr}")
+    return [float(v) for v in out.stdout.split()]
+
+
+def measure(checkout, name, params):
+    """Cold and warm-cache figures of one case in one checkout."""
+    with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache_dir:
+        imp, cold, second = run_child(checkout, name, params, cache_dir)
+        _, warm, _ = run_child(checkout, name, params, cache_dir)
+    return {"import": imp, "cold": cold, "second": second, "warm": warm}
+
+
+def label(name, params):
+    return name + ("" if not params else "(" + ", ".join(
+        f"{k}={v!r}" for k, v in params.items()) + ")")
+
+
+def report(results, old, new, loads):
+    has_old = any("old" in r for r in results)
+    header = ["estimator", "import (s)"]
+    header += (["first fit, old (s)", "first fit, new (s)", "new/old"]
+               if has_old else ["first fit (s)"])
+    header += ["second fit (s)", "cached, next process (s)"]
+    rows = []
+    for r in results:
+        n = r["new"]
+        row = [label(r["name"], r["params"]), f"{n['import']:.2f}"]
+        if has_old:
+            o = r["old"]
+            row += [f"{o['cold']:.2f}", f"**{n['cold']:.2f}**",
+                    f"{n['cold'] / o['cold']:.2f}"]
+        else:
+            row += [f"**{n['cold']:.2f}**"]
+        row += [f"{n['second']:.3f}", f"{n['warm']:.2f}"]
+        rows.append(row)
+    lines = ["## The first fit after install (issue #39.5)", "",
+             machine_description(loads), "",
+             "Command: `python benchmarks/bench_first_fit.py "
+             + (f"--old {old} " if has_old else "") + "--write`; the "
+             "method is in the script's docstring. CPU seconds of one fresh "
+             "process per case with an empty numba cache (`first fit`, beyond "
+             "the import), the same process's second fit, and a later "
+             "process's first fit with the cache that run wrote. 200 x 5 "
+             "rows, 3 classes."
+             + (f" Old: `{old}`, new: `{new}`." if has_old else ""), "",
+             md_table(header, rows)]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--old", help="another checkout, measured beside")
+    parser.add_argument("--new", default=str(REPO_ROOT),
+                        help="the checkout measured (default: this one)")
+    parser.add_argument("--only", nargs="+", help="estimator names")
+    parser.add_argument("--json", help="write the figures as JSON")
+    parser.add_argument("--write", action="store_true",
+                        help="replace the BENCHMARKS.md section")
+    args = parser.parse_args(argv)
+    loads = [load_average()]
+    results = []
+    start = time.perf_counter()
+    for k, (name, params) in enumerate(cases(args.only)):
+        entry = {"name": name, "params": params}
+        sides = ["new"] + (["old"] if args.old else [])
+        for side in (sides if k % 2 == 0 else sides[::-1]):
+            checkout = args.new if side == "new" else args.old
+            entry[side] = measure(checkout, name, params)
+        results.append(entry)
+        shown = {s: round(entry[s]["cold"], 2) for s in sides}
+        print(f"[{time.perf_counter() - start:6.0f} s] "
+              f"{label(name, params)}: first fit {shown}", flush=True)
+    loads.append(load_average())
+    text = report(results, args.old, args.new, tuple(loads))
+    print(text)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+    if args.write:
+        write_section(SECTION, text)
+
+
+if __name__ == "__main__":
+    main()
