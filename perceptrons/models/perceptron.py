@@ -343,12 +343,11 @@ class Perceptron(KernelParams, OnlineClassifier):
         self.n_iter_no_change = n_iter_no_change
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
-        super().__init__(kernel=kernel, degree=degree, gamma=gamma,
-                         coef0=coef0, cache_size=cache_size, budget=budget,
-                         budget_policy=budget_policy, max_iter=max_iter,
-                         shuffle=shuffle, random_state=random_state,
-                         class_weight=class_weight, warm_start=warm_start,
-                         n_jobs=n_jobs)
+        super().__init__(
+            kernel=kernel, degree=degree, gamma=gamma, coef0=coef0,
+            cache_size=cache_size, budget=budget, budget_policy=budget_policy,
+            max_iter=max_iter, shuffle=shuffle, random_state=random_state,
+            class_weight=class_weight, warm_start=warm_start, n_jobs=n_jobs)
 
     def _xfail_checks(self):
         expected = super()._xfail_checks()
