@@ -83,7 +83,7 @@ def forgetron_norm_limit(budget):
     1.1695
     """
     B = check_positive(budget, "budget")
-    return 0.25 * np.sqrt((B + 1.0) / np.log(B + 1.0))
+    return float(0.25 * np.sqrt((B + 1.0) / np.log(B + 1.0)))
 
 
 def forgetron_mistake_bound(g_sq_norm, hinge_losses, budget):
@@ -145,12 +145,12 @@ def _min_over_lambda(g_sq, loss, a, c, e):
             else np.inf
     if np.isinf(hi):
         if g_sq == 0:
-            return value(1e12) if loss > 0 else 0.0
+            return float(value(1e12)) if loss > 0 else 0.0
         # e = 0: the stationary point of a quadratic over a line.
         lam = (c * g_sq + np.sqrt(c * c * g_sq * g_sq
                                   + 4 * a * c * g_sq * loss)) / (
             2 * a * g_sq)
-        return value(lam)
+        return float(value(lam))
     grid = np.linspace(lo, hi, 2001)[1:-1]
     values = np.array([value(lam) for lam in grid])
     j = int(np.argmin(values))
@@ -162,7 +162,7 @@ def _min_over_lambda(g_sq, loss, a, c, e):
             right = m2
         else:
             left = m1
-    return min(values[j], value((left + right) / 2))
+    return float(min(values[j], value((left + right) / 2)))
 
 
 def projectron_mistake_bound(g_sq_norm, hinge_losses, eta, radius=1.0):

@@ -128,6 +128,7 @@ LATER_PARAMETERS = {"class_weight": None, "warm_start": False, "tol": None,
 LATER_PARAMETERS_OF = {
     "HigherOrderPerceptron": {"hypothesis": "last"},
     "SecondOrderPerceptron": {"hypothesis": "last"},
+    "PassiveAggressive": {"intercept_update": "constant"},
 }
 
 

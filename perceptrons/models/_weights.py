@@ -211,6 +211,8 @@ class DualWeights(PoolInFront, State):
         kc.budget = (None if self.budget is None else loop_budget(
             self.budget, kc, n_rows, track_norms,
             None if budget_bias is None else budget_bias(kc)))
+        if kc.budget is not None:
+            kc.loop_args = _writeable_rows(*kc.loop_args)
         call.dual = kc
 
     def store(self, call, order):
@@ -304,3 +306,16 @@ class DualWeights(PoolInFront, State):
     def n_columns(self):
         """Columns of the weight arrays: the pool's rows."""
         return self.current.shape[1]
+
+
+def _writeable_rows(provider, support):
+    """A budget's loop is compiled with its merging step, which writes a
+    merged vector into the rows (spare rows only, so never the user's): a
+    read-only X (a memmap) is copied, as numba types a write into it as an
+    error whatever the policy."""
+    rows = getattr(provider, "rows", None)
+    if rows is not None and not rows.X_data.flags.writeable:
+        provider = provider._replace(
+            rows=rows._replace(X_data=rows.X_data.copy()))
+    return provider, support
+

@@ -139,6 +139,15 @@ class AROW(ConfidenceWeightedBase):
         return [{}, {"covariance": "full", "hypothesis": "averaged"},
                 {"r": 0.1, "fit_intercept": False, "max_iter": 5}]
 
+    def _xfail_checks(self):
+        expected = super()._xfail_checks()
+        expected["test_a_quiet_pass_ends_the_last_hypothesis"] = (
+            "AROW steps on every row of margin y(mu.x + b) < 1, by amounts "
+            "that shrink with Sigma: on the test's separable rows (margin "
+            "0.2) every late pass steps on the same 36 of 300, all "
+            "classified, so no pass without an update comes (200 passes)")
+        return expected
+
     def __init__(self, *, r=1.0, covariance="diagonal", fit_intercept=True,
                  hypothesis="last", max_iter=10, tol=None,
                  n_iter_no_change=5, early_stopping=False,

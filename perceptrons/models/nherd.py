@@ -136,6 +136,12 @@ class NHERD(ConfidenceWeightedBase):
                 "model hardly moves, and 0.76 of the two-class check's test "
                 "rows end on class 0's side (0.98 with three classes), below "
                 "its 0.87; the full form reaches 1.00")
+        expected["test_a_quiet_pass_ends_the_last_hypothesis"] = (
+            "NHERD steps on every row of margin y(mu.x + b) < 1, by "
+            "amounts that shrink with its variances: on the test's "
+            "separable rows (margin 0.2) every pass from the 100th on "
+            "steps on the same 71 of 300, all classified, so no pass "
+            "without an update comes")
         return expected
 
     def __init__(self, *, C=1.0, covariance="diagonal", fit_intercept=True,

@@ -384,6 +384,21 @@ class Projectron(KernelParams, OnlineClassifier):
 
     _algorithm = ProjectronRule
 
+    def _xfail_checks(self):
+        """Common checks expected to fail with these parameters, and why."""
+        expected = super()._xfail_checks()
+        if self.kernel != "rbf":
+            return expected
+        expected["check_class_weight_classifiers"] = (
+            "measured: 0.56 of the check's test rows predicted as class 0 "
+            "with its weights (2 and 3 classes), below its 0.87: the "
+            "kernel expansion has no bias term, and the default RBF "
+            "gamma = 1/n_features on the check's blobs of standard "
+            "deviation 20 leaves a far row's kernel values near 0, so its "
+            "score is near 0 whatever the weights (as for the kernel "
+            "Ballseptron)")
+        return expected
+
     @classmethod
     def _test_params(cls):
         return [{}, {"plus": True, "hypothesis": "last", "eta": 0.3},

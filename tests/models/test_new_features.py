@@ -36,7 +36,7 @@ def _dicts(X, i, k, full):
 
 @reg.mark()
 @pytest.mark.parametrize("n_classes", [2, 3])
-@pytest.mark.parametrize("cls, params", reg.cases())
+@pytest.mark.parametrize("cls, params", list(reg.cases()))
 def test_a_new_feature_is_a_feature_that_was_zero(cls, params, n_classes):
     """Features f3 then f4 arrive after 20 and 40 examples: the grown model
     equals, bit for bit, the model fed every feature from the start (0

@@ -22,6 +22,13 @@ STOPPING = [cls for cls in reg.estimator_classes()
             if reg.has_param("tol")(cls)]
 
 
+def _quiet_pass_cases():
+    for cls in STOPPING:
+        mark = reg.xfail(cls(), "test_a_quiet_pass_ends_the_last_hypothesis")
+        yield pytest.param(cls, id=cls.__name__,
+                           marks=() if mark is None else mark)
+
+
 def _noisy(n=600, n_classes=2, seed=0):
     return make_classification(n_samples=n, n_features=10, n_informative=5,
                                n_classes=n_classes, flip_y=0.1,
@@ -37,7 +44,7 @@ def test_no_improvement_is_scikit_learns_rule():
 
 
 @reg.mark(rule=reg.has_param("tol"))
-@pytest.mark.parametrize("cls", STOPPING, ids=reg.class_id)
+@pytest.mark.parametrize("cls", list(_quiet_pass_cases()))
 def test_a_quiet_pass_ends_the_last_hypothesis(cls):
     """On separable data, with a tol, the last hypothesis stops at its first
     pass without an update, with the model a longer run would have (it
