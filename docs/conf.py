@@ -97,6 +97,10 @@ bibtex_reference_style = "author_year"
 
 myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_heading_anchors = 3
+# Reports are included from their Markdown files part by part, below a
+# heading of the including page: MyST's "headings start at H2, not H1" is
+# about the fragment, not the page.
+suppress_warnings = ["myst.header"]
 
 # -- Gallery -----------------------------------------------------------------
 

@@ -248,8 +248,8 @@ class Projectron(KernelParams, OnlineClassifier):
     kernel values of x against it) that distance is
     ``δ = sqrt(k(x, x) - kᵀd)``. If ``δ <= eta``, the update is projected on
     the span, ``α += y d``, and the support does not grow; else x joins
-    it. K⁻¹ is kept by rank-one updates (O(|S|²) per step that projects or
-    adds). The support stays bounded: its size is at most the ε-packing
+    it. K⁻¹ is kept by rank-one updates (``O(|S|²)`` per step that
+    projects or adds). The support stays bounded: its size is at most the ε-packing
     number of the feature space's unit ball at scale η (the paper's
     Theorem 2), whatever the length of the stream. Projectron++
     (``plus=True``) also learns from margin errors (``0 < y f(x) < 1``),
@@ -316,7 +316,7 @@ class Projectron(KernelParams, OnlineClassifier):
         Online mistakes, and updates (mistakes, plus Projectron++'s margin
         updates).
     n_updates_per_problem_ : ndarray of shape (n_problems,)
-    mistakes_per_epoch_, updates_per_epoch_ : ndarray of shape (n_iter_,)
+    mistakes_per_epoch_, updates_per_epoch_ : ndarray of shape (``n_iter_``,)
     n_iter_, t_ : int
     n_features_in_ : int
 
