@@ -36,9 +36,9 @@ from ._classes import class_positions, grown_rows
 from ._features import inserted_coordinates, padded_state
 from ._driver import N_JOBS_DOC, Algorithm, OnlineClassifier
 from ._driver.protocol import linear_row_scores
-from ._state import FittedState, array, scalar, sub
+from ._state import FittedState, array, check_problems, scalar, sub
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
-from ._weights import WeightRows
+from ._weights import WeightRows, check_kept_sum
 from .passive_aggressive import PassiveAggressiveStep
 
 __all__ = ["ConfidenceWeightedBase", "ConfidenceWeightedState",
@@ -95,14 +95,9 @@ class ConfidenceWeightedState(FittedState):
 
     def check(self, sizes, where):
         super().check(sizes, where)
-        n_classes = sizes["n_classes"]
-        if sizes["n_rows"] != (1 if n_classes == 2 else n_classes):
-            raise ValueError(f"{where}: {sizes['n_rows']} problems for "
-                             f"{n_classes} classes")
+        check_problems(sizes, where, "n_rows")
         w = self.weights
-        if self.averaged != (w.summed.shape[1] > 0):
-            raise ValueError(f"{where}.weights.summed does not match "
-                             f"averaged={self.averaged}")
+        check_kept_sum(w, self.averaged, where)
         if w.snapshot.shape[1]:
             raise ValueError(f"{where}.weights.snapshot is not kept")
         full = self.covariance_form == "full"

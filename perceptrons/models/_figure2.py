@@ -342,7 +342,8 @@ class Figure2(BudgetAlgorithm, KernelAlgorithm, Algorithm):
             state.theta_ls[:] = -intercept
 
     def feature_growth_refusal(self, state):
-        # w = 0 and a support vector's value 0 for a new feature: no step of Figure 2 moved them (the voted log's rows are padded too).
+        # w = 0 and a support vector's value 0 for a new feature: no step
+        # of Figure 2 moved them (the voted log's rows are padded too).
         return None
 
     def class_growth_refusal(self, state):

@@ -589,10 +589,11 @@ def appended_one(history, value):
     return appended(history, (value,))
 
 
-def check_problems(sizes, where):
-    """ValueError unless the state's binary problems (``n_problems``) suit
-    its classes: one for two classes, one per class (one-vs-rest)."""
+def check_problems(sizes, where, symbol="n_problems", what="problems"):
+    """ValueError unless the state's binary problems (``sizes[symbol]``,
+    called ``what`` in the message) suit its classes: one for two classes,
+    one per class (one-vs-rest)."""
     n_classes = sizes["n_classes"]
-    if sizes["n_problems"] != (1 if n_classes == 2 else n_classes):
-        raise ValueError(f"{where}: {sizes['n_problems']} problems for "
+    if sizes[symbol] != (1 if n_classes == 2 else n_classes):
+        raise ValueError(f"{where}: {sizes[symbol]} {what} for "
                          f"{n_classes} classes")

@@ -79,7 +79,7 @@ class ALMAState(FittedState):
 
     def check(self, sizes, where):
         super().check(sizes, where)
-        check_problems(dict(sizes, n_problems=sizes["n_rows"]), where)
+        check_problems(sizes, where, "n_rows")
         w = self.weights
         if w.snapshot.shape[1]:
             raise ValueError(f"{where}.weights keeps no snapshot")

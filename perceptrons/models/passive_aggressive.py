@@ -28,7 +28,7 @@ from ._driver.mixing import mixed_rows_and_offset
 from ._driver.online import CompiledStep
 from ._kernel import KERNEL_NAMES, KernelAlgorithm, KernelParams
 from ._sklearn_names import SklearnNames
-from ._state import FittedState, array, scalar, sub
+from ._state import FittedState, array, check_problems, scalar, sub
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._weights import DualWeights, WeightRows, check_kept_sum
 
@@ -109,15 +109,12 @@ class PassiveAggressiveState(FittedState):
 
     def check(self, sizes, where):
         super().check(sizes, where)
-        n_classes = sizes["n_classes"]
-        if sizes["n_rows"] != (1 if n_classes == 2 else n_classes):
-            raise ValueError(f"{where}: {sizes['n_rows']} weight rows for "
-                             f"{n_classes} classes")
+        check_problems(sizes, where, "n_rows", "weight rows")
         w = self.weights
         check_kept_sum(w, self.averaged, where)
         if w.snapshot.shape[1]:
             raise ValueError(f"{where}.weights.snapshot is not kept")
-        if self.prototype and n_classes == 2:
+        if self.prototype and sizes["n_classes"] == 2:
             raise ValueError(f"{where}: two classes run the binary "
                              "algorithm, not prototypes")
 

@@ -24,7 +24,7 @@ from ..utils.validation import refuse_underflow
 from ._budget import BudgetState, grown
 from ._driver import Algorithm, OnlineClassifier
 from ._kernel import KERNEL_NAMES, KernelAlgorithm, KernelParams
-from ._state import FittedState, array, scalar, sub
+from ._state import FittedState, array, check_problems, scalar, sub
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._weights import DualWeights
 
@@ -63,10 +63,7 @@ class ProjectronState(FittedState):
 
     def check(self, sizes, where):
         super().check(sizes, where)
-        n_classes = sizes["n_classes"]
-        if sizes["n_rows"] != (1 if n_classes == 2 else n_classes):
-            raise ValueError(f"{where}: {sizes['n_rows']} weight rows for "
-                             f"{n_classes} classes")
+        check_problems(sizes, where, "n_rows", "weight rows")
         w = self.weights
         if w.budget is None or w.budget.policy != "projectron" or (
                 w.budget.threshold != self.eta):
