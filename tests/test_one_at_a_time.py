@@ -162,6 +162,29 @@ def test_appended_is_concatenate_and_never_changes_a_held_array():
         assert_array_equal(got, want)
 
 
+def test_history_tail_is_appended_one_and_never_changes_a_held_array():
+    # learn_one's appends remember their last view; an append to another
+    # view, or to its own last view after someone else extended the buffer
+    # (two estimators continuing one state), takes appended's rules.
+    from perceptrons.models._state import HistoryTail, appended
+    rng = np.random.RandomState(1)
+    tail = HistoryTail()
+    held = [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))]
+    for _ in range(600):
+        base, want = held[rng.randint(len(held))] if rng.rand() < 0.2 \
+            else held[-1]
+        value = int(rng.randint(0, 9))
+        if rng.rand() < 0.1:
+            other = appended(base, [7])  # another state extends it
+            held.append((other, other.copy()))
+        got = tail.append(base, value)
+        assert got.dtype == np.int64
+        assert_array_equal(got, np.concatenate([want, [value]]))
+        held.append((got, got.copy()))
+    for got, want in held:
+        assert_array_equal(got, want)
+
+
 def test_appended_copies_logarithmically_often():
     # One example at a time adds an entry a call; the buffer doubles, so a
     # stream of n calls copies O(log n) times, not n.

@@ -43,8 +43,9 @@ import scipy.sparse as sp
 
 from ..utils.validation import check_csr_structure
 
-__all__ = ["Declared", "FittedState", "State", "appended", "appended_one",
-           "array", "check_problems", "rows", "scalar", "sub"]
+__all__ = ["Declared", "FittedState", "HistoryTail", "State", "appended",
+           "appended_one", "array", "check_problems", "rows", "scalar",
+           "sub"]
 
 _KINDS = {"float": "f", "int": "iu", "bool": "b", "label": "biuUfO",
           "names": "UO"}
@@ -587,6 +588,35 @@ def appended_one(history, value):
                 buf[1] = n + 1
                 return buf[_HEADER:_HEADER + n + 1]
     return appended(history, (value,))
+
+
+class HistoryTail:
+    """:func:`appended_one` for a caller that appends to the history it got
+    from its own last append (``learn_one``, call after call): that view's
+    buffer and length are remembered, so the buffer rules' checks are made
+    once (a third of the append's cost, a tenth of a ``learn_one``)."""
+
+    __slots__ = ("view", "buf", "n")
+
+    def __init__(self):
+        self.view = self.buf = None
+        self.n = 0
+
+    def append(self, history, value):
+        """``appended_one(history, value)``."""
+        if history is self.view:
+            buf, n = self.buf, self.n
+            if buf.shape[0] > _HEADER + n:
+                with _history_lock:
+                    if buf[1] == n:  # no other state extended it since
+                        buf[_HEADER + n] = value
+                        buf[1] = n + 1
+                        view = buf[_HEADER:_HEADER + n + 1]
+                        self.view, self.n = view, n + 1
+                        return view
+        view = appended_one(history, value)
+        self.view, self.buf, self.n = view, view.base, view.shape[0]
+        return view
 
 
 def check_problems(sizes, where, symbol="n_problems", what="problems"):
