@@ -160,7 +160,11 @@ class OnlineClassifier(ClassifierMixin, BaseEstimator):
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         classes : array-like of shape (n_classes,), default=None
-            Every class; required on the first call.
+            The classes; required on the first call. A later call may bring
+            labels the model has not seen (or name them here): each becomes
+            a class as the algorithm allows (a fresh one-vs-rest problem or
+            prototype), ``classes_`` kept sorted, or the call is refused
+            with the algorithm's reason before any step.
         sample_weight : array-like of shape (n_samples,), default=None
             As in :meth:`fit`; ``class_weight="balanced"`` is refused here
             (its weights depend on the whole training set: pass
@@ -185,12 +189,15 @@ class OnlineClassifier(ClassifierMixin, BaseEstimator):
         x : dict or array-like of shape (n_features,)
             A dict maps feature names to values (a missing feature is 0, as
             in river); the first dict fixes the features, in its order,
-            unless the model already has ``feature_names_in_``. A 1-D array
-            gives every feature by position.
+            unless the model already has ``feature_names_in_``; a feature
+            that appears later extends the model (its weight starts at
+            zero) where the algorithm allows. A 1-D array gives every
+            feature by position.
         y : label
         classes : array-like, default=None
-            Every class; required on the first call (a linear model's
-            shape depends on them).
+            The classes; required on the first call (a linear model's
+            shape depends on them); a later new label as in
+            :meth:`partial_fit`.
         sample_weight : float, default=1.0
 
         Returns
@@ -200,9 +207,9 @@ class OnlineClassifier(ClassifierMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            On the first call, if a parameter is resolved from the data
-            ("auto"): one example is no estimate of a data set's average
-            (the message says which and what to pass).
+            On the first call without ``classes``; for a label or feature
+            the algorithm cannot take (the message says why); for input
+            ``partial_fit`` refuses (NaN, infinity, a wrong length).
         """
         online.learn_one(self, x, y, classes, sample_weight)
         return self
