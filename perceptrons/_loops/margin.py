@@ -75,7 +75,8 @@ from ._common import prefetch_ahead, row_axpy, row_dot, specialised
 from .storage import store_class
 
 __all__ = ["MarginRule", "RULE_PDM", "RULE_PFM", "active_set_epoch",
-           "condition_threshold", "margin_pass", "n_multiple_updates",
+           "condition_threshold", "extended_margin", "margin_pass",
+           "margin_step", "n_multiple_updates",
            "present", "register_pass"]
 
 #: Condition (8) of the paper, parameter ε.
@@ -282,6 +283,36 @@ def present(rows, step, n_rows, X_data, X_indices, X_indptr, signs,
                           + b * rho)
 
 
+@njit(cache=True, inline="always")
+def extended_margin(label_margin, delta_sq, weights, counts, i):
+    """``a·y_k``: the label margin plus the extension's part, a weighted row
+    having its own extension, :math:`(\\Delta^2/s_k)\\, c_k` (module notes:
+    weights)."""
+    ext_sq = delta_sq if weights.shape[0] == 0 else delta_sq / weights[i]
+    return label_margin + ext_sq * counts[i]
+
+
+@njit(cache=True, inline="always")
+def margin_step(w, b, sq_norm_a, lam, ay, yy, sign, rho, X_data, X_indices,
+                X_indptr, counts, i):
+    """λ updates on pattern i at once (MPU: λ < 0 unlearns): ``a += λ y_k``
+    (w, the bias coordinate bρ, the extension's count ``c_k``) and
+    ``‖a‖² += λ (2 a·y_k + λ ‖y_k‖²)``, kept >= 0 against rounding.
+
+    Returns
+    -------
+    b, sq_norm_a : float
+    """
+    step_size = sign * lam
+    row_axpy(w, step_size, X_data, X_indices, X_indptr, i)
+    b += step_size * rho
+    counts[i] += lam
+    sq_norm_a += lam * (2.0 * ay + lam * yy)
+    if sq_norm_a < 0.0:
+        sq_norm_a = 0.0
+    return b, sq_norm_a
+
+
 @njit(cache=True, nogil=True)
 def margin_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
                 X_indptr, signs, y_sq_norms, rho, delta_sq, weights, rule, w,
@@ -304,8 +335,7 @@ def margin_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
                                   X_indptr, signs, y_sq_norms, counts, w, b,
                                   rho)
         n_mistakes += label_margin <= 0.0
-        ext_sq = delta_sq if weights.shape[0] == 0 else delta_sq / weights[i]
-        ay = label_margin + ext_sq * counts[i]
+        ay = extended_margin(label_margin, delta_sq, weights, counts, i)
         threshold = condition_threshold(rule.kind, rule.param, sq_norm_a, tt)
         if collect_factor > 0.0 and ay <= collect_factor * threshold:
             collected[n_collected] = i
@@ -316,13 +346,9 @@ def margin_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
             if rule.multiple:
                 lam = n_multiple_updates(rule.kind, rule.param, ay, yy,
                                          sq_norm_a, tt)
-            step_size = signs[i] * lam
-            row_axpy(w, step_size, X_data, X_indices, X_indptr, i)
-            b += step_size * rho
-            counts[i] += lam
-            sq_norm_a += lam * (2.0 * ay + lam * yy)
-            if sq_norm_a < 0.0:
-                sq_norm_a = 0.0
+            b, sq_norm_a = margin_step(w, b, sq_norm_a, lam, ay, yy,
+                                       signs[i], rho, X_data, X_indices,
+                                       X_indptr, counts, i)
             tt += lam
             n_updates += lam
     st[0] = b

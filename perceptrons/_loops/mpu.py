@@ -49,8 +49,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from ._common import row_axpy
-from .margin import present, register_pass
+from .margin import extended_margin, margin_step, present, register_pass
 
 __all__ = ["MpuRule", "mpu_pass", "mpu_steps"]
 
@@ -146,8 +145,7 @@ def mpu_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
                                   X_indptr, signs, y_sq_norms, counts, w, b_a,
                                   rho)
         n_mistakes += label_margin <= 0.0
-        ext_sq = delta_sq if not weighted else delta_sq / weights[i]
-        ay = label_margin + ext_sq * counts[i]
+        ay = extended_margin(label_margin, delta_sq, weights, counts, i)
         if collect_factor > 0.0 and ay <= collect_at:
             collected[n_collected] = i
             n_collected += 1
@@ -159,12 +157,9 @@ def mpu_pass(rows, n_rows, collect_factor, collected, X_data, X_indices,
                         rule.multiple)
         if lam == 0:
             continue
-        row_axpy(w, signs[i] * lam, X_data, X_indices, X_indptr, i)
-        b_a += signs[i] * lam * rho
-        counts[i] += lam
-        sq_norm_a += lam * (2.0 * ay + lam * yy)
-        if sq_norm_a < 0.0:
-            sq_norm_a = 0.0
+        b_a, sq_norm_a = margin_step(w, b_a, sq_norm_a, lam, ay, yy,
+                                     signs[i], rho, X_data, X_indices,
+                                     X_indptr, counts, i)
         net += lam
         if lam < 0:
             lam = -lam

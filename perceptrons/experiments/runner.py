@@ -318,6 +318,19 @@ class Session:
         self.keys += [t.key for t in tasks]
         return records
 
+    def run_with_data(self, load, tasks, loader, worker):
+        """A data set's load task, then its ``tasks`` on the data: nothing
+        is loaded when every one has a record :meth:`done` keeps;
+        ``loader(load)`` gives the load record and the data (None when it
+        failed: the record says why, and the tasks are not run)."""
+        if self.done([load, *tasks]):
+            self.kept([load, *tasks])
+            return
+        record, data = loader(load)
+        self.add(record)
+        if data is not None:
+            self.run(worker, tasks, data)
+
     def add(self, record):
         """Keep a record made in this process (a data set's load record);
         rendering only, the stored one of the same key wins."""

@@ -175,9 +175,4 @@ class LastOrAveragedRows(BudgetAlgorithm):
         return w.scores(X, view["dual_coef_"])
 
     def mixing_refusal(self):
-        if self.kernel is not None:
-            return self.budget_mixing_refusal() or (
-                f"with kernel={self.kernel!r} the model is coefficients "
-                "over each shard's own support vectors, not a weight "
-                "vector the shards share")
-        return None
+        return self.kernel_mixing_refusal()

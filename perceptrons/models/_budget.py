@@ -385,6 +385,16 @@ class BudgetAlgorithm:
                 "models would hold their union, up to the shards times the "
                 "budget")
 
+    def kernel_mixing_refusal(self):
+        """Why parameter mixing refuses a kernel model (the budget's
+        reason first; None without a kernel)."""
+        if getattr(self, "kernel", None) is None:
+            return None
+        return self.budget_mixing_refusal() or (
+            f"with kernel={self.kernel!r} the model is dual coefficients "
+            "over each shard's own support vectors, not a weight vector the "
+            "shards share")
+
     def check_budget_continued(self, state):
         """Refuse to continue a model under other budget parameters than
         the ones its state was made with (ValueError)."""

@@ -587,10 +587,7 @@ class Figure2(BudgetAlgorithm, KernelAlgorithm, Algorithm):
     # ----------------------------------------------------------- mixing
     def mixing_refusal(self):
         if self.kernel is not None:
-            return self.budget_mixing_refusal() or (
-                f"with kernel={self.kernel!r} the model is dual "
-                "coefficients over each shard's own support vectors, not a "
-                "weight vector the shards share")
+            return self.kernel_mixing_refusal()
         if self.hypothesis in ("voted", "longest"):
             return (f"hypothesis={self.hypothesis!r} is a hypothesis of one "
                     "run (its votes or its longest survival); a mix of runs "

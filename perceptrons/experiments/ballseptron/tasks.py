@@ -145,10 +145,4 @@ def submit(config, session):
     session.run(noise_worker, _noise_tasks(config))
     for name in config.kernel_datasets:
         load, tasks = _top_tasks(config, name)
-        if session.done([load, *tasks]):
-            session.kept([load, *tasks])
-            continue
-        record, data = _load_record(load)
-        session.add(record)
-        if data is not None:
-            session.run(radius_worker, tasks, data)
+        session.run_with_data(load, tasks, _load_record, radius_worker)

@@ -262,16 +262,6 @@ def count(config):
     return n
 
 
-def _run_with_data(session, load, tasks, worker):
-    if session.done([load, *tasks]):
-        session.kept([load, *tasks])
-        return
-    record, data = _load(load)
-    session.add(record)
-    if data is not None:
-        session.run(worker, tasks, data)
-
-
 def submit(config, session):
     """DOGMA's demo, then Table 3 and the curves, a data set at a time
     (each loaded only if one of its tasks has no record)."""
@@ -279,10 +269,10 @@ def submit(config, session):
     for name in config.table_datasets:
         load = _load_task(name, config.table_datasets[name], config.n_test,
                           "table")
-        _run_with_data(session, load, _table_tasks(config, name),
-                       table_worker)
+        session.run_with_data(load, _table_tasks(config, name), _load,
+                              table_worker)
     for name in config.curve_datasets:
         n = config.curve_datasets[name]
         load = _load_task(name, n, config.n_test, "curve")
-        _run_with_data(session, load, _curve_tasks(config, name),
-                       curve_worker)
+        session.run_with_data(load, _curve_tasks(config, name), _load,
+                              curve_worker)

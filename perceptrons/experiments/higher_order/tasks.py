@@ -254,21 +254,20 @@ def _ocr_load_task(config, spec):
 def _submit_ocr(config, spec, session):
     """An OCR set's load record, then its fits (the data set is loaded
     only if a fit has no record)."""
-    load, tasks = _ocr_load_task(config, spec), _ocr_tasks(config, spec)
-    if session.done([load, *tasks]):
-        session.kept([load, *tasks])
-        return
-    try:
-        data, full = _load_ocr(spec, config.seed)
-    except (OSError, ValueError) as exc:
-        session.add(_failed(load, exc))
-        return
-    session.add(make_record(load, {
-        "n_train": int(data[0].shape[0]), "n_test": int(data[2].shape[0]),
-        "n_train_full": int(full[0]), "n_test_full": int(full[1]),
-        "n_features": int(data[0].shape[1]),
-        "n_classes": int(np.unique(data[1]).shape[0])}))
-    session.run(ocr_worker, tasks, data)
+    def loader(load):
+        try:
+            data, full = _load_ocr(spec, config.seed)
+        except (OSError, ValueError) as exc:
+            return _failed(load, exc), None
+        return make_record(load, {
+            "n_train": int(data[0].shape[0]),
+            "n_test": int(data[2].shape[0]),
+            "n_train_full": int(full[0]), "n_test_full": int(full[1]),
+            "n_features": int(data[0].shape[1]),
+            "n_classes": int(np.unique(data[1]).shape[0])}), data
+
+    session.run_with_data(_ocr_load_task(config, spec),
+                          _ocr_tasks(config, spec), loader, ocr_worker)
 
 
 def _load_lymphoma():
