@@ -52,7 +52,7 @@ class BallseptronState(FittedState):
         the radius is positive); None before any pass.
     """
 
-    VERSION = 1
+    VERSION = 2  # 2: n_labels (multi-label models)
 
     multiclass: bool = scalar("bool")
     averaged: bool = scalar("bool")

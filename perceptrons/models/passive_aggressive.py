@@ -28,7 +28,8 @@ from ._driver.mixing import mixed_rows_and_offset
 from ._driver.online import CompiledStep
 from ._kernel import KERNEL_NAMES, KernelAlgorithm, KernelParams
 from ._sklearn_names import SklearnNames
-from ._state import FittedState, array, check_problems, scalar, sub
+from ._state import (FittedState, array, check_problems, n_problems_of,
+                     scalar, sub)
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._weights import DualWeights, WeightRows, check_kept_sum
 
@@ -98,7 +99,7 @@ class PassiveAggressiveState(FittedState):
         (``summed``, averaged).
     """
 
-    VERSION = 1
+    VERSION = 2  # 2: n_labels (multi-label models)
 
     prototype: bool = scalar("bool")
     averaged: bool = scalar("bool")
@@ -109,7 +110,8 @@ class PassiveAggressiveState(FittedState):
 
     def check(self, sizes, where):
         super().check(sizes, where)
-        check_problems(sizes, where, "n_rows", "weight rows")
+        check_problems(sizes, where, "n_rows", "weight rows",
+                       n_labels=self.n_labels)
         w = self.weights
         check_kept_sum(w, self.averaged, where)
         if w.snapshot.shape[1]:
@@ -144,8 +146,7 @@ class PassiveAggressiveRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
 
     def new_state(self, call, fitted):
         X = call.X
-        n_classes = fitted["classes"].shape[0]
-        n_rows = 1 if n_classes == 2 else n_classes
+        n_rows = n_problems_of(fitted["classes"], fitted["n_labels"])
         prototype = self.multiclass == "prototype" and n_rows > 1
         return PassiveAggressiveState(
             **fitted, prototype=prototype,

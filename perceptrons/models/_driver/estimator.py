@@ -429,9 +429,9 @@ class OnlineClassifier(ClassifierMixin, BaseEstimator):
         public.update(self._algorithm_of_params(validate=False).public(s))
         vars(self).update(public)
 
-    def _fitted_fields(self, classes):
+    def _fitted_fields(self, classes, n_labels=0):
         """The FittedState fields of a fresh start (after validate_data)."""
-        return {"classes": classes, "n_features_in": int(self.n_features_in_),
+        return {"classes": classes, "n_labels": int(n_labels), "n_features_in": int(self.n_features_in_),
                 "feature_names_in": getattr(self, "feature_names_in_", None),
                 "t": 0, "n_iter": 0, "n_mistakes": 0, "n_updates": 0,
                 "mistakes_per_epoch": np.zeros(0, dtype=np.int64),
