@@ -456,6 +456,8 @@ class MatrixAlgorithm(KernelAlgorithm, Algorithm):
     #: Whether the last hypothesis decides by ``wᵀx`` (HO); the
     #: second-order Perceptron's ``vᵀ(A + x xᵀ)⁻¹x`` is not linear in x.
     last_is_linear = True
+    #: One-vs-rest problems, each its own matrix: a problem per label.
+    takes_multilabel = True
 
     #: Forms the algorithm implements; the first is the primal default.
     forms = ("primal", "dual")

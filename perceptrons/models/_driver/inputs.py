@@ -258,7 +258,7 @@ def label_signs(y, n_samples=None):
         row, col = (int(v) for v in np.argwhere(bad)[0])
         raise ValueError(
             f"a multi-label y is a 0/1 indicator; y[{row}, {col}] is "
-            f"{y[row, col]!r} (values: 0 for off, 1 for on, no NaN)")
+            f"{y[row, col].item()!r} (values: 0 for off, 1 for on, no NaN)")
     return np.ascontiguousarray(np.where(on, 1, -1).astype(np.int8))
 
 
