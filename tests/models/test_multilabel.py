@@ -106,14 +106,21 @@ def test_shuffled_passes_share_one_order():
         assert np.array_equal(multi.coef_[k], binary.coef_[0])
 
 
-@pytest.mark.parametrize("n_labels", [1, 2])
-def test_one_problem_per_label_even_for_one_or_two(n_labels):
-    y = Y[:, :n_labels]
-    est = Perceptron(random_state=0).fit(X, y)
-    assert est.coef_.shape == (n_labels, X.shape[1])
-    assert est.classes_.tolist() == list(range(n_labels))
-    assert est.decision_function(X).shape == (X.shape[0], n_labels)
-    assert est.predict(X).shape == (X.shape[0], n_labels)
+def test_one_problem_per_label_even_for_two():
+    est = Perceptron(random_state=0).fit(X, Y[:, :2])
+    assert est.coef_.shape == (2, X.shape[1])
+    assert est.classes_.tolist() == [0, 1]
+    assert est.decision_function(X).shape == (X.shape[0], 2)
+    assert est.predict(X).shape == (X.shape[0], 2)
+
+
+def test_a_column_vector_is_one_label_per_example():
+    # scikit-learn's convention (check_supervised_y_2d): (n, 1) is 1-D y.
+    with pytest.warns(Warning, match="column-vector y"):
+        est = Perceptron(random_state=0).fit(X, Y[:, :1])
+    assert est.state_.n_labels == 0 and est.predict(X).ndim == 1
+    single = Perceptron(random_state=0).fit(X, Y[:, 0])
+    assert np.array_equal(est.coef_, single.coef_)
 
 
 def test_constant_label_column_learns():

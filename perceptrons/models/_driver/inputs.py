@@ -24,7 +24,8 @@ from .call import TrainingCall
 
 __all__ = ["as_read", "call_targets", "checked_column_sq_sums", "encode",
            "few_label_encoding", "is_indicator", "label_signs",
-           "plain_class_labels", "validate_input", "validated"]
+           "plain_class_labels", "target_shape", "validate_input",
+           "validated"]
 
 
 def checked_column_sq_sums(loop_arrays, n_features):
@@ -206,12 +207,21 @@ def few_label_encoding(y):
 
 
 
+def target_shape(y):
+    """The shape of ``y`` as given (a sparse matrix's, or its array's)."""
+    if sp.issparse(y):
+        return y.shape
+    shape = getattr(y, "shape", None)
+    return tuple(shape) if shape is not None else np.asarray(y).shape
+
+
 def is_indicator(y):
     """Whether ``y`` is given as a multi-label target: a 2-D array (or a
-    scipy.sparse matrix), one column per label. A column vector
-    ``(n, 1)`` is one label's indicator, as in scikit-learn's
-    ``OneVsRestClassifier``."""
-    return sp.issparse(y) or np.ndim(y) == 2
+    scipy.sparse matrix) of two or more columns, one per label. A column
+    vector ``(n, 1)`` stays a 1-D y of labels, as scikit-learn's
+    classifiers take it (with its ``DataConversionWarning``)."""
+    shape = target_shape(y)
+    return len(shape) == 2 and shape[1] != 1
 
 
 def label_signs(y, n_samples=None):

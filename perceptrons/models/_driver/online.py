@@ -272,7 +272,8 @@ def _same_classes(session, classes):
 def _learn_through_partial_fit(est, x, y, classes, sample_weight):
     """``learn_one`` as ``partial_fit`` on one row (the first call, and
     whatever the session does not take)."""
-    if np.ndim(y) or (hasattr(est, "state_") and est.state_.n_labels):
+    if np.asarray(y).ndim or (hasattr(est, "state_")
+                              and est.state_.n_labels):
         raise ValueError(
             "learn_one learns one label per example; a multi-label model "
             "learns through partial_fit(X, Y), Y a 2-D 0/1 indicator (one "

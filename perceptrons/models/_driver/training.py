@@ -23,7 +23,8 @@ from .._state import appended
 from .._stopping import NoImprovement, validation_split
 from .._weighting import row_weights, subset_call
 from .call import UNIT_WEIGHTS
-from .inputs import call_targets, is_indicator, validate_input
+from .inputs import (call_targets, is_indicator, target_shape,
+                     validate_input)
 
 __all__ = ["fit", "partial_fit", "start", "train"]
 
@@ -68,7 +69,7 @@ def partial_fit(est, X, y, classes, sample_weight, row_checked=False):
     algo = est._algorithm_of_params(validate=first)
     if first and is_indicator(y):
         check_multilabel(est, algo)
-        classes = _multilabel_classes(classes, np.shape(y))
+        classes = _multilabel_classes(classes, target_shape(y))
     elif first:
         if classes is None:
             raise ValueError(
@@ -142,7 +143,7 @@ def _check_same_labels(state, y, classes):
                 "label columns (a 2-D indicator); got a 1-D y of labels: "
                 "pass the same kind of y to every partial_fit call")
         return
-    width = np.shape(y)[1] if len(np.shape(y)) == 2 else 0
+    width = target_shape(y)[1] if len(target_shape(y)) == 2 else 0
     if not n_labels:
         raise ValueError(
             "this model was fitted on a 1-D y of labels; got a 2-D y (a "
@@ -153,7 +154,7 @@ def _check_same_labels(state, y, classes):
             f"y has {width} label columns; this multi-label model was "
             f"fitted on {n_labels}: every partial_fit call gives the same "
             "labels")
-    _multilabel_classes(classes, np.shape(y))
+    _multilabel_classes(classes, target_shape(y))
 
 
 def _take_new_classes(est, algo, call, y, classes):
