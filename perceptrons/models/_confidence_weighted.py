@@ -144,6 +144,8 @@ class GaussianAlgorithm(LastOrAveragedRows, Algorithm):
     :meth:`rule` (and, where its Σ₀ is scaled, ``a``)."""
 
     state_type = ConfidenceWeightedState
+    # One Gaussian per problem, one-vs-rest: a label's ±1 is its problem's.
+    takes_multilabel = True
     # The primal rows of LastOrAveragedRows, never a kernel.
     kernel = None
     new_kernel_call = None

@@ -22,7 +22,7 @@ from ..utils.parallel import effective_n_jobs
 from ..utils.validation import linear_scores, refuse_underflow
 from ._driver import Algorithm
 from ._classes import class_positions, grown_rows
-from ._driver.protocol import linear_row_scores
+from ._driver.protocol import linear_row_scores, prototype_multilabel_refusal
 from ._driver.mixing import mixed_rows_and_offset
 from ._budget import BudgetAlgorithm
 from ._driver.online import CompiledStep
@@ -232,11 +232,8 @@ class Figure2(BudgetAlgorithm, KernelAlgorithm, Algorithm):
         return None
 
     def multilabel_refusal(self):
-        if getattr(self, "multiclass", "ovr") == "prototype":
-            return ("multiclass='prototype' keeps one prototype per class, "
-                    "competing for each example's one true class; set "
-                    "multiclass='ovr' (a problem per label)")
-        return None
+        return prototype_multilabel_refusal(
+            getattr(self, "multiclass", "ovr"))
 
     def final_after_quiet_pass(self):
         # w and θ move only on an update; the other hypotheses go on

@@ -125,6 +125,8 @@ class ALMARule(BudgetAlgorithm, KernelAlgorithm, Algorithm):
     :class:`ALMA`)."""
 
     state_type = ALMAState
+    # One problem per class, one-vs-rest: a label's ±1 is its problem's.
+    takes_multilabel = True
 
     def needs_row_sq_norms(self):
         # Only k(x, x) reads them; the primal norms are p-norms.

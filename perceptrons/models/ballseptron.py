@@ -115,6 +115,15 @@ class BallseptronRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
         # Every row's update is scaled by its weight (class notes).
         return None
 
+    def multilabel_refusal(self):
+        return ("its multiclass form is the prototypes of Sec. 4, one per "
+                "class, competing for each example's one true class, and "
+                "its binary form (Figure 2) one weight vector: neither is a "
+                "problem per label; fit sklearn.multioutput."
+                "MultiOutputClassifier(Ballseptron()) for a binary "
+                "Ballseptron per label, or Perceptron(multiclass='ovr') "
+                "for one pass over X")
+
     def new_state(self, call, fitted):
         X = call.X
         n_classes = fitted["classes"].shape[0]

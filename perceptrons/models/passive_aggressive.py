@@ -23,7 +23,7 @@ from ._budget import (COMMON_POLICIES, budget_constraints,
                       with_budget_docs)
 from ._classes import class_positions, grown_rows, split
 from ._driver import Algorithm, OnlineClassifier
-from ._driver.protocol import linear_row_scores
+from ._driver.protocol import linear_row_scores, prototype_multilabel_refusal
 from ._driver.mixing import mixed_rows_and_offset
 from ._driver.online import CompiledStep
 from ._kernel import KERNEL_NAMES, KernelAlgorithm, KernelParams
@@ -175,6 +175,11 @@ class PassiveAggressiveRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
                 "(nor class_weight): its update meets the hard constraint "
                 "of Eq. (2), which a weight cannot change; use 'PA-I' or "
                 "'PA-II', where a row's weight scales its aggressiveness C")
+
+    def multilabel_refusal(self):
+        # One-vs-rest problems read a label's ±1 as they read a class's
+        # (the loop's problem_sign); the prototypes compete for one class.
+        return prototype_multilabel_refusal(self.multiclass)
 
     # ----------------------------------------------------------- training
     def feature_growth_refusal(self, state):

@@ -113,6 +113,9 @@ class ProjectronRule(KernelAlgorithm, Algorithm):
     of :class:`Projectron`)."""
 
     state_type = ProjectronState
+    # One problem (and budget group) per class, one-vs-rest: a label's ±1
+    # is its problem's.
+    takes_multilabel = True
 
     def final_after_quiet_pass(self):
         return self.hypothesis == "last"

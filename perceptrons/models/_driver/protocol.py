@@ -26,7 +26,7 @@ from ..._loops._common import row_sq_norms
 from .._features import padded_state
 from .._state import n_problems_of
 
-__all__ = ["Algorithm", "linear_row_scores"]
+__all__ = ["Algorithm", "linear_row_scores", "prototype_multilabel_refusal"]
 
 _NO_ROW_NORMS = np.zeros(0)
 
@@ -362,3 +362,14 @@ def linear_row_scores(view, values):
         scores = values[None, :] @ coef.T
     scores += intercept
     return scores[0]
+
+
+def prototype_multilabel_refusal(multiclass):
+    """The multi-label refusal of a rule whose multiclass form is chosen by
+    ``multiclass``: None for one-vs-rest ("ovr", one problem per label),
+    the reason for "prototype"."""
+    if multiclass != "prototype":
+        return None
+    return ("multiclass='prototype' keeps one prototype per class, "
+            "competing for each example's one true class; set "
+            "multiclass='ovr' (a problem per label)")
