@@ -42,7 +42,6 @@ JMLR 10:2643-2666, 2009.
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from .budget import project_example
 from .storage import add_example, add_example_sum
