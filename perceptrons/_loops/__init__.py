@@ -27,8 +27,10 @@ old against new (``benchmarks/bench_checkouts.py``) is what catches it.
   :mod:`.matrix_perceptron` (the
   pass of :mod:`.higher_order` and :mod:`.second_order`);
 * shared: :mod:`._common` (rows, dots, prefetching, the ``specialised``
-  helpers), :mod:`.storage`, :mod:`.support`, :mod:`.mercer`,
-  :mod:`.matrix_rows`, :mod:`.voted` (voted prediction);
+  helpers), :mod:`.targets` (a problem's sign and the online mistake,
+  of a class index or of a multi-label row), :mod:`.storage`,
+  :mod:`.support`, :mod:`.mercer`, :mod:`.matrix_rows`, :mod:`.voted`
+  (voted prediction);
 * input: :mod:`.svmlight_text` (svmlight text parsed from a byte array, for
   the out-of-core reader).
 

@@ -64,8 +64,11 @@ the last fold (bounding the rounding of the sum to about 1e4 eps). Folds
 never touch u or z, so the corrections are those of ``averaged=False``
 bit for bit.
 
-Labels: one problem reads ``targets[i] == 1`` as y = +1 (else -1); K
-problems (one-vs-rest) read ``targets[i] == r`` as y = +1 in problem r.
+Labels (:func:`~perceptrons._loops.targets.problem_sign`): one problem
+reads ``targets[i] == 1`` as y = +1 (else -1); K problems (one-vs-rest)
+read ``targets[i] == r`` as y = +1 in problem r; a multi-label y's labels
+±1 (int8, one column per problem) are read as they are, ``targets[i, r]``
+in problem r. The mistakes are counted per problem either way.
 
 References
 ----------
@@ -81,6 +84,7 @@ from .lazy import CANCEL, FOLD, SCALE_MIN, fold_row, scale_row
 from .storage import add_example, add_example_sum, admits, begin_pass, \
     norm_change, norm_factor, raw_scores, set_scale, settle_norms, \
     storage_loop
+from .targets import problem_sign
 
 __all__ = ["alma2_epoch", "almap_epoch", "augmented_p_norms"]
 
@@ -132,14 +136,6 @@ def augmented_p_norms(X_data, X_indices, X_indptr, n_rows, p, rho, out):
 
 
 @njit(cache=True, inline="always")
-def _label(targets, i, r, n_problems):
-    """y of row i in problem r (module notes)."""
-    if n_problems == 1:
-        return 1.0 if targets[i] == 1 else -1.0
-    return 1.0 if targets[i] == r else -1.0
-
-
-@njit(cache=True, inline="always")
 def _schedule(k, p, alpha, B, C):
     """``((1 - α) γ_k, η_k)`` of Figure 1 for the k-th correction."""
     root = np.sqrt(p - 1.0) if p != 2.0 else 1.0
@@ -179,8 +175,9 @@ def alma2_epoch(store, targets, order, weights, row_scale, bias_coord, bias,
         The feature part of each problem's w (:mod:`perceptrons._loops.storage`),
         one row per problem, updated in place; ``summed`` holds the
         running sum of the hypotheses (averaged only).
-    targets : ndarray of shape (n_samples,), int64
-        Class indices (module notes).
+    targets : ndarray of shape (n_samples,) or (n_samples, n_problems)
+        Class indices (int64), or a multi-label y's labels ±1 (int8)
+        (module notes).
     order : ndarray of shape (n_steps,), int64
         Rows to present, in order.
     weights : ndarray of shape (n_samples,) or (0,), float64
@@ -236,7 +233,7 @@ def alma2_epoch(store, targets, order, weights, row_scale, bias_coord, bias,
                          store.current.shape[0])
         bc = bias_coord[i]
         for r in range(n_problems):
-            y = _label(targets, i, r, n_problems)
+            y = problem_sign(targets[i], r, n_problems)
             # y w_k·x̂, w = s (u, b).
             m = y * (scale[r] * (scores[r] * rs + bias[r] * bc))
             if m <= 0.0:
@@ -407,7 +404,7 @@ def almap_epoch(X_data, X_indices, X_indptr, targets, order, weights,
                 if averaged and S[r] > 0.0:
                     big_b[r] += scale[r] / S[r] ** e
                 continue
-            y = _label(targets, i, r, n_problems)
+            y = problem_sign(targets[i], r, n_problems)
             zr, ur = z[r], theta[r]
             sr = summed[r] if averaged else zr
             m = 0.0

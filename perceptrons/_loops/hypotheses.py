@@ -88,6 +88,7 @@ from .projectron import (ProjectronRule, projected_update,
                          projected_update_sum, takes_step)
 from .storage import (add_example, add_example_sum, add_pair, add_pair_sum,
                       store_class)
+from .targets import is_online_mistake, problem_sign
 
 HYPOTHESIS_LAST = 0
 HYPOTHESIS_LONGEST = 1
@@ -116,32 +117,6 @@ def threshold_rule(n_problems, *, primal):
     keeps the one compiled loop for any number of problems (each rule
     class is another compilation of the dual loop, its longest)."""
     return BinaryRule if n_problems == 1 and primal else ThresholdRule
-
-
-@njit(cache=True, inline="always")
-def problem_sign(target, k, n_problems):
-    """Label ±1 of an example with class index ``target`` in problem k.
-
-    One problem: class index 1 is positive. K problems (one-vs-rest):
-    problem k's positive class is k.
-    """
-    positive = target == 1 if n_problems == 1 else target == k
-    return 1.0 if positive else -1.0
-
-
-@njit(cache=True, inline="always")
-def is_online_mistake(scores, target, n_problems):
-    """Whether the current hypothesis mispredicts, ties counted as mistakes.
-
-    One problem: ``y (<w,x> - θ) <= 0``; one-vs-rest: the true class's
-    score is not strictly above every other class's.
-    """
-    if n_problems == 1:
-        return (1.0 if target == 1 else -1.0) * scores[0] <= 0.0
-    for r in range(n_problems):
-        if r != target and scores[r] >= scores[target]:
-            return True
-    return False
 
 
 # ------------------------------------------------------------ the rules
@@ -207,7 +182,9 @@ def _prototype_mistake(rule, scores, target, other):
 
 @specialised(by_rule(_threshold_mistake, _prototype_mistake))
 def is_mistake(rule, scores, target, other):
-    """Whether the current hypothesis mispredicts (ties are mistakes)."""
+    """Whether the current hypothesis mispredicts (ties are mistakes); for
+    a multi-label example, the number of its labels mispredicted
+    (:func:`is_online_mistake`)."""
 
 
 def _threshold_margin(rule, scores, target, k, n_counters, other):

@@ -35,7 +35,7 @@ matrix lost its precision).
 """
 
 from ._common import specialised
-from .hypotheses import problem_sign
+from .targets import problem_sign
 from .matrix_rows import scatter_row_nz, sparse_dot, unscatter_row_nz
 from .mercer import dot_n
 from .storage import begin_pass, by_storage, storage_loop, store_class
@@ -144,7 +144,7 @@ def matrix_epoch(store, targets, order, weights, counts, stats, summed,
         The algorithm's state in one of its forms (module notes), updated in
         place.
     targets : ndarray of shape (n_samples,), int64
-        Class indices (see :func:`perceptrons._loops.hypotheses.problem_sign`).
+        Class indices (see :func:`perceptrons._loops.targets.problem_sign`).
     order : ndarray of shape (n_steps,), int64
     weights : ndarray of shape (n_samples,) or (0,), float64
         Each row's weight s_i > 0, indexed like ``targets`` (empty: every

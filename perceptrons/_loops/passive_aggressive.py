@@ -126,6 +126,7 @@ from .storage import (
     store_class,
 )
 from .storage import settle as make_room
+from .targets import is_online_mistake, problem_sign
 
 __all__ = ["LOSS_ROUNDING", "OneVsRest", "PA1Rule", "PA2Rule", "PARule",
            "Prototypes", "RULES", "biased_scores", "pa_epoch", "rule_loss",
@@ -347,13 +348,7 @@ def rival(form, scores, target):
 
 
 def _ovr_mistake(form, scores, target, other):
-    n_rows = n_problems(form)
-    if n_rows == 1:
-        return (scores[0] if target == 1 else -scores[0]) <= 0.0
-    for r in range(n_rows):
-        if r != target and scores[r] >= scores[target]:
-            return True
-    return False
+    return is_online_mistake(scores, target, n_problems(form))
 
 
 def _prototype_mistake(form, scores, target, other):
@@ -363,7 +358,9 @@ def _prototype_mistake(form, scores, target, other):
 @specialised(by_form(_ovr_mistake, _prototype_mistake))
 def is_mistake(form, scores, target, other):
     """The online mistake: ``y (w·x + b) <= 0`` for one problem, another
-    class scoring at least the true one otherwise."""
+    class scoring at least the true one otherwise; a multi-label example's
+    count of problems with ``y_k (w_k·x + b_k) <= 0``
+    (:func:`~perceptrons._loops.targets.is_online_mistake`)."""
 
 
 def _ovr_sq_norm(form, store, i, bias):
@@ -403,10 +400,7 @@ def problem_norm(form, store, k, i, bias, sq_norm):
 
 
 def _ovr_margin(form, scores, target, k, other):
-    if n_problems(form) == 1:
-        y = 1.0 if target == 1 else -1.0
-    else:
-        y = 1.0 if target == k else -1.0
+    y = problem_sign(target, k, n_problems(form))
     return y, y * scores[k]
 
 
@@ -544,10 +538,13 @@ def pa_epoch(store, targets, order, weights, rule, form, intercept,
         Updated in place (a dual store's support set grows; under a
         budget, each step ends with the budget's room-making, and a step
         the Stoptron refuses is not made).
-    targets : ndarray of shape (n_samples,), int64
+    targets : ndarray of shape (n_samples,) or (n_samples, K), integer
         Class index of each row. One problem: 1 is y = +1, 0 is y = -1; K
         problems: problem k's label is +1 where ``targets == k``, -1
-        elsewhere (one-vs-rest); prototypes: the true class.
+        elsewhere (one-vs-rest); prototypes: the true class. Or,
+        multi-label (one-vs-rest and the Gaussian forms), each row's labels
+        ±1 (int8), problem k's in column k
+        (:mod:`perceptrons._loops.targets`).
     order : ndarray of shape (n_steps,), int64
         Rows to present, in order.
     weights : ndarray of shape (n_samples,) or (0,), float64
@@ -576,7 +573,8 @@ def pa_epoch(store, targets, order, weights, rule, form, intercept,
     n_mistakes : int
         Online prediction mistakes, before the update: ``y (w·x + b) <= 0``
         for one problem; otherwise the true class's score not strictly
-        above every other class's.
+        above every other class's; multi-label, one per problem with
+        ``y_k (w_k·x + b_k) <= 0``.
     """
     bias = 1.0 if rule.bias else 0.0
     b_share = intercept_share(rule)
@@ -588,8 +586,8 @@ def pa_epoch(store, targets, order, weights, rule, form, intercept,
         target = targets[i]
         ctx = biased_scores(store, ctx, order, step, scores, intercept)
         other = rival(form, scores, target)
-        if is_mistake(form, scores, target, other):
-            n_mistakes += 1
+        # A bool (one class per example) or a count (a multi-label row).
+        n_mistakes += is_mistake(form, scores, target, other)
         # ‖x'‖² of the augmented instance [x, 1] with a bias.
         sq_norm = step_sq_norm(form, store, i, bias)
         if not sq_norm > 0.0:

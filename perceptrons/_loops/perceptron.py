@@ -64,12 +64,14 @@ def figure2_epoch(store, targets, order, weights, theta, rule, final, logs):
         kept. Updated in place (a dual store's support set grows; under a
         budget a step the Stoptron refuses is not made, and each step ends
         with the budget's room-making).
-    targets : ndarray of shape (n_samples,), integer
+    targets : ndarray of shape (n_samples,) or (n_samples, K), integer
         Class index of each row (int64, or the smallest signed type that
         holds the class indices: a shuffled pass reads it at random rows).
         Threshold rule with one problem: 1 is the positive class and 0 the
         negative; with K problems, problem k's label is +1 where
-        ``targets == k`` and -1 elsewhere (one-vs-rest).
+        ``targets == k`` and -1 elsewhere (one-vs-rest). Or, multi-label
+        (threshold rules only), each row's labels ±1 (int8), problem k's
+        in column k.
     order : ndarray of shape (n_steps,), int64
         Rows to present, in order.
     weights : ndarray of shape (n_samples,) or (0,), float64
@@ -90,7 +92,8 @@ def figure2_epoch(store, targets, order, weights, theta, rule, final, logs):
     n_mistakes : int
         Online prediction mistakes of the current hypothesis, before its
         update: ``y(<w,x> - θ) <= 0`` for one problem; otherwise the true
-        class's score not strictly above every other class's.
+        class's score not strictly above every other class's; multi-label,
+        one per problem with ``y_k(<w_k,x> - θ_k) <= 0``.
     """
     margin, lam, alpha_bound = rule.margin, rule.lam, rule.alpha_bound
     (hypothesis, t_start, theta_avg_acc, theta_ls, tally, best_tally,
@@ -113,8 +116,8 @@ def figure2_epoch(store, targets, order, weights, theta, rule, final, logs):
             for r in range(n_rows):
                 score_log[step, r] = scores[r]
         other = rival(rule, scores, target)
-        if is_mistake(rule, scores, target, other):
-            n_mistakes += 1
+        # A bool (one class per example) or a count (a multi-label row).
+        n_mistakes += is_mistake(rule, scores, target, other)
         for k in range(n_counters):
             # y(SUM - θ) of Figure 2, with the λ-trick term of Eq. (1):
             # y·y λ ‖φ(x_i)‖² = λ ‖φ(x_i)‖².

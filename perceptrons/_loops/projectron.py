@@ -42,10 +42,10 @@ JMLR 10:2643-2666, 2009.
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
 from .budget import project_example
 from .storage import add_example, add_example_sum
+from .targets import problem_sign
 
 __all__ = ["ProjectronRule", "projectron_rule", "projected_update",
            "projected_update_sum", "takes_step"]
@@ -68,12 +68,6 @@ def projectron_rule(plus, room):
     """The :data:`ProjectronRule` of a pass (``room`` members per group)."""
     return ProjectronRule(1.0, 0.0, 1.0 if plus else 0.0, 0.0, -1,
                           bool(plus), np.zeros(1), np.zeros((2, room)))
-
-
-@njit(cache=True, inline="always")
-def _sign(target, k, n_problems):
-    positive = target == 1 if n_problems == 1 else target == k
-    return 1.0 if positive else -1.0
 
 
 def takes_step(rule, store, k, i, m):
@@ -113,7 +107,7 @@ def projected_update(rule, store, target, k, n_counters, other, i, theta,
     """:func:`~perceptrons._loops.hypotheses.update` of the rule: the
     perceptron's ``α_i += s y`` on a mistake (x joins; the settling
     projects it if δ <= η), else ``α_S += τ s y d``. Returns the step."""
-    y = _sign(target, k, n_counters)
+    y = problem_sign(target, k, n_counters)
     tau = rule.step[0]
     if tau == 0.0:
         a = weight * y

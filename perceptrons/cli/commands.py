@@ -13,6 +13,7 @@ import time
 
 from .. import registry
 from ..utils.output import atomic_write
+from . import labels
 from .options import (_ZERO_BASED, CLIError, build_estimator,
                       check_model_file, check_output, data_format,
                       estimator_params, flag_of, load_data, load_new_data,
@@ -36,12 +37,21 @@ def _scaled(args):
     return "" if args.scale == "none" else f"scale={args.scale}"
 
 
-def _rows(n_rows, n_features, n_classes=None):
+def _rows(n_rows, n_features, n_classes=None, classes="classes"):
     """The size of the data, in the words of every summary (None: not
-    known, not shown)."""
+    known, not shown); ``classes``: what the classes are ("labels" of a
+    multi-label problem)."""
     return ", ".join(f"{n} {what}" for n, what in (
-        (n_rows, "rows"), (n_features, "features"), (n_classes, "classes"))
+        (n_rows, "rows"), (n_features, "features"), (n_classes, classes))
         if n is not None)
+
+
+def _train_accuracy(model, X, y):
+    """The training accuracy line's value: of the rows, or of a
+    multi-label problem's labels and rows."""
+    if y.ndim == 2:
+        return labels.scores_text(model.predict(X), y)
+    return f"{100 * model.score(X, y):.2f}%"
 
 
 def _format_label(value):
@@ -101,14 +111,18 @@ def train(args):
     save_model(model, args.output, input_schema=data.schema)
     print(f"model:      {_describe_model(est, args, _scaled(args))}")
     print(f"data:       {args.data}: "
-          f"{_rows(*X.shape, len(est.classes_))}")
+          f"{_rows(*X.shape, len(est.classes_), _classes(y))}")
     for line in data.notes:
         print(f"rows:       {line}")
     _print_counts(est, getattr(est, "n_iter_", None), X.shape[0])
-    print(f"train acc:  {100 * model.score(X, y):.2f}%")
+    print(f"train acc:  {_train_accuracy(model, X, y)}")
     print(f"time:       {seconds:.3f} s")
     print(f"saved:      {args.output}")
     return 0
+
+
+def _classes(y):
+    return "labels" if y.ndim == 2 else "classes"
 
 
 def _train_mixing(args, est, files):
@@ -117,6 +131,11 @@ def _train_mixing(args, est, files):
     from ..distributed import ParameterMixing
     from ..persistence import save_model
 
+    if labels.is_multilabel(args.label_column):
+        raise CLIError("several label columns (a multi-label problem) do "
+                       "not combine with parameter mixing (--shards, "
+                       "--scheduler, --mixing, several files) yet: train "
+                       "on one file without them")
     if args.stream:
         raise CLIError("--stream and parameter mixing (--shards, --scheduler, "
                        "several files) do not combine: give each worker a "
@@ -195,7 +214,13 @@ def _print_counts(est, n_passes, n_rows=None):
         passes += f", and {active} over active sets" + (
             " in all" if problems > 1 else "")
     print(f"passes:     {passes}")
-    if hasattr(est, "n_mistakes_") and t:
+    n_labels = getattr(getattr(est, "state_", None), "n_labels", 0)
+    if hasattr(est, "n_mistakes_") and t and n_labels:
+        print(f"mistakes:   {est.n_mistakes_} online, one per wrong label, "
+              f"in the {t} rows presented "
+              f"({100 * est.n_mistakes_ / (t * n_labels):.2f}% of the "
+              "labels)")
+    elif hasattr(est, "n_mistakes_") and t:
         summed = ", summed over the problems" if problems > 1 else ""
         print(f"mistakes:   {est.n_mistakes_} online, in the {t} rows "
               f"presented{summed} "
@@ -258,6 +283,14 @@ def _read_for_model(args, model, schema):
     return data
 
 
+def _label_names(schema, pred):
+    """The names of a multi-label model's labels: its training file's
+    label columns', or ``label<k>``."""
+    if isinstance(schema, dict) and "label_columns" in schema:
+        return labels.label_names(schema)
+    return [f"label{k}" for k in range(pred.shape[1])]
+
+
 def _accuracy_note(pred, data, classes):
     """The accuracy on the file's labels, or why there is none."""
     import numpy as np
@@ -268,6 +301,14 @@ def _accuracy_note(pred, data, classes):
     y = data.y
     if len(y) == 0:
         return "no row has a label, so no accuracy"
+    if pred.ndim != y.ndim:
+        return ("the model predicts a row of labels (multi-label) and the "
+                "file holds one label per row, so no accuracy")
+    if y.ndim == 2:
+        which = "" if len(y) == len(data.X) else \
+            f" ({len(y)} rows with every label)"
+        return (f"accuracy on the file's labels{which}: "
+                f"{labels.scores_text(pred, y)}")
     unknown = ~np.isin(y, classes)
     return _accuracy_text(int(np.count_nonzero(pred == y)), len(y),
                           len(pred), int(unknown.sum()),
@@ -303,7 +344,10 @@ def predict(args):
         return _predict_stream(args, model, schema)
     data = _read_for_model(args, model, schema)
     pred = model.predict(data.X)
-    lines = "".join(_format_label(v) + "\n" for v in pred)
+    if pred.ndim == 2:  # a multi-label model: a column per label
+        lines = labels.prediction_lines(pred, _label_names(schema, pred))
+    else:
+        lines = "".join(_format_label(v) + "\n" for v in pred)
     if args.output:
         with atomic_write(args.output, what="output file") as fh:
             fh.write(lines)
@@ -371,17 +415,20 @@ def evaluate(args):
                          random_state=args.seed, confidence=args.confidence,
                          scale=args.scale == "standard")
     print(f"model:    {_describe_model(est, args, _scaled(args))}")
-    print(f"data:     {args.data}: {_rows(*X.shape)}")
+    print(f"data:     {args.data}: {_rows(*X.shape)}"
+          + (f", {y.shape[1]} labels" if y.ndim == 2 else ""))
     for line in data.notes:
         print(f"rows:     {line}")
     print(f"accuracy: {100 * res.mean:.2f}% ± {100 * res.ci_half_width:.2f} "
-          f"({100 * res.confidence:g}% T-interval, {res.n_splits} folds; "
+          + ("of the labels " if y.ndim == 2 else "")
+          + f"({100 * res.confidence:g}% T-interval, {res.n_splits} folds; "
           f"[{100 * res.ci_low:.2f}, {100 * res.ci_high:.2f}])")
     print("folds:    " + " ".join(f"{100 * a:.1f}" for a in res.accuracies))
     rate = res.mean_mistake_rate
     print("mistakes: " + (
-        f"{100 * rate:.2f}% online, of the rows presented in training "
-        "(mean over folds)"
+        f"{100 * rate:.2f}% online, of the "
+        + ("labels of the " if y.ndim == 2 else "")
+        + "rows presented in training (mean over folds)"
         if rate == rate else "not counted with --scale maxabs"
         if model is not est else "not counted by the model"))
     if args.json:

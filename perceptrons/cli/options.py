@@ -10,6 +10,7 @@ import json
 import os
 
 from .. import registry
+from . import labels
 
 __all__ = ["CLIError", "MODEL_OPTIONS", "KERNEL_OPTIONS", "SCALERS",
            "boolean_params", "build_estimator", "byte_size",
@@ -418,13 +419,16 @@ def load_data(args):
     drop = list(args.drop_columns or ())
     if args.id_column is not None:
         drop.append(args.id_column)
-    X, y, info = load_csv(
-        args.data, label_column=args.label_column,
-        delimiter=args.delimiter or ",", missing=args.missing_values,
-        handle_missing=args.missing, drop_columns=drop,
-        nominal_columns=args.nominal_columns, return_info=True,
-        header=args.header)
-    _check_class_labels(args, y, info.schema)
+    read = dict(delimiter=args.delimiter or ",", missing=args.missing_values,
+                handle_missing=args.missing,
+                nominal_columns=args.nominal_columns, header=args.header)
+    if labels.is_multilabel(args.label_column):
+        X, y, info = labels.load_labels(load_csv, args.data,
+                                        args.label_column, drop, **read)
+    else:
+        X, y, info = load_csv(args.data, label_column=args.label_column,
+                              drop_columns=drop, return_info=True, **read)
+        _check_class_labels(args, y, info.schema)
     notes = _header_notes(args, info)
     dropped = list(info.dropped_lines)
     if dropped:
@@ -437,7 +441,10 @@ def load_data(args):
     if info.n_filled:
         notes.append(f"filled the missing values of {info.n_filled} rows "
                      f"(--missing {args.missing})")
-    return Data(X, y, info.schema.to_dict(), notes=notes)
+    schema = info.schema.to_dict()
+    if labels.is_multilabel(args.label_column):
+        schema["label_columns"] = info.label_columns
+    return Data(X, y, schema, notes=notes)
 
 
 #: Header names that usually mark the label column, suggested by
@@ -587,9 +594,18 @@ def load_new_data(args, schema):
     except ValueError as exc:
         raise CLIError(f"{args.model!r} is not a valid perceptrons model "
                        f"file: {exc}") from None
-    X, y, info = load_csv(args.data, label_column=args.label_column,
-                          delimiter=args.delimiter, schema=csv_schema,
-                          return_info=True, header=args.header)
+    if "label_columns" in schema:
+        X, y, info, labelled = labels.load_new_labels(
+            load_csv, CSVSchema, args.data, schema, args.label_column,
+            delimiter=args.delimiter, header=args.header)
+    elif labels.is_multilabel(args.label_column):
+        raise CLIError("--label-column names several columns, but the "
+                       "model learnt one label per row")
+    else:
+        X, y, info = load_csv(args.data, label_column=args.label_column,
+                              delimiter=args.delimiter, schema=csv_schema,
+                              return_info=True, header=args.header)
+        labelled = info.labelled
     notes = _header_notes(args, info)
     if info.n_filled:
         how = csv_schema.handle_missing
@@ -606,7 +622,7 @@ def load_new_data(args, schema):
             for k, c in sorted(info.unseen.items()))
         notes.append(f"{count} values were not seen in training ({detail}); "
                      "encoded as all-zero indicators")
-    return Data(X, y, schema, labelled=info.labelled, notes=notes)
+    return Data(X, y, schema, labelled=labelled, notes=notes)
 
 
 # The options that mean something only with --stream: (dest, flag).

@@ -4,7 +4,7 @@ import argparse
 import sys
 
 from .. import registry
-from . import commands, options, texts
+from . import commands, labels, options, texts
 from .options import KERNEL_OPTIONS, MODEL_OPTIONS, SCALERS, key_value
 
 __all__ = ["build_parser", "usage_error"]
@@ -45,18 +45,27 @@ def _add_data_options(p, for_model=False):
                    help="file format" + (saved or " (default: auto, by "
                                                    "file name)"))
     if for_model:
-        g.add_argument("--label-column", type=options.label_column_or_auto,
+        g.add_argument("--label-column",
+                       type=labels.column_refs(options.label_column_or_auto),
+                       action=labels.LabelColumns,
                        default="auto", metavar="N|NAME|none|auto",
                        help="CSV: index or header name of the label column, "
                             "or 'none' (default: auto, the training file's, "
                             "or none if the file has one column fewer); "
-                            "labels only serve the accuracy report")
+                            "a multi-label model's: one per label, "
+                            "comma-separated or repeated; labels only "
+                            "serve the accuracy report")
     else:
-        g.add_argument("--label-column", type=options.label_column,
-                       default=-1, metavar="N|NAME",
+        g.add_argument("--label-column",
+                       type=labels.column_refs(options.label_column),
+                       action=labels.LabelColumns,
+                       default=-1, metavar="N|NAME[,N|NAME...]",
                        help="CSV: index of the label column, negative from "
                             "the end, or its name in the header row "
-                            "(default: -1)")
+                            "(default: -1); several columns, comma-separated "
+                            "or the option repeated, are a multi-label "
+                            "problem: each a 0/1 label, one binary problem "
+                            "per label")
     h = g.add_mutually_exclusive_group()
     h.add_argument("--header", dest="header", action="store_const",
                    const=True, default="auto",

@@ -33,7 +33,10 @@ examples:
 DATA = """\
 data files:
   svmlight/LIBSVM text ("label index:value ..."), optionally .gz/.bz2/.xz
-  compressed, or CSV without a header row (--format csv, --label-column N).
+  compressed, or CSV with or without a header row (--format csv,
+  --label-column N or NAME; several columns, comma-separated or the option
+  repeated, each 0/1, are a multi-label problem: one binary problem per
+  label, predicted as one column per label).
   --format auto picks CSV for *.csv and *.data (after a compression suffix),
   svmlight otherwise. Nominal CSV columns are one-hot encoded (K&W Sec. 3.1).
   train saves how the file was read in the model (CSV columns, levels and
@@ -81,6 +84,7 @@ examples:
   perceptrons train wdbc.data --id-column 0 --label-column 1 --scale standard \\
       --tau 1 -o wdbc.npz
   perceptrons train crx.data --missing mean -o crx.npz
+  perceptrons train news.csv --label-column sports,politics,tech -o news.npz
   perceptrons train train.svm --model kernel-perceptron --kernel poly --degree 4
   perceptrons train big.svm --stream --max-iter 5 --shuffle-buffer 100000 \\
       --cache-file big.pcache -o big.npz
@@ -91,7 +95,9 @@ pickle (see perceptrons.persistence).
 """ + PAPERS
 
 PREDICT = """\
-Writes exactly one predicted label per line for every row of DATA, in order.
+Writes exactly one predicted label per line for every row of DATA, in order;
+a multi-label model (trained on several --label-column columns) writes a CSV
+of one 0/1 column per label, after a header row of the label names.
 DATA is read as the model's training file was: a CSV file's columns, levels
 and missing values as saved in the model (a missing value is filled as in
 training, a level never seen in training gives all-zero indicators, and both

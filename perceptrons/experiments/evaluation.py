@@ -222,7 +222,7 @@ def fold_tasks(estimator, X, y, *, n_splits=10, random_state=0, scale=False,
     list of Task
         ``fold`` 0..k-1; ``inputs`` a :class:`FoldInputs`.
     """
-    from sklearn.model_selection import StratifiedKFold
+    from sklearn.model_selection import KFold, StratifiedKFold
 
     X, y = _check_inputs(X, y, n_splits)
     weights_key = None
@@ -232,8 +232,9 @@ def fold_tasks(estimator, X, y, *, n_splits=10, random_state=0, scale=False,
             raise ValueError(f"sample_weight has shape {sample_weight.shape}"
                              f"; expected {y.shape}")
         weights_key = hashlib.sha1(sample_weight.tobytes()).hexdigest()[:16]
-    folds = StratifiedKFold(n_splits=int(n_splits), shuffle=True,
-                            random_state=random_state)
+    # A multi-label y (a 2-D indicator) has no one class to stratify by.
+    folds = (KFold if y.ndim == 2 else StratifiedKFold)(
+        n_splits=int(n_splits), shuffle=True, random_state=random_state)
     common = {**(params or {}), "estimator": _estimator_name(estimator),
               "estimator_params": key_params(estimator),
               "n_splits": int(n_splits), "random_state": random_state,
@@ -281,8 +282,12 @@ def run_fold(task):
         right = est.predict(X_test) == y[test]
         accuracy = float(np.average(right, weights=weights[test]))
     n_up = getattr(est, "n_updates_", None)
+    rate = online_mistake_rate(est)
+    if y.ndim == 2:
+        # A multi-label y: accuracy and mistakes per label.
+        rate /= y.shape[1]
     result = {"accuracy": accuracy,
-              "mistake_rate": online_mistake_rate(est),
+              "mistake_rate": rate,
               "n_updates": None if n_up is None else int(n_up)}
     return make_record(task, result, seconds=time.perf_counter() - start)
 
@@ -331,7 +336,11 @@ def cross_validate(estimator, X, y, *, n_splits=10, random_state=0,
         training run is recorded too. K&W's margin τ in units of θ_Init is
         the estimator's ``tau``, resolved on each training fold.
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
-    y : array-like of shape (n_samples,)
+    y : array-like of shape (n_samples,) or (n_samples, n_labels)
+        Labels, or a multi-label 0/1 indicator: its folds are shuffled
+        k-fold (:class:`~sklearn.model_selection.KFold`, with no class to
+        stratify by), and the accuracy and the online mistake rate are per
+        label (Hamming).
     n_splits : int, default=10
         Folds k (K&W use 10).
     random_state : int, default=0

@@ -36,7 +36,8 @@ from ._classes import class_positions, grown_rows
 from ._features import inserted_coordinates, padded_state
 from ._driver import N_JOBS_DOC, Algorithm, OnlineClassifier
 from ._driver.protocol import linear_row_scores
-from ._state import FittedState, array, check_problems, scalar, sub
+from ._state import (FittedState, array, check_problems, n_problems_of,
+                     scalar, sub)
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._weights import WeightRows, check_kept_sum
 from .passive_aggressive import PassiveAggressiveStep
@@ -80,7 +81,7 @@ class ConfidenceWeightedState(FittedState):
         Each Σ (``covariance_form="full"``), symmetric.
     """
 
-    VERSION = 1
+    VERSION = 2  # 2: n_labels (multi-label models)
 
     averaged: bool = scalar("bool")
     covariance_form: str = scalar("str", choices=("diagonal", "full"))
@@ -95,7 +96,7 @@ class ConfidenceWeightedState(FittedState):
 
     def check(self, sizes, where):
         super().check(sizes, where)
-        check_problems(sizes, where, "n_rows")
+        check_problems(sizes, where, "n_rows", n_labels=self.n_labels)
         w = self.weights
         check_kept_sum(w, self.averaged, where)
         if w.snapshot.shape[1]:
@@ -143,6 +144,8 @@ class GaussianAlgorithm(LastOrAveragedRows, Algorithm):
     :meth:`rule` (and, where its Σ₀ is scaled, ``a``)."""
 
     state_type = ConfidenceWeightedState
+    # One Gaussian per problem, one-vs-rest: a label's ±1 is its problem's.
+    takes_multilabel = True
     # The primal rows of LastOrAveragedRows, never a kernel.
     kernel = None
     new_kernel_call = None
@@ -162,8 +165,7 @@ class GaussianAlgorithm(LastOrAveragedRows, Algorithm):
         return None
 
     def new_state(self, call, fitted):
-        n_classes = fitted["classes"].shape[0]
-        n_rows = 1 if n_classes == 2 else n_classes
+        n_rows = n_problems_of(fitted["classes"], fitted["n_labels"])
         n_cov = call.X.shape[1] + 1
         a = self.initial_variance()
         variances = covariance = None

@@ -22,13 +22,13 @@ from ..utils.parallel import effective_n_jobs
 from ..utils.validation import linear_scores, refuse_underflow
 from ._driver import Algorithm
 from ._classes import class_positions, grown_rows
-from ._driver.protocol import linear_row_scores
+from ._driver.protocol import linear_row_scores, prototype_multilabel_refusal
 from ._driver.mixing import mixed_rows_and_offset
 from ._budget import BudgetAlgorithm
 from ._driver.online import CompiledStep
 from ._kernel import KernelAlgorithm, linear_coef
 from ._ovr import compact_targets, ovr_epoch_in_threads, problem_signs
-from ._state import FittedState, array, scalar, sub
+from ._state import FittedState, array, n_problems_of, scalar, sub
 from ._support import SupportPool
 from ._voted import VotedLog, longest_survivor, voted_decision
 from ._weights import DualWeights, WeightRows
@@ -66,7 +66,7 @@ class PerceptronState(FittedState):
         Primal voted run: the rows its updates came from.
     """
 
-    VERSION = 1
+    VERSION = 2  # 2: n_labels (multi-label models)
 
     theta_init: float = scalar("float")
     threshold_step: float = scalar("float", low=0.0)
@@ -87,8 +87,8 @@ class PerceptronState(FittedState):
 
     def check(self, sizes, where):
         super().check(sizes, where)
-        n_classes = sizes["n_classes"]
-        n_rows = n_classes if (self.prototype or n_classes > 2) else 1
+        n_rows = (sizes["n_classes"] if self.prototype
+                  else n_problems_of(self.classes, self.n_labels))
         if sizes["n_rows"] != n_rows:
             raise ValueError(f"{where} has {sizes['n_rows']} weight rows, "
                              f"{n_rows} expected")
@@ -113,6 +113,7 @@ class PerceptronState(FittedState):
                 raise ValueError(f"{where}.voted has {log.n_counters} "
                                  "counters")
             if self.prototype:
+                n_classes = sizes["n_classes"]
                 if log.other.shape != log.label.shape or (
                         log.label.size and (
                             log.label.max() >= n_classes
@@ -230,6 +231,10 @@ class Figure2(BudgetAlgorithm, KernelAlgorithm, Algorithm):
     def weights_refusal(self):
         return None
 
+    def multilabel_refusal(self):
+        return prototype_multilabel_refusal(
+            getattr(self, "multiclass", "ovr"))
+
     def final_after_quiet_pass(self):
         # w and θ move only on an update; the other hypotheses go on
         # counting (average, votes, survival runs).
@@ -238,9 +243,9 @@ class Figure2(BudgetAlgorithm, KernelAlgorithm, Algorithm):
     # ----------------------------------------------------------- state
     def new_state(self, call, fitted):
         X = call.X
-        n_classes = fitted["classes"].shape[0]
         prototype = self.multiclass == "prototype"
-        n_rows = n_classes if (prototype or n_classes > 2) else 1
+        n_rows = (fitted["classes"].shape[0] if prototype
+                  else n_problems_of(fitted["classes"], fitted["n_labels"]))
         n_counters = 1 if prototype else n_rows
         kernel = (None if self.kernel is None
                   else self.kernel_spec(X.shape[1]))

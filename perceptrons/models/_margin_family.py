@@ -49,7 +49,8 @@ from ..utils.validation import linear_scores, refuse_underflow
 from ._driver import Algorithm, OnlineClassifier
 from ._ovr import (epochs_until_converged, for_each_problem, problem_seeds,
                    problem_signs)
-from ._state import FittedState, appended, array, check_problems, scalar
+from ._state import (FittedState, appended, array, check_problems,
+                     n_problems_of, scalar)
 
 __all__ = ["DEFAULT_EXTENSION", "MARGIN_CONSTRAINTS", "Diverged",
            "MarginAlgorithm", "MarginParams", "MarginState", "MarginWork",
@@ -139,7 +140,7 @@ margin_fraction, accuracy_estimate : ndarray of shape (n_problems,)
         PFM's β, resolved.
     """
 
-    VERSION = 1
+    VERSION = 2  # 2: n_labels (multi-label models)
 
     rho: float = scalar("float", low=0.0)
     delta_sq: float = scalar("float", low=0.0)
@@ -164,7 +165,7 @@ margin_fraction, accuracy_estimate : ndarray of shape (n_problems,)
 
     def check(self, sizes, where):
         super().check(sizes, where)
-        check_problems(sizes, where)
+        check_problems(sizes, where, n_labels=self.n_labels)
         if (self.support is None) != (self.dual_coef is None):
             raise ValueError(f"{where}: support and dual_coef go together")
         if np.any(np.isnan(self.margin_bound)):
@@ -223,6 +224,7 @@ class MarginAlgorithm(Algorithm):
     """
 
     state_type = MarginState
+    takes_multilabel = True
     max_iter_is_a_cap = True
 
     # ----------------------------------------------------------- schedule
@@ -286,8 +288,7 @@ class MarginAlgorithm(Algorithm):
         return None
 
     def new_state(self, call, fitted):
-        n_classes = fitted["classes"].shape[0]
-        n_problems = 1 if n_classes == 2 else n_classes
+        n_problems = n_problems_of(fitted["classes"], fitted["n_labels"])
 
         def per_problem(dtype=np.float64):
             return np.zeros(n_problems, dtype=dtype)

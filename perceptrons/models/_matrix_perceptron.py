@@ -59,7 +59,8 @@ from ._kernel import (BLOCK_ROWS, KERNEL_NAMES, KernelAlgorithm,
                       KernelParams, linear_coef)
 from ._classes import class_positions
 from ._features import inserted_coordinates, padded, padded_state
-from ._state import FittedState, array, check_problems, scalar
+from ._state import (FittedState, array, check_problems, n_problems_of,
+                     scalar)
 from ._stopping import STOPPING_CONSTRAINTS
 from ._support import PoolInFront
 
@@ -155,7 +156,7 @@ class MatrixState(FittedState):
 
     def check(self, sizes, where):
         super().check(sizes, where)
-        check_problems(sizes, where)
+        check_problems(sizes, where, n_labels=self.n_labels)
         want = self.form_models.get(self.form)
         if type(self.model) is not want:
             raise ValueError(f"{where}.model is a {type(self.model).__name__}"
@@ -455,6 +456,8 @@ class MatrixAlgorithm(KernelAlgorithm, Algorithm):
     #: Whether the last hypothesis decides by ``wᵀx`` (HO); the
     #: second-order Perceptron's ``vᵀ(A + x xᵀ)⁻¹x`` is not linear in x.
     last_is_linear = True
+    #: One-vs-rest problems, each its own matrix: a problem per label.
+    takes_multilabel = True
 
     #: Forms the algorithm implements; the first is the primal default.
     forms = ("primal", "dual")
@@ -526,8 +529,7 @@ class MatrixAlgorithm(KernelAlgorithm, Algorithm):
 
     # ----------------------------------------------------------- state
     def new_state(self, call, fitted):
-        n_classes = fitted["classes"].shape[0]
-        n_problems = 1 if n_classes == 2 else n_classes
+        n_problems = n_problems_of(fitted["classes"], fitted["n_labels"])
         n_features = call.X.shape[1]
         form = self.resolve_form(n_features)
         kernel = self.kernel_spec(n_features) if form == "dual" else None

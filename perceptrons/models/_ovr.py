@@ -74,17 +74,20 @@ def problem_signs(targets, k, n_problems):
 
     Parameters
     ----------
-    targets : ndarray of shape (n_samples,), int64
-        Class indices.
+    targets : ndarray of shape (n_samples,) or (n_samples, n_problems)
+        Class indices (int64); or a multi-label y's labels ±1 (int8), one
+        column per problem.
     k : int
         The problem: class k against the rest, or, with one problem for two
-        classes, class 1 against class 0.
+        classes, class 1 against class 0; or label k on against off.
     n_problems : int
 
     Returns
     -------
     ndarray of shape (n_samples,), float64
     """
+    if targets.ndim == 2:
+        return targets[:, k].astype(np.float64)
     positive = 1 if n_problems == 1 else k
     return np.where(targets == positive, 1.0, -1.0)
 
@@ -168,13 +171,21 @@ def ovr_epoch_in_threads(n_threads, store, targets, order, weights, theta,
     (alpha_counts, vote_log, update_log, other_log, n_logged, n_updates,
      _, _) = logs
     groups = contiguous_parts(theta.shape[0], n_threads)
-    group_targets = [(targets == lo).astype(targets.dtype) if hi - lo == 1
-                     else targets - targets.dtype.type(lo)
-                     for lo, hi in groups]
+    if targets.ndim == 2:
+        # Multi-label: each group's columns of labels; the mistakes are
+        # counted per problem, so the groups' counts add up.
+        group_targets = [np.ascontiguousarray(targets[:, lo:hi])
+                         for lo, hi in groups]
+    else:
+        group_targets = [(targets == lo).astype(targets.dtype)
+                         if hi - lo == 1
+                         else targets - targets.dtype.type(lo)
+                         for lo, hi in groups]
 
     def run(g, c0, steps, best_other, true_score):
         lo, hi = groups[g]
-        score_log = np.empty((steps.shape[0], hi - lo))
+        score_log = (np.empty((0, 0)) if targets.ndim == 2
+                     else np.empty((steps.shape[0], hi - lo)))
         group_store = store._replace(current=store.current[lo:hi],
                                      summed=store.summed[lo:hi],
                                      snapshot=store.snapshot[lo:hi])
@@ -184,12 +195,19 @@ def ovr_epoch_in_threads(n_threads, store, targets, order, weights, theta,
         group_logs = (alpha_counts[lo:hi], vote_log[lo:hi],
                       update_log[lo:hi], other_log, n_logged[lo:hi],
                       n_updates[lo:hi], np.zeros(hi - lo), score_log)
-        figure2_epoch(group_store, group_targets[g], steps, weights,
-                      theta[lo:hi],
-                      threshold_rule(hi - lo, primal=True)(*rule),
-                      group_final, group_logs)
+        n_group = figure2_epoch(group_store, group_targets[g], steps,
+                                weights, theta[lo:hi],
+                                threshold_rule(hi - lo, primal=True)(*rule),
+                                group_final, group_logs)
+        if targets.ndim == 2:
+            return n_group
         ovr_rivals(score_log, targets, steps, lo, best_other, true_score)
+        return 0
 
+    if targets.ndim == 2:
+        with ThreadPoolExecutor(n_threads) as pool:
+            return sum(pool.map(
+                lambda g: run(g, 0, order, None, None), range(len(groups))))
     n_mistakes = 0
     with ThreadPoolExecutor(n_threads) as pool:
         for c0 in range(0, order.shape[0], _OVR_CHUNK_STEPS):
@@ -216,6 +234,8 @@ def compact_targets(call, targets):
     cache, instead of 39 MB, each read a cache miss. The values, hence the
     results, are the same.
     """
+    if targets.ndim == 2:
+        return targets  # a multi-label y's labels ±1, int8 already
     cached = getattr(call, "compact_targets", None)
     if cached is None or cached[0] is not targets:
         n_classes = int(targets.max(initial=0)) + 1

@@ -44,8 +44,8 @@ import scipy.sparse as sp
 from ..utils.validation import check_csr_structure
 
 __all__ = ["Declared", "FittedState", "HistoryTail", "State", "appended",
-           "appended_one", "array", "check_problems", "rows", "scalar",
-           "sub"]
+           "appended_one", "array", "check_problems", "n_problems_of", "rows",
+           "scalar", "sub"]
 
 _KINDS = {"float": "f", "int": "iu", "bool": "b", "label": "biuUfO",
           "names": "UO"}
@@ -200,6 +200,10 @@ class State:
     #: Schema version: a model file records it, and a state type that
     #: changes what it holds must change it.
     VERSION = 1
+    #: Earlier versions a model file may still hold: ``{version: {field:
+    #: value}}``, the fields that version lacks and the value they take
+    #: (every other field as it was).
+    UPGRADES = {}
 
     # ----------------------------------------------------------- schema
     @classmethod
@@ -502,6 +506,10 @@ class FittedState(State):
     """What every fitted estimator carries: its classes, its input width and
     its online counters (the first fields of every state).
 
+    ``n_labels`` is 0 for labels of one class per example; a multi-label
+    model (a 2-D indicator y) has that many labels, its classes
+    ``arange(n_labels)`` and one problem per label (:func:`n_problems_of`).
+
     Binds ``n_classes`` and ``n_features``.
     """
 
@@ -515,10 +523,32 @@ class FittedState(State):
     n_updates: int = scalar("int", low=0)
     mistakes_per_epoch: np.ndarray = array("int", ("n_epochs",), low=0)
     updates_per_epoch: np.ndarray = array("int", ("n_epochs",), low=0)
+    n_labels: int = scalar("int", low=0)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # n_labels came with each state type's present VERSION: a file of
+        # the version before holds a model of one class per example.
+        cls.UPGRADES = {cls.VERSION - 1: {"n_labels": 0}}
 
     def check(self, sizes, where):
-        if self.classes.shape[0] < 2:
+        if self.n_labels:
+            if not np.array_equal(self.classes, np.arange(self.n_labels)):
+                raise ValueError(
+                    f"{where}.classes of a multi-label model of "
+                    f"{self.n_labels} labels must be arange({self.n_labels})")
+        elif self.classes.shape[0] < 2:
             raise ValueError(f"{where}.classes holds fewer than 2 classes")
+
+
+def n_problems_of(classes, n_labels=0):
+    """The binary problems of a model: one per label of a multi-label
+    model (``n_labels`` > 0), else one for two classes and one per class
+    (one-vs-rest) for more."""
+    if n_labels:
+        return n_labels
+    n_classes = classes.shape[0]
+    return 1 if n_classes == 2 else n_classes
 
 
 #: Marks a buffer made by :func:`appended` (its first slot).
@@ -619,11 +649,17 @@ class HistoryTail:
         return view
 
 
-def check_problems(sizes, where, symbol="n_problems", what="problems"):
+def check_problems(sizes, where, symbol="n_problems", what="problems",
+                   n_labels=0):
     """ValueError unless the state's binary problems (``sizes[symbol]``,
     called ``what`` in the message) suit its classes: one for two classes,
-    one per class (one-vs-rest)."""
+    one per class (one-vs-rest), one per label of a multi-label model
+    (``n_labels``)."""
     n_classes = sizes["n_classes"]
-    if sizes[symbol] != (1 if n_classes == 2 else n_classes):
+    if n_labels:
+        if sizes[symbol] != n_labels:
+            raise ValueError(f"{where}: {sizes[symbol]} {what} for "
+                             f"{n_labels} labels")
+    elif sizes[symbol] != (1 if n_classes == 2 else n_classes):
         raise ValueError(f"{where}: {sizes[symbol]} {what} for "
                          f"{n_classes} classes")

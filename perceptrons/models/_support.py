@@ -357,5 +357,5 @@ class KernelCall(SimpleNamespace):
     def _after_pool(self, values):
         """Per-row ``values`` of the call's rows behind zeros for the
         pool's."""
-        return np.concatenate([np.zeros(self.n_pool, dtype=values.dtype),
-                               values])
+        return np.concatenate([np.zeros((self.n_pool, *values.shape[1:]),
+                                        dtype=values.dtype), values])

@@ -23,7 +23,8 @@ from ._classes import class_positions, grown_rows
 from ._driver import Algorithm, OnlineClassifier
 from ._kernel import (KERNEL_NAMES, KernelAlgorithm, KernelParams,
                       linear_coef)
-from ._state import FittedState, array, check_problems, scalar, sub
+from ._state import (FittedState, array, check_problems, n_problems_of,
+                     scalar, sub)
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._weights import DualWeights, WeightRows, check_kept_sum
 
@@ -66,7 +67,7 @@ class ALMAState(FittedState):
         The running sum of w's bias coordinate (zeros when not averaged).
     """
 
-    VERSION = 1
+    VERSION = 2  # 2: n_labels (multi-label models)
 
     p: float = scalar("float", low=2.0)
     rho: float = scalar("float", low=0.0)
@@ -79,7 +80,7 @@ class ALMAState(FittedState):
 
     def check(self, sizes, where):
         super().check(sizes, where)
-        check_problems(sizes, where, "n_rows")
+        check_problems(sizes, where, "n_rows", n_labels=self.n_labels)
         w = self.weights
         if w.snapshot.shape[1]:
             raise ValueError(f"{where}.weights keeps no snapshot")
@@ -124,6 +125,8 @@ class ALMARule(BudgetAlgorithm, KernelAlgorithm, Algorithm):
     :class:`ALMA`)."""
 
     state_type = ALMAState
+    # One problem per class, one-vs-rest: a label's ±1 is its problem's.
+    takes_multilabel = True
 
     def needs_row_sq_norms(self):
         # Only k(x, x) reads them; the primal norms are p-norms.
@@ -151,8 +154,7 @@ class ALMARule(BudgetAlgorithm, KernelAlgorithm, Algorithm):
 
     def new_state(self, call, fitted):
         X = call.X
-        n_classes = fitted["classes"].shape[0]
-        n_rows = 1 if n_classes == 2 else n_classes
+        n_rows = n_problems_of(fitted["classes"], fitted["n_labels"])
         if self.kernel is not None and self.p != 2:
             raise ValueError(f"the kernel form is ALMA_2: kernel="
                              f"{self.kernel!r} needs p=2 (got p={self.p})")

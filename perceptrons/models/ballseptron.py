@@ -52,7 +52,7 @@ class BallseptronState(FittedState):
         the radius is positive); None before any pass.
     """
 
-    VERSION = 1
+    VERSION = 2  # 2: n_labels (multi-label models)
 
     multiclass: bool = scalar("bool")
     averaged: bool = scalar("bool")
@@ -114,6 +114,15 @@ class BallseptronRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
     def weights_refusal(self):
         # Every row's update is scaled by its weight (class notes).
         return None
+
+    def multilabel_refusal(self):
+        return ("its multiclass form is the prototypes of Sec. 4, one per "
+                "class, competing for each example's one true class, and "
+                "its binary form (Figure 2) one weight vector: neither is a "
+                "problem per label; fit sklearn.multioutput."
+                "MultiOutputClassifier(Ballseptron()) for a binary "
+                "Ballseptron per label, or Perceptron(multiclass='ovr') "
+                "for one pass over X")
 
     def new_state(self, call, fitted):
         X = call.X

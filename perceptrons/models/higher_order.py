@@ -135,7 +135,7 @@ class HigherOrderState(MatrixState):
     :class:`~perceptrons.models._matrix_perceptron.MatrixState` and the
     model of the form in use."""
 
-    VERSION = 2
+    VERSION = 3  # 3: n_labels (multi-label models)
 
     model: object = sub(HOPrimalModel, HOImplicitModel, HODualModel)
 

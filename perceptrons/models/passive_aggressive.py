@@ -23,12 +23,13 @@ from ._budget import (COMMON_POLICIES, budget_constraints,
                       with_budget_docs)
 from ._classes import class_positions, grown_rows, split
 from ._driver import Algorithm, OnlineClassifier
-from ._driver.protocol import linear_row_scores
+from ._driver.protocol import linear_row_scores, prototype_multilabel_refusal
 from ._driver.mixing import mixed_rows_and_offset
 from ._driver.online import CompiledStep
 from ._kernel import KERNEL_NAMES, KernelAlgorithm, KernelParams
 from ._sklearn_names import SklearnNames
-from ._state import FittedState, array, check_problems, scalar, sub
+from ._state import (FittedState, array, check_problems, n_problems_of,
+                     scalar, sub)
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._weights import DualWeights, WeightRows, check_kept_sum
 
@@ -98,7 +99,7 @@ class PassiveAggressiveState(FittedState):
         (``summed``, averaged).
     """
 
-    VERSION = 1
+    VERSION = 2  # 2: n_labels (multi-label models)
 
     prototype: bool = scalar("bool")
     averaged: bool = scalar("bool")
@@ -109,7 +110,8 @@ class PassiveAggressiveState(FittedState):
 
     def check(self, sizes, where):
         super().check(sizes, where)
-        check_problems(sizes, where, "n_rows", "weight rows")
+        check_problems(sizes, where, "n_rows", "weight rows",
+                       n_labels=self.n_labels)
         w = self.weights
         check_kept_sum(w, self.averaged, where)
         if w.snapshot.shape[1]:
@@ -144,8 +146,7 @@ class PassiveAggressiveRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
 
     def new_state(self, call, fitted):
         X = call.X
-        n_classes = fitted["classes"].shape[0]
-        n_rows = 1 if n_classes == 2 else n_classes
+        n_rows = n_problems_of(fitted["classes"], fitted["n_labels"])
         prototype = self.multiclass == "prototype" and n_rows > 1
         return PassiveAggressiveState(
             **fitted, prototype=prototype,
@@ -174,6 +175,11 @@ class PassiveAggressiveRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
                 "(nor class_weight): its update meets the hard constraint "
                 "of Eq. (2), which a weight cannot change; use 'PA-I' or "
                 "'PA-II', where a row's weight scales its aggressiveness C")
+
+    def multilabel_refusal(self):
+        # One-vs-rest problems read a label's ±1 as they read a class's
+        # (the loop's problem_sign); the prototypes compete for one class.
+        return prototype_multilabel_refusal(self.multiclass)
 
     # ----------------------------------------------------------- training
     def feature_growth_refusal(self, state):

@@ -24,7 +24,8 @@ from ..utils.validation import refuse_underflow
 from ._budget import BudgetState, grown
 from ._driver import Algorithm, OnlineClassifier
 from ._kernel import KERNEL_NAMES, KernelAlgorithm, KernelParams
-from ._state import FittedState, array, check_problems, scalar, sub
+from ._state import (FittedState, array, check_problems, n_problems_of,
+                     scalar, sub)
 from ._stopping import STOPPING_CONSTRAINTS, with_stopping_docs
 from ._weights import DualWeights
 
@@ -53,7 +54,7 @@ class ProjectronState(FittedState):
         Projectron's (one group per problem).
     """
 
-    VERSION = 1
+    VERSION = 2  # 2: n_labels (multi-label models)
 
     eta: float = scalar("float", low=0.0)
     plus: bool = scalar("bool")
@@ -63,7 +64,8 @@ class ProjectronState(FittedState):
 
     def check(self, sizes, where):
         super().check(sizes, where)
-        check_problems(sizes, where, "n_rows", "weight rows")
+        check_problems(sizes, where, "n_rows", "weight rows",
+                       n_labels=self.n_labels)
         w = self.weights
         if w.budget is None or w.budget.policy != "projectron" or (
                 w.budget.threshold != self.eta):
@@ -111,6 +113,9 @@ class ProjectronRule(KernelAlgorithm, Algorithm):
     of :class:`Projectron`)."""
 
     state_type = ProjectronState
+    # One problem (and budget group) per class, one-vs-rest: a label's ±1
+    # is its problem's.
+    takes_multilabel = True
 
     def final_after_quiet_pass(self):
         return self.hypothesis == "last"
@@ -121,8 +126,7 @@ class ProjectronRule(KernelAlgorithm, Algorithm):
 
     def new_state(self, call, fitted):
         X = call.X
-        n_classes = fitted["classes"].shape[0]
-        n_rows = 1 if n_classes == 2 else n_classes
+        n_rows = n_problems_of(fitted["classes"], fitted["n_labels"])
         budget = BudgetState.empty("projectron", 0, float(self.eta), n_rows,
                                    False, np.ones(n_rows, dtype=np.int64))
         return ProjectronState(

@@ -130,7 +130,7 @@ class SecondOrderState(MatrixState):
     :class:`~perceptrons.models._matrix_perceptron.MatrixState` and the
     model of the form in use."""
 
-    VERSION = 2
+    VERSION = 3  # 3: n_labels (multi-label models)
 
     model: object = sub(SOPrimalModel, SODualModel)
 

@@ -233,19 +233,23 @@ class _Decoder:
             raise ValueError(f"{where}: state type {name!r:.60} is not one "
                              "of this perceptrons' state types")
         version = node.get("version")
-        if version != cls.VERSION:
+        # A file of an earlier version lacks the fields added since
+        # (State.UPGRADES), which take their stated values.
+        added = ({} if version == cls.VERSION else
+                 cls.UPGRADES.get(version) if type(version) is int else None)
+        if added is None:
             raise ValueError(
                 f"{where}: {name} version {version!r:.20} (this perceptrons "
                 f"reads version {cls.VERSION}); refit the model and save it "
                 "again")
         fields = node.get("fields")
-        names = [n for n, _ in cls.specs()]
+        names = [n for n, _ in cls.specs() if n not in added]
         if not isinstance(fields, dict) or set(fields) != set(names):
             got = sorted(fields) if isinstance(fields, dict) else fields
             raise ValueError(f"{where}: {name} must have the fields "
                              f"{names}, got {got!r:.200}")
         return cls(**{k: self.decode(fields[k], f"{where}.{k}")
-                      for k in names})
+                      for k in names}, **added)
 
     def _decode_sparse(self, node, where):
         ck = ("sp", node.get("data"))

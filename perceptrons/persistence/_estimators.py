@@ -149,7 +149,14 @@ def _check_fitted(model, estimator, scalers):
     except Exception as exc:  # noqa: BLE001 - any failure means bad state
         raise ValueError(f"the saved state cannot predict ("
                          f"{type(exc).__name__}: {exc})") from exc
-    if np.shape(pred) != (1,) or not np.isin(pred, state.classes).all():
+    if state.n_labels:
+        # A multi-label model predicts a row of its labels' indicator.
+        if np.shape(pred) != (1, state.n_labels) or not np.isin(
+                pred, (0, 1)).all():
+            raise ValueError(
+                f"the saved state does not predict an indicator of its "
+                f"{state.n_labels} labels")
+    elif np.shape(pred) != (1,) or not np.isin(pred, state.classes).all():
         raise ValueError("the saved state predicts labels outside classes_")
 
 

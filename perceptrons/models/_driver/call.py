@@ -58,6 +58,8 @@ class TrainingCall:
         (:class:`~perceptrons.models._support.KernelCall`), whether the
         call keeps the running sum and the snapshot of the weights, and the
         new slot of each loop row once the call ends.
+    n_labels : int
+        A multi-label call's labels (y's columns), else 0.
     compact_targets : tuple or None
         The class indices in their smallest integer type, made once.
     work : object
@@ -83,5 +85,6 @@ class TrainingCall:
     keep_summed: bool = False
     keep_snapshot: bool = False
     slot_of_row: np.ndarray = None
+    n_labels: int = 0
     compact_targets: tuple = None
     work: object = None

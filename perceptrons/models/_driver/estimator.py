@@ -130,8 +130,12 @@ class OnlineClassifier(ClassifierMixin, BaseEstimator):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training instances; CSR input is used without densifying.
-        y : array-like of shape (n_samples,)
-            Labels; at least two classes.
+        y : array-like of shape (n_samples,), or (n_samples, n_labels)
+            Labels; at least two classes. A 2-D 0/1 indicator (dense or
+            scipy.sparse) is a multi-label y: one binary problem per label,
+            ``classes_`` ``arange(n_labels)``, where the algorithm's
+            multiclass form is one-vs-rest (others refuse it, saying why;
+            see the user guide's multi-label page).
         coef_init : ndarray of shape (n_problems, n_features), default=None
             Weights to start from instead of zero (linear models only), as
             scikit-learn's ``SGDClassifier.fit``: one row for two classes
@@ -158,13 +162,17 @@ class OnlineClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,), or (n_samples, n_labels)
+            Labels, or a multi-label 0/1 indicator (as in :meth:`fit`;
+            every call gives the same number of label columns).
         classes : array-like of shape (n_classes,), default=None
-            The classes; required on the first call. A later call may bring
-            labels the model has not seen (or name them here): each becomes
-            a class as the algorithm allows (a fresh one-vs-rest problem or
-            prototype), ``classes_`` kept sorted, or the call is refused
-            with the algorithm's reason before any step.
+            The classes; required on the first call (a multi-label y's
+            classes are ``arange(n_labels)``: leave it out, or pass that). A
+            later call may bring labels the model has not seen (or name
+            them here): each becomes a class as the algorithm allows (a
+            fresh one-vs-rest problem or prototype), ``classes_`` kept
+            sorted, or the call is refused with the algorithm's reason
+            before any step.
         sample_weight : array-like of shape (n_samples,), default=None
             As in :meth:`fit`; ``class_weight="balanced"`` is refused here
             (its weights depend on the whole training set: pass
@@ -230,7 +238,8 @@ class OnlineClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples,) for two classes (positive favours
-        ``classes_[1]``), else (n_samples, n_classes).
+        ``classes_[1]``), else (n_samples, n_classes); a multi-label
+        model's (n_samples, n_labels), a column per label.
         """
         algo = self._algorithm_of_params(validate=False)
         return prediction.scores(
@@ -245,10 +254,11 @@ class OnlineClassifier(ClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray of shape (n_samples,) or (n_samples, n_labels)
             For two classes, ``classes_[1]`` where the score is strictly
             positive, else ``classes_[0]``; otherwise the class of largest
-            score (lowest index among equals).
+            score (lowest index among equals). A multi-label model's 0/1
+            indicator: 1 where a label's score is strictly positive.
         """
         return self._labels(self.decision_function(X))
 
@@ -436,9 +446,9 @@ class OnlineClassifier(ClassifierMixin, BaseEstimator):
         public.update(self._algorithm_of_params(validate=False).public(s))
         vars(self).update(public)
 
-    def _fitted_fields(self, classes):
+    def _fitted_fields(self, classes, n_labels=0):
         """The FittedState fields of a fresh start (after validate_data)."""
-        return {"classes": classes, "n_features_in": int(self.n_features_in_),
+        return {"classes": classes, "n_labels": int(n_labels), "n_features_in": int(self.n_features_in_),
                 "feature_names_in": getattr(self, "feature_names_in_", None),
                 "t": 0, "n_iter": 0, "n_mistakes": 0, "n_updates": 0,
                 "mistakes_per_epoch": np.zeros(0, dtype=np.int64),

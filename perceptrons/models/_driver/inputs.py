@@ -23,7 +23,8 @@ from ...utils.validation import (as_loop_arrays, check_sparse_structure,
 from .call import TrainingCall
 
 __all__ = ["as_read", "call_targets", "checked_column_sq_sums", "encode",
-           "few_label_encoding", "plain_class_labels", "validate_input",
+           "few_label_encoding", "is_indicator", "label_signs",
+           "plain_class_labels", "target_shape", "validate_input",
            "validated"]
 
 
@@ -206,6 +207,71 @@ def few_label_encoding(y):
 
 
 
+def target_shape(y):
+    """The shape of ``y`` as given (a sparse matrix's, or its array's)."""
+    if sp.issparse(y):
+        return y.shape
+    shape = getattr(y, "shape", None)
+    return tuple(shape) if shape is not None else np.asarray(y).shape
+
+
+def is_indicator(y):
+    """Whether ``y`` is given as a multi-label target: a 2-D array (or a
+    scipy.sparse matrix) of two or more columns, one per label. A column
+    vector ``(n, 1)`` stays a 1-D y of labels, as scikit-learn's
+    classifiers take it (with its ``DataConversionWarning``)."""
+    shape = target_shape(y)
+    return len(shape) == 2 and shape[1] != 1
+
+
+def label_signs(y, n_samples=None):
+    """The labels ±1 of a multi-label target, one problem per column.
+
+    Parameters
+    ----------
+    y : array-like or sparse matrix of shape (n_samples, n_labels)
+        A 0/1 indicator (integers, booleans or integral floats).
+    n_samples : int, optional
+        The rows of X, checked against y's.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_labels), int8, C order
+        +1 where a label is on, -1 where it is off.
+
+    Raises
+    ------
+    ValueError
+        If y holds other values than 0 and 1 (NaN included), has no
+        column, or its row count differs from X's.
+    """
+    if sp.issparse(y):
+        y = y.toarray()
+    y = np.asarray(y)
+    if y.ndim != 2:
+        raise ValueError(f"a multi-label y is 2-D; got shape {y.shape}")
+    if n_samples is not None and y.shape[0] != n_samples:
+        raise ValueError(
+            f"y has {y.shape[0]} rows but X has {n_samples}: a multi-label "
+            "y has one row per sample")
+    if y.shape[1] == 0:
+        raise ValueError("a multi-label y needs at least one label column; "
+                         "got shape " + str(y.shape))
+    if y.dtype.kind not in "biuf":
+        raise ValueError(
+            f"a multi-label y is a 0/1 indicator; got dtype {y.dtype} "
+            "(encode a list of label sets with scikit-learn's "
+            "MultiLabelBinarizer)")
+    on, off = y == 1, y == 0
+    bad = ~(on | off)
+    if bad.any():
+        row, col = (int(v) for v in np.argwhere(bad)[0])
+        raise ValueError(
+            f"a multi-label y is a 0/1 indicator; y[{row}, {col}] is "
+            f"{y[row, col].item()!r} (values: 0 for off, 1 for on, no NaN)")
+    return np.ascontiguousarray(np.where(on, 1, -1).astype(np.int8))
+
+
 def as_read(algorithm, X):
     """X in the precision the algorithm reads (a float64 copy of float32
     input for an algorithm that does not keep float32)."""
@@ -235,7 +301,8 @@ def validate_input(estimator, algorithm, X, y, reset, row_checked=False):
     Returns
     -------
     X, y
-        The validated data.
+        The validated data; a multi-label y as its labels ±1
+        (:func:`label_signs`).
     call : TrainingCall
         With ``X``, ``loop_arrays``, ``labels``, ``sq_norms``,
         ``sq_norm_sum`` and ``mean_sq_norm``.
@@ -246,6 +313,11 @@ def validate_input(estimator, algorithm, X, y, reset, row_checked=False):
         # One row from learn_one, shape and dtype checked there (a
         # tenth of scikit-learn's validate_data per call).
         y = np.asarray(y)
+    elif is_indicator(y):
+        # A multi-label y: X validated alone, y as ±1 per label.
+        X = validated(estimator, X, reset=reset, ensure_all_finite=False,
+                      columns_checked_later=True)
+        y = label_signs(y, X.shape[0])
     else:
         # The squared-norm pass checks the CSR column indices too
         # (read once, not twice); until then only scipy's duplicate
@@ -256,8 +328,8 @@ def validate_input(estimator, algorithm, X, y, reset, row_checked=False):
     X = as_read(algorithm, X)
     # Numeric labels with few classes are found and encoded in two
     # passes; they are plain class labels by construction.
-    labels = few_label_encoding(y)
-    if labels is None and not plain_class_labels(y):
+    labels = None if y.ndim == 2 else few_label_encoding(y)
+    if labels is None and y.ndim == 1 and not plain_class_labels(y):
         check_classification_targets(y)
     if sp.issparse(X) and not X.has_canonical_format:
         # The loops and the row norms want sorted, unique indices; never
@@ -274,14 +346,18 @@ def validate_input(estimator, algorithm, X, y, reset, row_checked=False):
         X=X, loop_arrays=loop_arrays, labels=labels,
         sq_norm_sum=sq_norm_sum,
         mean_sq_norm=sq_norm_sum / X.shape[0] if X.shape[0] else 0.0,
-        sq_norms=algorithm.row_sq_norms(X, loop_arrays))
+        sq_norms=algorithm.row_sq_norms(X, loop_arrays),
+        n_labels=y.shape[1] if y.ndim == 2 else 0)
     return X, y, call
 
 
 def call_targets(call, y):
     """The call's labels as indices into ``call.classes``: from the
     labels' one-pass encoding when there is one
-    (:func:`few_label_encoding`), else :func:`encode`."""
+    (:func:`few_label_encoding`), else :func:`encode`. A multi-label
+    call's labels are already the loops' (its ±1 per label)."""
+    if call.n_labels:
+        return y
     classes = call.classes
     if call.labels is None:
         return encode(y, classes)

@@ -88,7 +88,8 @@ class OnlineSession:
             norms = entry_point(row_sq_norms, args)
             self.row_sq_norms = lambda: norms(*args)[0]
         self.step = None
-        if getattr(est, "class_weight", None) is None:
+        if getattr(est, "class_weight", None) is None and not (
+                state.n_labels):
             self.step = self.algo.online_step(
                 state, as_loop_arrays(self.row), self.sq_norm)
         self.class_index = {label: k for k, label in
@@ -274,6 +275,12 @@ def _same_classes(session, classes):
 def _learn_through_partial_fit(est, x, y, classes, sample_weight):
     """``learn_one`` as ``partial_fit`` on one row (the first call, and
     whatever the session does not take)."""
+    if np.asarray(y).ndim or (hasattr(est, "state_")
+                              and est.state_.n_labels):
+        raise ValueError(
+            "learn_one learns one label per example; a multi-label model "
+            "learns through partial_fit(X, Y), Y a 2-D 0/1 indicator (one "
+            "example: X of shape (1, n_features), Y of shape (1, n_labels))")
     if not hasattr(est, "state_"):
         refusal = est._algorithm_of_params().one_at_a_time_refusal()
         if refusal:
@@ -295,6 +302,8 @@ def _learn_through_partial_fit(est, x, y, classes, sample_weight):
 def predict_one(est, x):
     """:meth:`OnlineClassifier.predict_one`."""
     state, score = scores_one(est, x)
+    if state.n_labels:
+        return (np.atleast_1d(score) > 0.0).astype(np.int64)
     if type(score) is float:
         return state.classes[int(score > 0.0)]
     return _label(state, score)

@@ -22,13 +22,18 @@ def validate_for_prediction(est, algo, X):
 def scores(est, algo, X):
     """``decision_function`` of validated X: one column for one problem."""
     out = _decision_by_threads(est, algo, X)
-    return out[:, 0] if out.shape[1] == 1 else out
+    if out.shape[1] == 1 and not est.state_.n_labels:
+        return out[:, 0]
+    return out
 
 
 def labels(state, scores):
     """The labels ``predict`` gives for ``decision_function``'s scores: for
     two classes ``classes_[1]`` where the score is strictly positive, else
-    the class of largest score (lowest index among equals)."""
+    the class of largest score (lowest index among equals); a multi-label
+    model's indicator, 1 where a label's score is strictly positive."""
+    if state.n_labels:
+        return (scores > 0).astype(np.int64)
     classes = state.classes
     if scores.ndim == 1:
         return classes[(scores > 0).astype(np.intp)]

@@ -24,8 +24,9 @@ import numpy as np
 
 from ..._loops._common import row_sq_norms
 from .._features import padded_state
+from .._state import n_problems_of
 
-__all__ = ["Algorithm", "linear_row_scores"]
+__all__ = ["Algorithm", "linear_row_scores", "prototype_multilabel_refusal"]
 
 _NO_ROW_NORMS = np.zeros(0)
 
@@ -99,6 +100,20 @@ class Algorithm:
         return (f"{self.estimator_name} does not take sample weights other "
                 "than 0 and 1 (nor class_weight) yet")
 
+    def multilabel_refusal(self):
+        """Why this algorithm, with its parameters, does not learn a
+        multi-label y (a 2-D indicator, one problem per label in one pass
+        over X); None when it does. An algorithm that does says so
+        (``takes_multilabel``)."""
+        if self.takes_multilabel:
+            return None
+        return ("its loop reads one class per example; fit "
+                "sklearn.multioutput.MultiOutputClassifier around it")
+
+    #: Whether the algorithm's problems are one-vs-rest, each a label's
+    #: ±1, so that a multi-label y is one problem per label.
+    takes_multilabel = False
+
     def one_at_a_time_refusal(self):
         """Why the first ``learn_one`` cannot start this model (None when
         it can): a parameter the data resolve ("auto")."""
@@ -121,9 +136,9 @@ class Algorithm:
         """Relations between a state and the parameters (ValueError)."""
 
     def n_problems(self, state):
-        """Rows of ``coef_``: one for two classes, else one per class."""
-        n_classes = state.classes.shape[0]
-        return 1 if n_classes == 2 else n_classes
+        """Rows of ``coef_``: one for two classes, else one per class (one
+        per label of a multi-label model)."""
+        return n_problems_of(state.classes, state.n_labels)
 
     def set_initial(self, state, coef, intercept):
         """Write validated ``coef_init``/``intercept_init`` into a fresh
@@ -347,3 +362,14 @@ def linear_row_scores(view, values):
         scores = values[None, :] @ coef.T
     scores += intercept
     return scores[0]
+
+
+def prototype_multilabel_refusal(multiclass):
+    """The multi-label refusal of a rule whose multiclass form is chosen by
+    ``multiclass``: None for one-vs-rest ("ovr", one problem per label),
+    the reason for "prototype"."""
+    if multiclass != "prototype":
+        return None
+    return ("multiclass='prototype' keeps one prototype per class, "
+            "competing for each example's one true class; set "
+            "multiclass='ovr' (a problem per label)")

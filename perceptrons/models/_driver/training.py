@@ -23,7 +23,8 @@ from .._state import appended
 from .._stopping import NoImprovement, validation_split
 from .._weighting import row_weights, subset_call
 from .call import UNIT_WEIGHTS
-from .inputs import call_targets, validate_input
+from .inputs import (call_targets, is_indicator, target_shape,
+                     validate_input)
 
 __all__ = ["fit", "partial_fit", "start", "train"]
 
@@ -35,8 +36,12 @@ def fit(est, X, y, coef_init=None, intercept_init=None, sample_weight=None):
     # warm_start checks X against the fitted model, which it continues.
     X, y, call = validate_input(
         est, algo, X, y, reset=not (algo.warm_start and hasattr(est, "state_")))
-    classes = np.unique(y) if call.labels is None else call.labels[0]
-    if classes.shape[0] < 2:
+    if call.n_labels:
+        check_multilabel(est, algo)
+        classes = np.arange(call.n_labels)
+    else:
+        classes = np.unique(y) if call.labels is None else call.labels[0]
+    if classes.shape[0] < 2 and not call.n_labels:
         raise ValueError(
             f"the training data has only one class "
             f"({plain_repr(classes[0]) if classes.shape[0] else 'none'});"
@@ -62,7 +67,10 @@ def partial_fit(est, X, y, classes, sample_weight, row_checked=False):
     ``learn_one``)."""
     first = not hasattr(est, "state_")
     algo = est._algorithm_of_params(validate=first)
-    if first:
+    if first and is_indicator(y):
+        check_multilabel(est, algo)
+        classes = _multilabel_classes(classes, target_shape(y))
+    elif first:
         if classes is None:
             raise ValueError(
                 "classes must be passed to the first call to partial_fit"
@@ -72,11 +80,12 @@ def partial_fit(est, X, y, classes, sample_weight, row_checked=False):
             raise ValueError("classes must contain at least two labels")
     else:
         algo.check_continued(est.state_)
+        _check_same_labels(est.state_, y, classes)
     X, y, call = validate_input(est, algo, X, y, reset=first,
                                 row_checked=row_checked)
     if X.shape[0] == 0:
         raise ValueError("cannot fit on zero samples")
-    if not first:
+    if not first and not call.n_labels:
         _take_new_classes(est, algo, call, y, classes)
     call.classes = classes if first else est.state_.classes
     targets = call_targets(call, y)
@@ -89,6 +98,63 @@ def partial_fit(est, X, y, classes, sample_weight, row_checked=False):
         return
     order = np.arange(call.X.shape[0], dtype=np.int64)
     train(est, algo, call, targets, [order], 1)
+
+
+def check_multilabel(est, algo):
+    """ValueError unless the estimator, with its parameters, learns a
+    multi-label y (:meth:`~perceptrons.models._driver.protocol.Algorithm.multilabel_refusal`
+    says why not)."""
+    refusal = algo.multilabel_refusal()
+    if refusal is None and getattr(algo, "early_stopping", False):
+        refusal = ("early_stopping holds out rows by class, which a "
+                   "multi-label y does not give; set early_stopping=False")
+    if refusal is None and algo.class_weight is not None:
+        refusal = ("class_weight weighs a row by its one class; pass "
+                   "sample_weight instead")
+    if refusal is not None:
+        raise ValueError(
+            f"{type(est).__name__} cannot learn a multi-label y (a 2-D "
+            f"indicator): {refusal}")
+
+
+def _multilabel_classes(classes, shape):
+    """The classes of a first ``partial_fit`` on a multi-label y of shape
+    ``shape``: ``arange(n_labels)``, the only ``classes=`` accepted."""
+    labels = np.arange(shape[1]) if len(shape) == 2 else np.arange(0)
+    if classes is not None and not np.array_equal(
+            np.asarray(classes), labels):
+        raise ValueError(
+            f"a multi-label y of {labels.shape[0]} label columns has the "
+            f"classes arange({labels.shape[0]}); classes="
+            f"{plain_repr(np.asarray(classes).tolist())} does not match "
+            "(leave it out)")
+    return labels
+
+
+def _check_same_labels(state, y, classes):
+    """ValueError unless a later ``partial_fit``'s y is of the fitted
+    model's kind: a multi-label y of as many label columns, or labels of
+    one class per example."""
+    n_labels = state.n_labels
+    if not is_indicator(y):
+        if n_labels:
+            raise ValueError(
+                f"this model was fitted on a multi-label y of {n_labels} "
+                "label columns (a 2-D indicator); got a 1-D y of labels: "
+                "pass the same kind of y to every partial_fit call")
+        return
+    width = target_shape(y)[1] if len(target_shape(y)) == 2 else 0
+    if not n_labels:
+        raise ValueError(
+            "this model was fitted on a 1-D y of labels; got a 2-D y (a "
+            "multi-label indicator): pass the same kind of y to every "
+            "partial_fit call")
+    if width != n_labels:
+        raise ValueError(
+            f"y has {width} label columns; this multi-label model was "
+            f"fitted on {n_labels}: every partial_fit call gives the same "
+            "labels")
+    _multilabel_classes(classes, target_shape(y))
 
 
 def _take_new_classes(est, algo, call, y, classes):
@@ -135,7 +201,8 @@ def start(est, algo, call):
     """A fresh state for ``call.classes`` (published once trained)."""
     if call.X.shape[0] == 0:
         raise ValueError("cannot fit on zero samples")
-    est.state_ = algo.new_state(call, est._fitted_fields(call.classes))
+    est.state_ = algo.new_state(call, est._fitted_fields(call.classes,
+                                                         call.n_labels))
 
 
 def train(est, algo, call, targets, orders, n_passes, carry=None, stop=None):
@@ -202,6 +269,12 @@ def _continues(est, algo, call, coef_init, intercept_init):
                          "pass one or the other")
     s = est.state_
     algo.check_continued(s)
+    if call.n_labels != s.n_labels:
+        raise ValueError(
+            f"warm_start=True: the data's y is "
+            f"{_kind_of_y(call.n_labels)}, the fitted model's "
+            f"{_kind_of_y(s.n_labels)}; set warm_start=False to start "
+            "afresh")
     if not np.array_equal(call.classes, s.classes):
         raise ValueError(
             f"warm_start=True: the data's classes "
@@ -214,6 +287,11 @@ def _continues(est, algo, call, coef_init, intercept_init):
             f"fitted model {s.n_features_in}; set warm_start=False to "
             "start afresh")
     return True
+
+
+def _kind_of_y(n_labels):
+    return (f"a multi-label indicator of {n_labels} labels" if n_labels
+            else "1-D labels")
 
 
 def _hold_out(algo, call, targets):
