@@ -11,9 +11,9 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.datasets import make_blobs
 
-from perceptrons import (ALMA, AROW, CW, NAROW, NHERD, SCW,
-                         HigherOrderPerceptron, PassiveAggressive, Perceptron,
-                         SecondOrderPerceptron)
+from perceptrons import (ALMA, AROW, CW, MPU, NAROW, NHERD, PDM, PFM, ROMMA,
+                         SCW, HigherOrderPerceptron, PassiveAggressive,
+                         Perceptron, SecondOrderPerceptron)
 from tests.test_common import _public_estimators
 
 
@@ -263,3 +263,65 @@ def test_refusals_name_the_problem():
     with pytest.raises(ValueError, match="cannot be ordered"):
         Perceptron().partial_fit(X, y, classes=[0, 1, 2]).partial_fit(
             X[:2], np.array(["a", "b"], dtype=object))
+
+
+def _grown_on_arrival(cls, params, X, y, first, classes):
+    """A model fitted on ``X[first]`` with its classes, then grown to
+    ``classes`` (as a later label would grow it)."""
+    est = _quiet(cls(**params).partial_fit, X[first], y[first],
+                 classes=np.unique(y[first]))
+    algo = est._algorithm_of_params()
+    est._set_state(algo.grow_classes(est.state_, np.asarray(classes)))
+    return est
+
+
+_MARGIN_PROBLEM_FIELDS = (
+    "weights", "scalars", "n_updates_per_problem", "retired_ext_sq",
+    "converged", "margin_bound", "n_iter_per_problem")
+#: Reported after a call from one product X Wᵀ over every problem, whose
+#: BLAS blocking depends on the number of problems (one or three): equal
+#: up to its rounding. They are not read by the rule.
+_MARGIN_REPORTED = ("directional_margin", "geometric_margin",
+                    "margin_fraction", "accuracy_estimate")
+
+
+@pytest.mark.parametrize("cls", [PDM, PFM, ROMMA, MPU],
+                         ids=lambda c: c.__name__)
+@pytest.mark.parametrize("extension", ["default", None])
+def test_grown_margin_problems_are_the_told_ones(cls, extension):
+    """PDM, PFM, ROMMA and MPU step on the reflected patterns with
+    label-even conditions and step sizes, so class 0's problem grown from
+    a binary model (its negation) is the problem of a model told of
+    every class up front, bit for bit, and so is class 1's (the binary
+    one): after the binary phase and after passes over every class. The
+    third class's problem is fresh when grown, while the told one has
+    stepped on the binary phase's rows (all negatives)."""
+    X, y = _blobs(3, n=240, seed=6)
+    X = X + np.random.RandomState(0).normal(scale=2.0, size=X.shape)
+    first = y < 2
+    params = {"store_dual": True}
+    if extension is None:
+        params["extension"] = None
+    told = _quiet(cls(**params).partial_fit, X[first], y[first],
+                  classes=[0, 1, 2])
+    grown = _grown_on_arrival(cls, params, X, y, first, [0, 1, 2])
+    for rows in (first, None, None):
+        a, b = told.state_, grown.state_
+        for name in _MARGIN_PROBLEM_FIELDS:
+            assert_array_equal(getattr(a, name)[:2], getattr(b, name)[:2],
+                               err_msg=name)
+        for name in _MARGIN_REPORTED:
+            assert_allclose(getattr(a, name)[:2], getattr(b, name)[:2],
+                            rtol=1e-13, err_msg=name)
+        # The support is the rows some problem updated (the told model's
+        # third problem adds its own): compared row by row.
+        n = int(np.count_nonzero(rows)) if rows is not None else len(y)
+        dual = []
+        for s in (a, b):
+            full = np.zeros((2, n))
+            full[:, s.support] = s.dual_coef[:2]
+            dual.append(full)
+        assert_array_equal(*dual)
+        for est in (told, grown):
+            _quiet(est.partial_fit, X, y)
+    assert np.mean(grown.predict(X) == y) > 0.8
