@@ -4,7 +4,9 @@ with its algorithm's reason and the remedy; a grown model is the model
 that knew the class from the start wherever the paper's rule makes them
 the same."""
 
+import dataclasses
 import warnings
+from functools import partial
 
 import numpy as np
 import pytest
@@ -325,3 +327,62 @@ def test_grown_margin_problems_are_the_told_ones(cls, extension):
         for est in (told, grown):
             _quiet(est.partial_fit, X, y)
     assert np.mean(grown.predict(X) == y) > 0.8
+
+
+@pytest.mark.parametrize("params", [
+    dict(cls=HigherOrderPerceptron, form="primal"),
+    dict(cls=HigherOrderPerceptron, form="primal", sparse=True),
+    dict(cls=HigherOrderPerceptron, form="implicit", p=3),
+    dict(cls=HigherOrderPerceptron, kernel="linear"),
+    dict(cls=HigherOrderPerceptron, kernel="rbf", sparse=True),
+    dict(cls=SecondOrderPerceptron, form="primal"),
+    dict(cls=SecondOrderPerceptron, kernel="poly")],
+    ids=lambda p: "-".join(f"{v.__name__ if k == 'cls' else v}"
+                           for k, v in p.items()))
+@pytest.mark.parametrize("hypothesis", ["last", "averaged"])
+def test_grown_binary_matrix_problems_are_the_told_ones(params, hypothesis):
+    """A binary HO or SO grows into one-vs-rest: class 1's problem the
+    binary one, class 0's its negation (v, w, the dual h, β and labels,
+    the averaged sum negated; the matrices, factors and counts copied).
+    Mistakes and matrix steps read only label-even quantities, so both
+    problems are those of a model told of every class up front: bit for
+    bit in the primal forms (weights, matrices, factors, sums, scores),
+    after the binary phase and after passes over every class. The dual
+    forms share one pool among the problems, to which the told model's
+    third problem adds its own mistakes: their per-problem matrices (D,
+    M), labels and counts are the same bits, their slots differ, and HO's
+    h (whose new entry starts from v·x, a sum over the pool) and the
+    scores agree to rounding."""
+    params = dict(params, hypothesis=hypothesis)
+    cls = params.pop("cls")
+    X, y = _blobs(3, n=200, seed=7)
+    X = np.hstack([X + np.random.RandomState(1).normal(scale=2.0,
+                                                       size=X.shape),
+                   np.ones((len(X), 1))])
+    first = y < 2
+    told = _quiet(cls(**params).partial_fit, X[first], y[first],
+                  classes=[0, 1, 2])
+    grown = _grown_on_arrival(cls, params, X, y, first, [0, 1, 2])
+    dual = "kernel" in params
+    for _ in range(3):
+        a, b = told.state_, grown.state_
+        assert_array_equal(a.n_mistakes_per_problem[:2],
+                           b.n_mistakes_per_problem[:2])
+        names = ([n for n in a.model.matrix_fields if n != "slots"] if dual
+                 else [f.name for f in dataclasses.fields(a.model)])
+        for name in names:
+            check = assert_array_equal
+            if name == "h":  # h[q] starts from v·x, a sum over the pool
+                check = partial(assert_allclose, rtol=1e-12, atol=1e-12)
+            check(getattr(a.model, name)[:2], getattr(b.model, name)[:2],
+                  err_msg=name)
+        scores = told.decision_function(X)[:, :2]
+        if dual:
+            assert_allclose(grown.decision_function(X)[:, :2], scores,
+                            rtol=1e-12, atol=1e-12)
+        else:
+            assert_array_equal(a.summed[:2], b.summed[:2])
+            assert_array_equal(grown.decision_function(X)[:, :2], scores)
+        for est in (told, grown):
+            _quiet(est.partial_fit, X, y)
+    assert np.mean(grown.predict(X) == y) > 0.6  # noisy rows, no bias
