@@ -14,8 +14,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.datasets import make_blobs
 
 from perceptrons import (ALMA, AROW, CW, MPU, NAROW, NHERD, PDM, PFM, ROMMA,
-                         SCW, HigherOrderPerceptron, PassiveAggressive,
-                         Perceptron, SecondOrderPerceptron)
+                         SCW, Ballseptron, HigherOrderPerceptron,
+                         PassiveAggressive, Perceptron, SecondOrderPerceptron)
 from tests.test_common import _public_estimators
 
 
@@ -187,7 +187,9 @@ def test_grown_gaussian_is_a_fresh_gaussian(cls, covariance, hypothesis):
 
 
 @pytest.mark.parametrize("cls", [Perceptron, PassiveAggressive, ALMA, AROW,
-                                 NHERD],
+                                 NHERD, Ballseptron, PDM, ROMMA, MPU,
+                                 HigherOrderPerceptron,
+                                 SecondOrderPerceptron],
                          ids=lambda c: c.__name__)
 def test_binary_model_predicts_the_same_once_grown(cls):
     """Two classes become a problem (or prototype) per class that scores
@@ -386,3 +388,50 @@ def test_grown_binary_matrix_problems_are_the_told_ones(params, hypothesis):
         for est in (told, grown):
             _quiet(est.partial_fit, X, y)
     assert np.mean(grown.predict(X) == y) > 0.6  # noisy rows, no bias
+
+
+@pytest.mark.parametrize("kernel", [None, "linear"])
+@pytest.mark.parametrize("hypothesis", ["last", "averaged"])
+def test_binary_ballseptron_grows_into_section4_prototypes(kernel, hypothesis):
+    """Figure 2's binary run is Sec. 4's on two prototypes (w^0 = -w,
+    w^1 = w: the updates of Eq. (18) keep the pair opposite, and its
+    mistake and margin-error tests are Figure 2's on w), so the grown
+    model continues Sec. 4 from the pair, a third prototype at zero:
+    checked against the paper's transcription (tests/reference), which
+    keeps w^0 = -w^1 exactly. The loops differ in rounding only (a lazy
+    scale and a running ‖w‖² in the binary loop; the prototypes' Gram
+    matrix), so the prototypes agree to 1e-9 and the counts exactly."""
+    from tests.reference.ballseptron import section4, section4_averaged
+
+    X, y = _blobs(3, n=240, seed=8)
+    X = X / 6.0 + np.random.RandomState(2).normal(scale=0.3, size=X.shape)
+    first = y < 2
+    radius = 0.5
+    params = dict(radius=radius, hypothesis=hypothesis, shuffle=False,
+                  kernel=kernel)
+    est = _quiet(Ballseptron(**params).partial_fit, X[first], y[first],
+                 classes=[0, 1])
+    W2, m2, e2 = section4(X[first], y[first], 2, radius)
+    assert_array_equal(W2[0], -W2[1])
+    assert est.n_mistakes_ == m2[0] and est.n_margin_errors_ == e2[0] > 0
+    before = est.predict(X)
+    est.partial_fit(X, y)  # class 2 arrives: Sec. 4 from (-w, w, 0)
+    W3 = np.vstack([W2, np.zeros((1, X.shape[1]))])
+    if hypothesis == "last":
+        W, m3, e3 = section4(X, y, 3, radius, W=W3)
+        last = W
+    else:
+        n1, n2 = int(first.sum()), len(y)
+        avg1, _, _, _ = section4_averaged(X[first], y[first], 2, radius)
+        avg2, last, m3, e3 = section4_averaged(X, y, 3, radius, W=W3)
+        W = (np.vstack([avg1 * n1, np.zeros((1, X.shape[1]))])
+             + avg2 * n2) / (n1 + n2)
+    if kernel is not None:  # the Gram matrix carried from the pair's
+        assert_allclose(est.state_.gram, last @ last.T, rtol=1e-9)
+    assert est.n_mistakes_ == m2[0] + m3[0]
+    assert est.n_margin_errors_ == e2[0] + e3[0]
+    assert_allclose(est.decision_function(X), X @ W.T, rtol=1e-9,
+                    atol=1e-9)
+    grown = est.state_
+    assert grown.multiclass and grown.weights.current.shape[0] == 3
+    assert np.mean(before[first] == y[first]) > 0.9
