@@ -435,3 +435,32 @@ def test_binary_ballseptron_grows_into_section4_prototypes(kernel, hypothesis):
     grown = est.state_
     assert grown.multiclass and grown.weights.current.shape[0] == 3
     assert np.mean(before[first] == y[first]) > 0.9
+
+
+@pytest.mark.parametrize("params", [{}, {"plus": True},
+                                    {"hypothesis": "last"}])
+def test_grown_projectron_problems_are_the_told_ones(params):
+    """The Projectron's tests (mistake, loss, distance to the span) are
+    even in y and its steps odd, so a binary model grown into
+    one-vs-rest (class 0's problem: coefficients negated, the group and
+    its K⁻¹ copied) runs classes 0 and 1 as a model told of every class
+    up front: the same steps, and scores equal to rounding (sums over a
+    pool the told model's third problem also fills)."""
+    from perceptrons import Projectron
+
+    X, y = _blobs(3, n=240, seed=9)
+    X = X / 6.0 + np.random.RandomState(0).normal(scale=0.4, size=X.shape)
+    first = y < 2
+    params = dict(params, shuffle=False)
+    told = _quiet(Projectron(**params).partial_fit, X[first], y[first],
+                  classes=[0, 1, 2])
+    grown = _grown_on_arrival(Projectron, params, X, y, first, [0, 1, 2])
+    for _ in range(3):
+        assert_array_equal(told.state_.n_updates_per_problem[:2],
+                           grown.state_.n_updates_per_problem[:2])
+        assert_allclose(grown.decision_function(X)[:, :2],
+                        told.decision_function(X)[:, :2], rtol=1e-12,
+                        atol=1e-12)
+        for est in (told, grown):
+            _quiet(est.partial_fit, X, y)
+    assert np.mean(grown.predict(X) == y) > 0.85
