@@ -464,3 +464,26 @@ def test_grown_projectron_problems_are_the_told_ones(params):
         for est in (told, grown):
             _quiet(est.partial_fit, X, y)
     assert np.mean(grown.predict(X) == y) > 0.85
+
+
+@pytest.mark.parametrize("make", [
+    PDM, PFM, ROMMA, MPU, HigherOrderPerceptron, SecondOrderPerceptron,
+    partial(HigherOrderPerceptron, kernel="rbf"),
+    partial(SecondOrderPerceptron, kernel="poly"), Ballseptron,
+    partial(Ballseptron, kernel="rbf")],
+    ids=lambda m: getattr(m, "__name__", None) or "-".join(
+        [m.func.__name__, *m.keywords.values()]))
+def test_grown_binary_model_saves_and_loads(make, tmp_path):
+    """A binary model grown to a third class is a valid state of its
+    multiclass layout: saved, loaded, the same state and predictions."""
+    from perceptrons.persistence import load_model, save_model
+    from tests._states import assert_same_state
+
+    X, y = _blobs(3, n=150, seed=10)
+    est = _quiet(make().partial_fit, X[y < 2], y[y < 2], classes=[0, 1])
+    _quiet(est.partial_fit, X, y)
+    assert_array_equal(est.classes_, [0, 1, 2])
+    save_model(est, tmp_path / "grown.zip")
+    loaded = load_model(tmp_path / "grown.zip")
+    assert_same_state(loaded.state_, est.state_)
+    assert_array_equal(loaded.predict(X), est.predict(X))
