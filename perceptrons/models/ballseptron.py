@@ -282,7 +282,9 @@ class Ballseptron(KernelParams, OnlineClassifier):
     *margin error*, Eq. (5)), using the worst point x̂ of the ball as a
     pseudo-example (Eq. (6)). Two classes run the binary algorithm of
     Figure 2 on one weight vector; more classes run the multiclass extension
-    of Sec. 4, one prototype per class.
+    of Sec. 4, one prototype per class. A binary model that meets a third
+    class (``partial_fit``, ``learn_one``) goes on as Sec. 4's prototypes
+    ``(-w, w)`` and a zero one, the pair Sec. 4 keeps on two classes.
 
     By default the model returned is the *average* of the weight vectors
     after every training step (``hypothesis="averaged"``); the online run
