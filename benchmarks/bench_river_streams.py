@@ -169,11 +169,12 @@ def main(argv=None):
                   "ImageSegments accuracy", "ImageSegments µs/example"],
                  rows),
         "",
-        "Refused: a third label into a binary model (the labels of "
-        "ImageSegments arrive one by one), each estimator's reason:",
-        "",
-        *[f"- {name}: {reason}" for name, reason in refused.items()],
-        "",
+        *(["Refused: a new label into a fitted model (the labels of "
+           "ImageSegments arrive one by one), each estimator's reason:",
+           "", *[f"- {name}: {reason}" for name, reason in refused.items()],
+           ""] if refused else
+          ["Every estimator takes the labels of ImageSegments as they "
+           "arrive (a binary model grows into the multiclass one).", ""]),
         "### Probabilities: progressive log loss on Phishing",
         "",
         "`predict_proba_one` of the adapters (online Platt scaling of the "

@@ -46,6 +46,7 @@ from sklearn.exceptions import ConvergenceWarning
 from .._loops.margin import MarginRule, active_set_epoch, margin_pass
 from ..utils._param_validation import Interval
 from ..utils.validation import linear_scores, refuse_underflow
+from ._classes import class_positions, grown_rows
 from ._driver import Algorithm, OnlineClassifier
 from ._ovr import (epochs_until_converged, for_each_problem, problem_seeds,
                    problem_signs)
@@ -54,8 +55,8 @@ from ._state import (FittedState, appended, array, check_problems,
 
 __all__ = ["DEFAULT_EXTENSION", "MARGIN_CONSTRAINTS", "Diverged",
            "MarginAlgorithm", "MarginParams", "MarginState", "MarginWork",
-           "check_problem_finite", "count_epoch", "recorded_epochs",
-           "unconverged_warnings"]
+           "check_problem_finite", "count_epoch", "grown_margin_state",
+           "recorded_epochs", "unconverged_warnings"]
 
 # Active-set constants of Sec. 4.
 _C1, _C2, _C1_FIRST = 2.2, 1.1, 1.1
@@ -319,10 +320,10 @@ class MarginAlgorithm(Algorithm):
         return None
 
     def class_growth_refusal(self, state):
-        return (f"{self.estimator_name} runs each one-vs-rest problem to "
-                "its certificate of convergence on the classes it was given "
-                "(its margin bounds and convergence flags speak of those "
-                "problems)")
+        return None
+
+    def grow_classes(self, state, classes):
+        return grown_margin_state(state, classes, self._initial_scalars(1)[0])
 
     def begin_call(self, call):
         """The per-call scratch (:class:`MarginWork`): row norms ‖y_k‖² and
@@ -604,6 +605,60 @@ class MarginAlgorithm(Algorithm):
     def decision(self, state, view, X):
         scores = linear_scores(X, view["coef_"])
         return np.asarray(scores) + view["intercept_"]
+
+
+def grown_margin_state(state, classes, fresh_scalars):
+    r"""``state`` with a problem per class of ``classes`` (the classes
+    that arrive after the first call, :mod:`perceptrons.models._classes`).
+
+    A new class's problem is a fresh one, what ``new_state`` makes: a = 0,
+    the rule's initial ``scalars`` (``fresh_scalars``: ROMMA's scale
+    s = 1; MPU's b and δb, which the first call's R fixes for every
+    problem, those of the others), counters zero, not converged.
+
+    Two classes (one problem: class 1 against class 0) become class 1's
+    problem, the old one, and class 0's, its negation. Every rule of the
+    family steps on the reflected patterns :math:`y_k = [l_k x_k,\ l_k
+    \rho,\ l_k \Delta e_k]` (PDM's Eq. (1); ROMMA and MPU run on the same
+    patterns) with a condition and a step size read from label-even
+    quantities only: :math:`a\cdot y_k`, :math:`\|a\|^2`, t (PDM's (8),
+    PFM's (7)), ROMMA's :math:`c, d` of :math:`A = \|a\|^2`, :math:`B =
+    a\cdot y_k`, :math:`C = \|y_k\|^2`, MPU's :math:`a\cdot y_k` against
+    b and b + δb with its :math:`I_k`. So the run on the labels
+    :math:`-l_k` from :math:`-a` is the run from a negated, step for step,
+    and with IEEE rounding symmetric in sign, bit for bit: a problem told
+    of class 0 up front is the grown one (tests/models/test_new_classes.py;
+    the reported margins, which a call recomputes from one product X Wᵀ
+    over every problem, may differ in the last bit with the number of
+    problems, and the totals over problems count the problems there were). What is odd in the label: w and
+    the augmented coordinate (``scalars[:, 0]``: b, ROMMA's u_b, MPU's
+    b_a), and ``dual_coef`` (``l_k c_k``); what is even is copied: ‖a‖²,
+    ROMMA's scale s and retired Δ² Σ g², MPU's N = Σ I_k, unlearning
+    count, b and δb, the update counts c_k (the extension block of a is
+    :math:`\Delta \sum_k l_k c_k e_k`: its counts are even), t, the
+    retired Δ² Σ c², the margins and bounds (ratios of even quantities),
+    the convergence flags and epoch counts.
+    """
+    s = state
+    positions = class_positions(s.classes, classes)
+    n_rows = classes.shape[0]
+    binary = s.weights.shape[0] == 1
+
+    def rows(array, negate=False, fill=0.0):
+        return grown_rows(array, positions, n_rows, binary, negate, fill)
+
+    scalars = rows(s.scalars, fill=fresh_scalars)
+    if binary:
+        scalars[positions[0], 0] = -s.scalars[0, 0]
+    return s.replace(
+        classes=classes, weights=rows(s.weights, negate=True),
+        scalars=scalars,
+        dual_coef=(None if s.dual_coef is None
+                   else rows(s.dual_coef, negate=True)),
+        **{name: rows(getattr(s, name)) for name in (
+            "n_updates_per_problem", "retired_ext_sq", "converged",
+            "directional_margin", "geometric_margin", "margin_bound",
+            "margin_fraction", "accuracy_estimate", "n_iter_per_problem")})
 
 
 def check_problem_finite(state, k, epoch):

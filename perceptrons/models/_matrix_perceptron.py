@@ -57,7 +57,7 @@ from ..utils.validation import as_loop_arrays, linear_scores, refuse_underflow
 from ._driver import Algorithm, OnlineClassifier
 from ._kernel import (BLOCK_ROWS, KERNEL_NAMES, KernelAlgorithm,
                       KernelParams, linear_coef)
-from ._classes import class_positions
+from ._classes import class_positions, grown_rows
 from ._features import inserted_coordinates, padded, padded_state
 from ._state import (FittedState, array, check_problems, n_problems_of,
                      scalar)
@@ -209,6 +209,10 @@ class PrimalForm:
     values, from the algorithm.
     """
 
+    #: The arrays odd in the labels (negated for class 0's problem when a
+    #: binary model grows): v and w.
+    odd_fields = ("w", "v")
+
     def begin_call(self, call, *, normalize, p, new_kernel_call):
         """The rows as the loops read them (``call.work``'s ``rows``,
         ``x_work``, ``nz_work``): divided by their p-norm when
@@ -281,6 +285,8 @@ class DualForm(PoolInFront):
     slot_fields = ("coef",)
     matrix_fields = ()
     matrix_store = None
+    #: As the primal form's (a model adds its own): w's coefficients.
+    odd_fields = ("coef",)
 
     def check(self, sizes, where):
         count = getattr(self, self.matrix_fields[-1])
@@ -545,10 +551,6 @@ class MatrixAlgorithm(KernelAlgorithm, Algorithm):
 
     # ----------------------------------------------------------- training
     def class_growth_refusal(self, state):
-        if state.n_mistakes_per_problem.shape[0] == 1:
-            return (f"a binary {self.estimator_name} is one problem, whose "
-                    "matrices, signs and pseudo-instances would have to be "
-                    "rewritten as class 0's problem: that is not written")
         return None
 
     def feature_growth_refusal(self, state):
@@ -582,32 +584,50 @@ class MatrixAlgorithm(KernelAlgorithm, Algorithm):
         factor, no matrix-updating instance, w = v = 0) padded to the
         other problems' sizes (the dual form's pool and matrices, the
         implicit form's factors: a fresh problem fills none of them), its
-        counters zero."""
+        counters zero.
+
+        Two classes (one problem, class 1 against class 0) become class
+        1's problem, the old one, and class 0's, the old one on the labels
+        -y: the arrays odd in y negated (each model type's
+        ``odd_fields``, and the averaged sum), the others copied. HO's
+        matrix step ``B_k = B_{k-1}(I - ρ_k x g(x)ᵀ)`` (and A = BᵀB, the
+        implicit factors, the dual D) reads x alone, ρ_k = c/k the
+        mistake count, the sparse gate ``y v_{k-1}ᵀx`` is even; v (``v ←
+        v + y x``), w = Bᵀg(Bv) (g odd) and the dual h = Xᵀ X y are odd.
+        SO's A = aI + Σ x xᵀ (its inverse, the dual M) is even; v, w, β
+        and the dual's stored labels are odd. A mistake ``y wᵀx <= 0``
+        is even, so the run on -y from the negated problem is the binary
+        run negated step for step: bit for bit in the primal forms, and in
+        the dual forms up to the order of the sums over the shared pool
+        (a model told of class 0 up front pools other problems' support
+        too; tests/models/test_new_classes.py)."""
         s, model = state, state.model
         positions = class_positions(s.classes, classes)
         n_rows = classes.shape[0]
+        binary = s.n_mistakes_per_problem.shape[0] == 1
         if s.form == "dual":
             fresh = self.new_model(s.form, 1, model.pool.X.shape[1],
                                    model.kernel, sp.issparse(model.pool.X))
         else:
             fresh = self.new_model(s.form, 1, model.w.shape[1], None, False)
 
-        def rows(array, start=None):
-            out = np.zeros((n_rows,) + array.shape[1:], dtype=array.dtype)
+        def rows(array, start=None, negate=False):
+            fill = 0.0
             if start is not None and start.shape[1:] == array.shape[1:]:
-                out[:] = start[0]
-            out[positions] = array
-            return out
+                fill = start[0]
+            return grown_rows(array, positions, n_rows, binary, negate, fill)
 
         grown = {}
         for field in dataclasses.fields(model):
             value = getattr(model, field.name)
             if isinstance(value, np.ndarray):
-                grown[field.name] = rows(value, getattr(fresh, field.name))
+                grown[field.name] = rows(value, getattr(fresh, field.name),
+                                         field.name in model.odd_fields)
         return s.replace(
             classes=classes, model=model.replace(**grown),
             n_mistakes_per_problem=rows(s.n_mistakes_per_problem),
-            summed=rows(s.summed), held_since=rows(s.held_since))
+            summed=rows(s.summed, negate=True),
+            held_since=rows(s.held_since))
 
     def begin_call(self, call):
         if not self.normalize:

@@ -15,7 +15,7 @@ from .._loops.ballseptron import BallPrototypes, BallRule, ballseptron_epoch
 from ..utils._param_validation import Interval, StrOptions
 from ._averaged import LastOrAveragedRows
 from ._budget import budget_constraints, with_budget_docs
-from ._classes import class_positions, inserted
+from ._classes import class_positions, grown_rows
 from ._driver import Algorithm, OnlineClassifier
 from ._driver.mixing import mix, pooled_sum
 from ._kernel import KERNEL_NAMES, KernelAlgorithm, KernelParams
@@ -159,31 +159,52 @@ class BallseptronRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
         refusal = self.budget_growth_refusal(state)
         if refusal:
             return refusal
-        if not state.multiclass:
-            return ("the binary Ballseptron (Figure 2) and its multiclass "
-                    "prototypes (Sec. 4) are different updates, and a binary "
-                    "model is no state of the prototypes'")
+        if not state.multiclass and getattr(state.weights, "budget", None):
+            return ("a binary model's budget keeps the one vector's group, "
+                    "not the prototypes' shared one")
         return None
 
     def grow_classes(self, state, classes):
-        """More prototypes: w = 0 for each new class (Sec. 4); the dual
+        r"""More prototypes: w = 0 for each new class (Sec. 4); the dual
         form's Gram matrix of the prototypes grows by zero rows and
-        columns, its entries for the others unchanged."""
+        columns, its entries for the others unchanged.
+
+        Two classes (Figure 2's one vector w) become the prototypes
+        ``w^0 = -w``, ``w^1 = w`` (and zero for the new classes): Sec. 4
+        with k = 2 keeps exactly that pair. From zero prototypes, Eq. (18)
+        adds the step to ``w^y`` and subtracts it from the other one, so
+        ``w^0 = -w^1`` all along; the mistake ``w^y·x <= w^ỹ·x`` is
+        ``y w^1·x <= 0`` (y = ±1 for class 1 / 0), the margin error
+        ``w^y·x̂ <= w^ỹ·x̂`` with ``x̂ = x + r (w^ỹ - w^y)/‖w^ỹ - w^y‖ = x -
+        y r w^1/‖w^1‖`` is ``y w^1·x <= r ‖w^1‖`` (Eq. 5), and the step
+        ``w^1 += y x̂`` is Figure 2's (Eq. 6). So the binary run is Sec. 4's
+        on two prototypes with w = w^1, and the grown model goes on as if
+        Sec. 4 had run from the start with k = 2. The averaged sums are
+        split the same way, and the dual form's ``‖w‖² = g`` becomes the
+        Gram matrix ``[[g, -g], [-g, g]]`` of the pair, padded with zeros.
+        (Sec. 4 told of a third class up front is another run: its zero
+        prototype is a competitor ỹ from the first step.)"""
         s = state
         positions = class_positions(s.classes, classes)
         n_rows = classes.shape[0]
+        binary = not s.multiclass
         w = s.weights
 
         def rows(array):
-            return inserted(array, positions, n_rows)
+            return grown_rows(array, positions, n_rows, binary)
 
         gram = s.gram
         if gram is not None:
-            gram = np.zeros((n_rows, n_rows))
-            gram[np.ix_(positions, positions)] = s.gram
-        return s.replace(classes=classes, gram=gram, weights=w.replace(
-            current=rows(w.current), summed=rows(w.summed),
-            snapshot=rows(w.snapshot)))
+            if binary:
+                sign = np.array([-1.0, 1.0])
+                gram = np.outer(sign, sign) * s.gram[0, 0]
+            grown_gram = np.zeros((n_rows, n_rows))
+            grown_gram[np.ix_(positions, positions)] = gram
+            gram = grown_gram
+        return s.replace(classes=classes, multiclass=True, gram=gram,
+                         weights=w.replace(current=rows(w.current),
+                                           summed=rows(w.summed),
+                                           snapshot=rows(w.snapshot)))
 
     def begin_call(self, call):
         # r > 0 keeps ‖w‖² (the Gram matrix of the prototypes) up to date,
@@ -270,7 +291,9 @@ class Ballseptron(KernelParams, OnlineClassifier):
     *margin error*, Eq. (5)), using the worst point x̂ of the ball as a
     pseudo-example (Eq. (6)). Two classes run the binary algorithm of
     Figure 2 on one weight vector; more classes run the multiclass extension
-    of Sec. 4, one prototype per class.
+    of Sec. 4, one prototype per class. A binary model that meets a third
+    class (``partial_fit``, ``learn_one``) goes on as Sec. 4's prototypes
+    ``(-w, w)`` and a zero one, the pair Sec. 4 keeps on two classes.
 
     By default the model returned is the *average* of the weight vectors
     after every training step (``hypothesis="averaged"``); the online run

@@ -126,6 +126,8 @@ class HODualModel(DualForm, State):
 
     slot_fields = ("coef", "v_coef")
     matrix_fields = ("D", "slots", "h", "n_matrix")
+    # h = X_kᵀ X_k y_k (Sec. 2, 2)) is odd in y, D even.
+    odd_fields = ("coef", "v_coef", "h")
     matrix_store = "matrix"
 
 

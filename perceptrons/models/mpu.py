@@ -17,7 +17,7 @@ from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import linear_scores
 from ._driver import OnlineClassifier
 from ._margin_family import (DEFAULT_EXTENSION, MARGIN_CONSTRAINTS,
-                             MarginAlgorithm)
+                             MarginAlgorithm, grown_margin_state)
 
 __all__ = ["MPU", "MarginUnlearning"]
 
@@ -62,6 +62,13 @@ class MarginUnlearning(MarginAlgorithm):
             gap = float(self.gap) * r_sq
             s.scalars[:, _GAP] = gap
             s.scalars[:, _B] = gap * (1.0 - self.epsilon) / self.epsilon
+
+    def grow_classes(self, state, classes):
+        # A fresh problem's b and δb are every problem's (the first call's
+        # R fixed them): a model told of the class up front has them.
+        fresh = self._initial_scalars(1)[0]
+        fresh[[_B, _GAP]] = state.scalars[0, [_B, _GAP]]
+        return grown_margin_state(state, classes, fresh)
 
     def _mpu_rule(self, state, k, multiple):
         b = float(state.scalars[k, _B])

@@ -22,6 +22,7 @@ from .._loops.projectron import projectron_rule
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import refuse_underflow
 from ._budget import BudgetState, grown
+from ._classes import class_positions, grown_rows
 from ._driver import Algorithm, OnlineClassifier
 from ._kernel import KERNEL_NAMES, KernelAlgorithm, KernelParams
 from ._state import (FittedState, array, check_problems, n_problems_of,
@@ -146,6 +147,42 @@ class ProjectronRule(KernelAlgorithm, Algorithm):
                 f"{'averaged' if state.averaged else 'last'!r}, which it "
                 "keeps while continuing; set them back, or fit afresh "
                 "(warm_start=False)")
+
+    def feature_growth_refusal(self, state):
+        # A new feature is 0 in every pool row: no kernel value, so no K⁻¹
+        # and no coefficient, changes (the pool's rows are padded).
+        return None
+
+    def class_growth_refusal(self, state):
+        return None
+
+    def grow_classes(self, state, classes):
+        """A fresh problem per new class: no coefficient, an empty group
+        (no member: ``rank`` -1). Two classes (one problem, class 1
+        against class 0) become class 1's problem, the old one, and class
+        0's, its negation: the coefficients and their running sum negated,
+        the group (its members, hence its K⁻¹) and counts copied. The
+        rule is odd in y: the mistake ``y f(x) <= 0``, the loss ``1 - y
+        f(x)``, the projection d = K⁻¹k and the distance δ to the span
+        (which decide whether x joins the support) are even, the steps
+        ``α_i += y`` and ``α_S += τ y d`` odd."""
+        s, w = state, state.weights
+        positions = class_positions(s.classes, classes)
+        n_rows = classes.shape[0]
+        binary = s.n_updates_per_problem.shape[0] == 1
+
+        def rows(array, negate=False, fill=0):
+            return grown_rows(array, positions, n_rows, binary, negate, fill)
+
+        b = w.budget
+        budget = b.replace(rank=rows(b.rank, fill=-1), rng=rows(b.rng, fill=1),
+                           forget=rows(b.forget))
+        return s.replace(
+            classes=classes,
+            n_updates_per_problem=rows(s.n_updates_per_problem),
+            weights=w.replace(current=rows(w.current, True),
+                              summed=rows(w.summed, True),
+                              snapshot=rows(w.snapshot, True), budget=budget))
 
     def mixing_refusal(self):
         return ("the Projectron's model is coefficients over each shard's "

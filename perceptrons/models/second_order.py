@@ -121,6 +121,8 @@ class SODualModel(DualForm, State):
                    np.zeros(n_problems, dtype=np.int64))
 
     matrix_fields = ("M", "slots", "signs", "n_mistaken")
+    # β = M (signs) and the mistaken instances' labels are odd, M even.
+    odd_fields = ("coef", "signs")
     matrix_store = "inverse"
 
 
