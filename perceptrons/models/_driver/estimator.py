@@ -166,13 +166,10 @@ class OnlineClassifier(ClassifierMixin, BaseEstimator):
             Labels, or a multi-label 0/1 indicator (as in :meth:`fit`;
             every call gives the same number of label columns).
         classes : array-like of shape (n_classes,), default=None
-            The classes; required on the first call (a multi-label y's
-            classes are ``arange(n_labels)``: leave it out, or pass that). A
-            later call may bring labels the model has not seen (or name
-            them here): each becomes a class as the algorithm allows (a
-            fresh one-vs-rest problem or prototype), ``classes_`` kept
-            sorted, or the call is refused with the algorithm's reason
-            before any step.
+            Required on the first call (multi-label: ``arange(n_labels)``
+            or None). A later new label becomes a class as the algorithm
+            allows (a fresh problem or prototype; ``classes_`` sorted), or
+            the call is refused with the algorithm's reason before any step.
         sample_weight : array-like of shape (n_samples,), default=None
             As in :meth:`fit`; ``class_weight="balanced"`` is refused here
             (its weights depend on the whole training set: pass
