@@ -16,6 +16,9 @@ are of three kinds, and these helpers grow each:
   steps on the same rows, and the same predictions —, and a new class gets
   a fresh problem (:func:`split`).
 
+:class:`RowGrowth` binds the positions of a growth for an algorithm's
+``grow_classes`` (its arrays, and its weight store's three arrays).
+
 A fresh row is the algorithm's start (zero weights; θ_Init for a
 threshold): the averaged hypotheses keep their meaning, a row that was at
 its start all along having summed nothing (or its start, for θ).
@@ -23,7 +26,7 @@ its start all along having summed nothing (or its start, for θ).
 
 import numpy as np
 
-__all__ = ["class_positions", "grown_rows", "inserted", "split"]
+__all__ = ["RowGrowth", "class_positions", "grown_rows", "inserted", "split"]
 
 
 def class_positions(old, new):
@@ -57,3 +60,46 @@ def grown_rows(array, positions, n_rows, binary, negate=True, fill=0.0):
     if binary:
         return split(array, positions, n_rows, negate, fill)
     return inserted(array, positions, n_rows, fill)
+
+
+class RowGrowth:
+    """A state's per-class arrays grown from the classes ``old`` to
+    ``classes``: called on an array, :func:`grown_rows` at the old classes'
+    positions (``binary``: the one problem of two classes splits).
+
+    Parameters
+    ----------
+    old, classes : ndarray
+        The state's classes and the grown (sorted) ones, which hold them.
+    binary : bool
+        Whether the state is the one problem of two classes.
+    negate : bool, default=True
+        The calls' default: whether class 0's row of a split is negated.
+
+    Attributes
+    ----------
+    positions : ndarray of int
+        Where each old class stands among ``classes``.
+    n_rows : int
+    binary : bool
+    """
+
+    def __init__(self, old, classes, binary, negate=True):
+        self.positions = class_positions(old, classes)
+        self.n_rows = classes.shape[0]
+        self.binary = binary
+        self.negate = negate
+
+    def __call__(self, array, negate=None, fill=0.0):
+        if negate is None:
+            negate = self.negate
+        return grown_rows(array, self.positions, self.n_rows, self.binary,
+                          negate, fill)
+
+    def weights(self, w, rows=None, **changes):
+        """A weight store (``current``, ``summed``, ``snapshot``) with its
+        three arrays grown by ``rows`` (default: this growth), and
+        ``changes``."""
+        rows = self if rows is None else rows
+        return w.replace(current=rows(w.current), summed=rows(w.summed),
+                         snapshot=rows(w.snapshot), **changes)

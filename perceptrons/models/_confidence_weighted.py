@@ -32,7 +32,7 @@ from .._loops.passive_aggressive import pa_epoch
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.docstrings import with_doc_fragments
 from ._averaged import LastOrAveragedRows
-from ._classes import class_positions, grown_rows
+from ._classes import RowGrowth
 from ._features import inserted_coordinates, padded_state
 from ._driver import N_JOBS_DOC, Algorithm, OnlineClassifier
 from ._driver.protocol import linear_row_scores
@@ -222,16 +222,10 @@ class GaussianAlgorithm(LastOrAveragedRows, Algorithm):
         negated with the same Σ (every rule here steps on y·μ·x and x only,
         so its step on (-μ, -y) is the binary one negated)."""
         s = state
-        positions = class_positions(s.classes, classes)
-        n_rows = classes.shape[0]
-        binary = s.intercept.shape[0] == 1
+        rows = RowGrowth(s.classes, classes, s.intercept.shape[0] == 1)
         a = self.initial_variance()
-
-        def rows(array, negate=True, fill=0.0):
-            return grown_rows(array, positions, n_rows, binary, negate, fill)
-
-        fresh = np.ones(n_rows, dtype=bool)
-        fresh[positions] = False
+        fresh = np.ones(rows.n_rows, dtype=bool)
+        fresh[rows.positions] = False
         covariance = variances = None
         if s.covariance is not None:
             covariance = rows(s.covariance, negate=False)
@@ -239,11 +233,8 @@ class GaussianAlgorithm(LastOrAveragedRows, Algorithm):
             covariance[np.flatnonzero(fresh)[:, None], diagonal, diagonal] = a
         else:
             variances = rows(s.variances, negate=False, fill=a)
-        w = s.weights
         return s.replace(
-            classes=classes,
-            weights=w.replace(current=rows(w.current), summed=rows(w.summed),
-                              snapshot=rows(w.snapshot)),
+            classes=classes, weights=rows.weights(s.weights),
             intercept=rows(s.intercept), intercept_acc=rows(s.intercept_acc),
             n_updates_per_problem=rows(s.n_updates_per_problem,
                                        negate=False),

@@ -21,7 +21,7 @@ from .._loops.perceptron import figure2_epoch
 from ..utils.parallel import effective_n_jobs
 from ..utils.validation import linear_scores, refuse_underflow
 from ._driver import Algorithm
-from ._classes import class_positions, grown_rows
+from ._classes import RowGrowth
 from ._driver.protocol import linear_row_scores, prototype_multilabel_refusal
 from ._driver.mixing import mixed_rows_and_offset
 from ._budget import BudgetAlgorithm
@@ -178,25 +178,16 @@ def _grown_state(state, classes):
     step on (-w, -θ, -y) is the binary one negated, so it predicts the
     same)."""
     s = state
-    positions = class_positions(s.classes, classes)
-    n_rows = classes.shape[0]
-    binary = not s.prototype and s.theta.shape[0] == 1
-
-    def rows(array, fill=0.0, negate=True):
-        return grown_rows(array, positions, n_rows, binary, negate,
-                          fill)
-
-    w = s.weights
-    weights = w.replace(current=rows(w.current),
-                        summed=rows(w.summed), snapshot=rows(w.snapshot))
-    grown = {"classes": classes, "weights": weights,
-             "theta": rows(s.theta, s.theta_init),
+    rows = RowGrowth(s.classes, classes,
+                     not s.prototype and s.theta.shape[0] == 1)
+    grown = {"classes": classes, "weights": rows.weights(s.weights),
+             "theta": rows(s.theta, fill=s.theta_init),
              "theta_avg_acc": rows(s.theta_avg_acc),
-             "theta_ls": rows(s.theta_ls, s.theta_init)}
+             "theta_ls": rows(s.theta_ls, fill=s.theta_init)}
     if not s.prototype:
         for name in ("tally", "best_tally", "ls_current",
                      "current_vote", "n_updates_per_problem"):
-            grown[name] = rows(getattr(s, name), 0, negate=False)
+            grown[name] = rows(getattr(s, name), negate=False, fill=0)
     return s.replace(**grown)
 
 

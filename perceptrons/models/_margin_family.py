@@ -46,7 +46,7 @@ from sklearn.exceptions import ConvergenceWarning
 from .._loops.margin import MarginRule, active_set_epoch, margin_pass
 from ..utils._param_validation import Interval
 from ..utils.validation import linear_scores, refuse_underflow
-from ._classes import class_positions, grown_rows
+from ._classes import RowGrowth
 from ._driver import Algorithm, OnlineClassifier
 from ._ovr import (epochs_until_converged, for_each_problem, problem_seeds,
                    problem_signs)
@@ -640,16 +640,11 @@ def grown_margin_state(state, classes, fresh_scalars):
     the convergence flags and epoch counts.
     """
     s = state
-    positions = class_positions(s.classes, classes)
-    n_rows = classes.shape[0]
-    binary = s.weights.shape[0] == 1
-
-    def rows(array, negate=False, fill=0.0):
-        return grown_rows(array, positions, n_rows, binary, negate, fill)
-
+    rows = RowGrowth(s.classes, classes, s.weights.shape[0] == 1,
+                     negate=False)
     scalars = rows(s.scalars, fill=fresh_scalars)
-    if binary:
-        scalars[positions[0], 0] = -s.scalars[0, 0]
+    if rows.binary:
+        scalars[rows.positions[0], 0] = -s.scalars[0, 0]
     return s.replace(
         classes=classes, weights=rows(s.weights, negate=True),
         scalars=scalars,

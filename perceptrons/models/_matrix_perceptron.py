@@ -57,7 +57,7 @@ from ..utils.validation import as_loop_arrays, linear_scores, refuse_underflow
 from ._driver import Algorithm, OnlineClassifier
 from ._kernel import (BLOCK_ROWS, KERNEL_NAMES, KernelAlgorithm,
                       KernelParams, linear_coef)
-from ._classes import class_positions, grown_rows
+from ._classes import RowGrowth
 from ._features import inserted_coordinates, padded, padded_state
 from ._state import (FittedState, array, check_problems, n_problems_of,
                      scalar)
@@ -602,9 +602,8 @@ class MatrixAlgorithm(KernelAlgorithm, Algorithm):
         (a model told of class 0 up front pools other problems' support
         too; tests/models/test_new_classes.py)."""
         s, model = state, state.model
-        positions = class_positions(s.classes, classes)
-        n_rows = classes.shape[0]
-        binary = s.n_mistakes_per_problem.shape[0] == 1
+        grow = RowGrowth(s.classes, classes,
+                         s.n_mistakes_per_problem.shape[0] == 1)
         if s.form == "dual":
             fresh = self.new_model(s.form, 1, model.pool.X.shape[1],
                                    model.kernel, sp.issparse(model.pool.X))
@@ -615,7 +614,7 @@ class MatrixAlgorithm(KernelAlgorithm, Algorithm):
             fill = 0.0
             if start is not None and start.shape[1:] == array.shape[1:]:
                 fill = start[0]
-            return grown_rows(array, positions, n_rows, binary, negate, fill)
+            return grow(array, negate, fill)
 
         grown = {}
         for field in dataclasses.fields(model):

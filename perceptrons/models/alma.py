@@ -19,7 +19,7 @@ from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import linear_scores, refuse_underflow
 from ._budget import (BudgetAlgorithm, budget_constraints,
                       with_budget_docs)
-from ._classes import class_positions, grown_rows
+from ._classes import RowGrowth
 from ._driver import Algorithm, OnlineClassifier
 from ._kernel import (KERNEL_NAMES, KernelAlgorithm, KernelParams,
                       linear_coef)
@@ -224,18 +224,9 @@ class ALMARule(BudgetAlgorithm, KernelAlgorithm, Algorithm):
         class 0's its negation (Figure 1 on (-w, -y) is the binary step
         negated: f is odd), with its corrections and norm."""
         s = state
-        positions = class_positions(s.classes, classes)
-        n_rows = classes.shape[0]
-        binary = s.bias.shape[0] == 1
-
-        def rows(array, negate=True):
-            return grown_rows(array, positions, n_rows, binary, negate)
-
-        w = s.weights
+        rows = RowGrowth(s.classes, classes, s.bias.shape[0] == 1)
         return s.replace(
-            classes=classes,
-            weights=w.replace(current=rows(w.current), summed=rows(w.summed),
-                              snapshot=rows(w.snapshot)),
+            classes=classes, weights=rows.weights(s.weights),
             bias=rows(s.bias), bias_summed=rows(s.bias_summed),
             sq_norm=rows(s.sq_norm, negate=False),
             corrections=rows(s.corrections, negate=False))

@@ -15,7 +15,7 @@ from .._loops.ballseptron import BallPrototypes, BallRule, ballseptron_epoch
 from ..utils._param_validation import Interval, StrOptions
 from ._averaged import LastOrAveragedRows
 from ._budget import budget_constraints, with_budget_docs
-from ._classes import class_positions, grown_rows
+from ._classes import RowGrowth
 from ._driver import Algorithm, OnlineClassifier
 from ._driver.mixing import mix, pooled_sum
 from ._kernel import KERNEL_NAMES, KernelAlgorithm, KernelParams
@@ -185,26 +185,17 @@ class BallseptronRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
         (Sec. 4 told of a third class up front is another run: its zero
         prototype is a competitor ỹ from the first step.)"""
         s = state
-        positions = class_positions(s.classes, classes)
-        n_rows = classes.shape[0]
-        binary = not s.multiclass
-        w = s.weights
-
-        def rows(array):
-            return grown_rows(array, positions, n_rows, binary)
-
+        rows = RowGrowth(s.classes, classes, not s.multiclass)
         gram = s.gram
         if gram is not None:
-            if binary:
+            if rows.binary:
                 sign = np.array([-1.0, 1.0])
                 gram = np.outer(sign, sign) * s.gram[0, 0]
-            grown_gram = np.zeros((n_rows, n_rows))
-            grown_gram[np.ix_(positions, positions)] = gram
+            grown_gram = np.zeros((rows.n_rows, rows.n_rows))
+            grown_gram[np.ix_(rows.positions, rows.positions)] = gram
             gram = grown_gram
         return s.replace(classes=classes, multiclass=True, gram=gram,
-                         weights=w.replace(current=rows(w.current),
-                                           summed=rows(w.summed),
-                                           snapshot=rows(w.snapshot)))
+                         weights=rows.weights(s.weights))
 
     def begin_call(self, call):
         # r > 0 keeps ‖w‖² (the Gram matrix of the prototypes) up to date,

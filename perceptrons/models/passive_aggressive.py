@@ -21,7 +21,7 @@ from ..utils._param_validation import Interval, StrOptions
 from ._averaged import LastOrAveragedRows
 from ._budget import (COMMON_POLICIES, budget_constraints,
                       with_budget_docs)
-from ._classes import class_positions, grown_rows, split
+from ._classes import RowGrowth, split
 from ._driver import Algorithm, OnlineClassifier
 from ._driver.protocol import linear_row_scores, prototype_multilabel_refusal
 from ._driver.mixing import mixed_rows_and_offset
@@ -198,22 +198,18 @@ class PassiveAggressiveRule(LastOrAveragedRows, KernelAlgorithm, Algorithm):
         ``(-w/2, w/2)`` (and b), whose difference is the binary model, so
         that it predicts the same."""
         s = state
-        positions = class_positions(s.classes, classes)
-        n_rows = classes.shape[0]
-        binary = s.intercept.shape[0] == 1
+        grow = RowGrowth(s.classes, classes, s.intercept.shape[0] == 1)
         prototype = self.multiclass == "prototype"
 
         def rows(array, negate=True):
-            if binary and prototype and negate:
-                half = array / 2.0
-                return split(half, positions, n_rows, negate=True)
-            return grown_rows(array, positions, n_rows, binary, negate)
+            if grow.binary and prototype and negate:
+                return split(array / 2.0, grow.positions, grow.n_rows,
+                             negate=True)
+            return grow(array, negate)
 
-        w = s.weights
         return s.replace(
             classes=classes, prototype=prototype,
-            weights=w.replace(current=rows(w.current), summed=rows(w.summed),
-                              snapshot=rows(w.snapshot)),
+            weights=grow.weights(s.weights, rows),
             intercept=rows(s.intercept), intercept_acc=rows(s.intercept_acc),
             n_updates_per_problem=rows(s.n_updates_per_problem,
                                        negate=False))

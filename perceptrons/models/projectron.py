@@ -22,7 +22,7 @@ from .._loops.projectron import projectron_rule
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import refuse_underflow
 from ._budget import BudgetState, grown
-from ._classes import class_positions, grown_rows
+from ._classes import RowGrowth
 from ._driver import Algorithm, OnlineClassifier
 from ._kernel import KERNEL_NAMES, KernelAlgorithm, KernelParams
 from ._state import (FittedState, array, check_problems, n_problems_of,
@@ -167,22 +167,15 @@ class ProjectronRule(KernelAlgorithm, Algorithm):
         (which decide whether x joins the support) are even, the steps
         ``α_i += y`` and ``α_S += τ y d`` odd."""
         s, w = state, state.weights
-        positions = class_positions(s.classes, classes)
-        n_rows = classes.shape[0]
-        binary = s.n_updates_per_problem.shape[0] == 1
-
-        def rows(array, negate=False, fill=0):
-            return grown_rows(array, positions, n_rows, binary, negate, fill)
-
+        rows = RowGrowth(s.classes, classes,
+                         s.n_updates_per_problem.shape[0] == 1, negate=False)
         b = w.budget
         budget = b.replace(rank=rows(b.rank, fill=-1), rng=rows(b.rng, fill=1),
-                           forget=rows(b.forget))
+                           forget=rows(b.forget, fill=0))
         return s.replace(
             classes=classes,
-            n_updates_per_problem=rows(s.n_updates_per_problem),
-            weights=w.replace(current=rows(w.current, True),
-                              summed=rows(w.summed, True),
-                              snapshot=rows(w.snapshot, True), budget=budget))
+            n_updates_per_problem=rows(s.n_updates_per_problem, fill=0),
+            weights=rows.weights(w, lambda a: rows(a, True), budget=budget))
 
     def mixing_refusal(self):
         return ("the Projectron's model is coefficients over each shard's "
