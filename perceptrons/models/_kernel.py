@@ -89,8 +89,10 @@ class KernelSpec(State):
         Additive constant of the polynomial kernel.
     """
 
-    #: 2: "precomputed" (code 3) added.
+    #: 2: "precomputed" (code 3) added (a file of version 1 holds one of
+    #: the others, the same fields).
     VERSION = 2
+    UPGRADES = {1: {}}
 
     code: int = scalar("int", choices=tuple(KERNEL_NAMES.values()))
     degree: int = scalar("int", low=1, high=MAX_DEGREE + 1)

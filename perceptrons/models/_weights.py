@@ -152,8 +152,9 @@ class DualWeights(PoolInFront, State):
         one.
     """
 
-    #: 2: ``budget`` added.
+    #: 2: ``budget`` added (a file of version 1 holds a pool without one).
     VERSION = 2
+    UPGRADES = {1: {"budget": None}}
 
     kernel: KernelSpec = sub(KernelSpec)
     pool: SupportPool = sub(SupportPool)

@@ -87,8 +87,10 @@ Version policy: format 4 holds the typed state. A newer file is refused
 with a message asking for an upgrade; an older one (which saved the
 estimator's private attributes) with a message saying to refit and save
 again. A state type that changes what it holds changes its ``VERSION``
-(a test keeps the types and their versions in step), and a file of
-another state version is refused the same way.
+(a test keeps the types and their versions in step); a file of the
+version before loads when the type lists what that version lacks in
+``UPGRADES`` (the value an older model means by its absence: no budget,
+no label columns), and any other version is refused the same way.
 
 This module holds the public functions, the format's constants and its
 version policy, and drives four private modules: ``_estimators`` (what a
