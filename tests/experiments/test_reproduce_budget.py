@@ -58,8 +58,9 @@ def test_the_budget_is_kept_in_every_budgeted_cell(tiny):
 
 @pytest.mark.slow
 def test_full_reproduction(tmp_path):
-    """``perceptrons reproduce budget`` at full size (hours: a9a, USPS and
-    MNIST, every policy and budget)."""
+    """``perceptrons reproduce budget`` at full size (a9a, USPS and MNIST,
+    every policy and budget: about 30 minutes on 2 cores; the committed
+    reports/budget is such a run)."""
     res = rb.run(RunOptions(output_dir=tmp_path, quick=False,
                             progress=False))
     assert "full" in res["markdown"]

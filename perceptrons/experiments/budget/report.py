@@ -303,7 +303,10 @@ READINGS = [
     ("random (RBP)", "a uniformly random *old* vector leaves (the new one "
      "stays), as Cavallanti et al. and DOGMA's k_perceptron_train."),
     ("smallest", "BSGD's removal: least ‖α‖² k(x, x) among all B + 1 (the "
-     "new one included), as BudgetedSVM; ‖α‖ √k(x, x) orders the same."),
+     "new one included), as BudgetedSVM; ‖α‖ √k(x, x) orders the same. "
+     "For the kernel perceptron with unit steps and an RBF kernel every "
+     "vector ties (‖α‖² = 1 binary, 2 for a prototype pair; k(x, x) = 1), "
+     "and a tie leaves the oldest: its rows equal *oldest*'s."),
     ("project", "the old vector of least ‖α_p‖²/(K⁻¹)_pp (the weight "
      "degradation) is projected onto the other B (the new one included); "
      "for Passive-Aggressive this is BPA-P exactly (its step and choice "
