@@ -24,8 +24,9 @@ them (``perceptrons._loops.budget``'s notes):
   ``‖α‖² k(x, x)``;
 * "project" (BSGD's projection, BPA-P): the old vector of least
   ``‖α_p‖² dist(φ_p, span of the others)²`` leaves, projected onto the
-  others; a new vector that lies in the others' span (to 1e-12 of its
-  ``k(x, x)``) is projected at once;
+  others; a new vector that lies in the others' span (to √ε, 1.49e-8, of
+  its ``k(x, x)``: below it δ² carries fewer than half its digits) is
+  projected at once;
 * "merge" (BSGD, Gaussian kernel): the vector of least ‖α‖ (new one
   included) and the partner of least degradation become
   ``z = h x_m + (1 - h) x_n``, h by BudgetedSVM's golden-section search;
@@ -46,7 +47,7 @@ from tests.reference.kernels import kernel_value
 
 MASK = (1 << 64) - 1
 LOSS_ROUNDING = 2.0 ** -40
-SPAN_ROUNDING = 1e-12
+SPAN_ROUNDING = float(np.sqrt(np.finfo(np.float64).eps))
 
 
 def xorshift_index(state, n):

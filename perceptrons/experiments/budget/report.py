@@ -310,7 +310,8 @@ READINGS = [
     ("project", "the old vector of least ‖α_p‖²/(K⁻¹)_pp (the weight "
      "degradation) is projected onto the other B (the new one included); "
      "for Passive-Aggressive this is BPA-P exactly (its step and choice "
-     "reduce to it). A new vector in the span (δ² ≤ 1e-12 k(x, x)) is "
+     "reduce to it). A new vector in the span (δ² ≤ √ε k(x, x), ε of "
+     "float64: below it δ² has lost half its digits) is "
      "projected at once."),
     ("merge", "BudgetedSVM's computeKmax: m of least ‖α‖², the partner of "
      "least degradation, h by golden section (tolerance 1e-4) in [0, 1], "
