@@ -13,6 +13,12 @@ README = ROOT / "README.md"
 HOME_PAGE = ROOT / "docs" / "index.rst"
 #: The documents whose code must run as written.
 DOCUMENTS = (README, HOME_PAGE)
+#: User guide pages whose Python blocks are a whole example (the others'
+#: are fragments over a reader's own X and y: alma, probabilities,
+#: from_sklearn_passive_aggressive, out_of_core).
+GUIDE_PAGES = tuple(ROOT / "docs" / "user_guide" / f"{name}.rst" for name in (
+    "budget", "dask", "khardon_wachman", "model_files", "multilabel",
+    "perceptron", "weights_and_online"))
 
 # A fenced Markdown block, and a reST code block (its body indented).
 _MARKDOWN = re.compile(r"^```(\w+)\n(.*?)^```", re.M | re.S)

@@ -1,5 +1,5 @@
-"""The Python code of the README and of the documentation's home page runs
-as written: each document's blocks in order, in one namespace (as a reader
+"""The Python code of the README, of the documentation's home page and of
+the user guide pages that hold whole examples runs as written: each document's blocks in order, in one namespace (as a reader
 pasting them into one session), from a folder of their own. A block that
 reads the data home (``find_data_file``) is skipped when there is none; the
 others need only the package and scikit-learn's bundled data."""
@@ -7,7 +7,7 @@ others need only the package and scikit-learn's bundled data."""
 import pytest
 
 from perceptrons.datasets import get_data_home
-from tests._readme import DOCUMENTS, code_blocks
+from tests._readme import DOCUMENTS, GUIDE_PAGES, code_blocks
 
 
 def _has_data_home():
@@ -18,7 +18,8 @@ def _has_data_home():
     return True
 
 
-@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda d: d.name)
+@pytest.mark.parametrize("document", DOCUMENTS + GUIDE_PAGES,
+                         ids=lambda d: d.name)
 def test_python_blocks_run_as_written(document, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # what the blocks write lands here
     blocks = code_blocks(document, "python")
