@@ -20,24 +20,37 @@ Command
 Method
 ------
 Each case runs in a fresh child process (this script with ``--child``) with
-``NUMBA_CACHE_DIR`` set to a new empty folder, ``PYTHONPATH`` set to the
-checkout measured and the thread counts pinned to 1. The child times, in
-CPU seconds (``time.process_time``): the import (``import numpy`` and
-``from perceptrons import <Estimator>``, which loads numpy, scipy,
-scikit-learn and numba); the first ``fit`` on 200 x 5 standard normal
-rows, 3 classes (seeded); a second ``fit`` in the same process. A second
-child with the same, now filled, cache folder times its first fit again:
-what every later process pays (the cache's load). ``--old`` measures
-another checkout the same way, case by case interleaved with the new one
-(old, new, new, old, ...), and the table gives both. CPU time leaves out
-the time a process waited for a core; on a loaded machine a compile still
-takes longer (caches shared with other processes), so the load average is
-reported.
+``PYTHONPATH`` set to the package measured and the thread counts pinned to
+1. The child times, in CPU seconds (``time.process_time``): the import
+(``import numpy`` and ``from perceptrons import <Estimator>``, which loads
+numpy, scipy, scikit-learn and numba); the first ``fit`` on 200 x 5
+standard normal rows, 3 classes (seeded); a second ``fit`` in the same
+process. Three first fits per case and checkout:
+
+* **empty cache**: ``NUMBA_CACHE_DIR`` a new empty folder, nothing compiled
+  (an install that skipped the build's precompilation, or another CPU);
+* **installed**: the checkout's ``perceptrons`` folder copied as an install
+  puts it (the build's step, ``perceptrons precompile``, run in the copy
+  with numba's cache beside the sources, its CPU seconds reported once),
+  then copied again per case so that no case feeds the next, and the child
+  run with ``NUMBA_CACHE_DIR`` unset: what a user's first fit costs after
+  ``pip install``; a checkout without ``perceptrons/precompile.py`` has no
+  such step;
+* **cached**: a second child with the empty-cache case's folder, now
+  filled: what every later process pays.
+
+``--old`` measures another checkout the same way, case by case interleaved
+with the new one (old, new, new, old, ...), and the table gives both. CPU
+time leaves out the time a process waited for a core; on a loaded machine a
+compile still takes longer (caches shared with other processes), so the
+load average is reported.
 """
 
 import argparse
 import json
 import os
+import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -95,11 +108,14 @@ def cases(only=None):
 
 
 def run_child(checkout, name, params, cache_dir):
-    """(import, first fit, second fit) CPU seconds of one fresh process."""
-    env = dict(os.environ, PYTHONPATH=str(checkout),
-               NUMBA_CACHE_DIR=str(cache_dir), OPENBLAS_NUM_THREADS="1",
+    """(import, first fit, second fit) CPU seconds of one fresh process;
+    ``cache_dir`` None: numba's cache beside the package's sources."""
+    env = dict(os.environ, PYTHONPATH=str(checkout), OPENBLAS_NUM_THREADS="1",
                OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
                NUMBA_NUM_THREADS="1")
+    env.pop("NUMBA_CACHE_DIR", None)
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache_dir)
     out = subprocess.run(
         [sys.executable, "-c", _CHILD, name, repr(params),
          str(Path(checkout).resolve())],
@@ -110,12 +126,49 @@ def run_child(checkout, name, params, cache_dir):
     return [float(v) for v in out.stdout.split()]
 
 
-def measure(checkout, name, params):
-    """Cold and warm-cache figures of one case in one checkout."""
+def _copy_package(source_root, target_root):
+    shutil.copytree(Path(source_root) / "perceptrons",
+                    Path(target_root) / "perceptrons",
+                    ignore=shutil.ignore_patterns("*.pyc"))
+
+
+def install(checkout, target_root, only=None):
+    """The package of ``checkout`` put into ``target_root`` as the build
+    puts it (sources, then the build's precompilation beside them).
+
+    Returns
+    -------
+    float or None
+        CPU seconds of the precompilation; None if the checkout has none.
+    """
+    source = Path(checkout) / "perceptrons"
+    shutil.copytree(source, Path(target_root) / "perceptrons",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    if not (source / "precompile.py").exists():
+        return None
+    env = dict(os.environ, PYTHONPATH=str(target_root),
+               PYTHONDONTWRITEBYTECODE="1")
+    env.pop("NUMBA_CACHE_DIR", None)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    names = ["--only", *only] if only else []
+    subprocess.run([sys.executable, "-m", "perceptrons.cli", "precompile",
+                    *names], env=env, cwd=target_root, check=True, capture_output=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ((after.ru_utime - before.ru_utime)
+            + (after.ru_stime - before.ru_stime))
+
+
+def measure(checkout, installed, name, params):
+    """Empty-cache, installed and cached figures of one case."""
     with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache_dir:
         imp, cold, second = run_child(checkout, name, params, cache_dir)
         _, warm, _ = run_child(checkout, name, params, cache_dir)
-    return {"import": imp, "cold": cold, "second": second, "warm": warm}
+    out = {"import": imp, "cold": cold, "second": second, "warm": warm}
+    if installed is not None:
+        with tempfile.TemporaryDirectory(prefix="installed-") as root:
+            _copy_package(installed, root)
+            out["installed"] = run_child(root, name, params, None)[1]
+    return out
 
 
 def label(name, params):
@@ -123,33 +176,39 @@ def label(name, params):
         f"{k}={v!r}" for k, v in params.items()) + ")")
 
 
-def report(results, old, new, loads):
+def report(results, old, new, loads, build):
     has_old = any("old" in r for r in results)
+    sides = ["old", "new"] if has_old else ["new"]
     header = ["estimator", "import (s)"]
-    header += (["first fit, old (s)", "first fit, new (s)", "new/old"]
-               if has_old else ["first fit (s)"])
+    for side in sides:
+        tag = f", {side}" if has_old else ""
+        header += [f"empty cache{tag} (s)"]
+        if build.get(side) is not None:
+            header += [f"installed{tag} (s)"]
     header += ["second fit (s)", "cached, next process (s)"]
     rows = []
     for r in results:
         n = r["new"]
         row = [label(r["name"], r["params"]), f"{n['import']:.2f}"]
-        if has_old:
-            o = r["old"]
-            row += [f"{o['cold']:.2f}", f"**{n['cold']:.2f}**",
-                    f"{n['cold'] / o['cold']:.2f}"]
-        else:
-            row += [f"**{n['cold']:.2f}**"]
+        for side in sides:
+            row += [f"{r[side]['cold']:.2f}"]
+            if build.get(side) is not None:
+                row += [f"**{r[side]['installed']:.2f}**"]
         row += [f"{n['second']:.3f}", f"{n['warm']:.2f}"]
         rows.append(row)
+    built = "; ".join(f"{side}: {build[side]:.0f} s" for side in sides
+                      if build.get(side) is not None)
     lines = ["## The first fit after install (issue #39.5)", "",
              machine_description(loads), "",
              "Command: `python benchmarks/bench_first_fit.py "
              + (f"--old {old} " if has_old else "") + "--write`; the "
-             "method is in the script's docstring. CPU seconds of one fresh "
-             "process per case with an empty numba cache (`first fit`, beyond "
-             "the import), the same process's second fit, and a later "
-             "process's first fit with the cache that run wrote. 200 x 5 "
-             "rows, 3 classes."
+             "method is in the script's docstring. CPU seconds beyond the "
+             "import of one fresh process per case: its first fit with an "
+             "empty numba cache, its first fit after an install (the "
+             "build's `perceptrons precompile` beside the sources"
+             + (f", CPU {built}" if built else "") + "), the empty-cache "
+             "process's second fit, and a later process's first fit with "
+             "the cache that process wrote. 200 x 5 rows, 3 classes."
              + (f" Old: `{old}`, new: `{new}`." if has_old else ""), "",
              md_table(header, rows)]
     return "\n".join(lines)
@@ -168,18 +227,30 @@ def main(argv=None):
     loads = [load_average()]
     results = []
     start = time.perf_counter()
-    for k, (name, params) in enumerate(cases(args.only)):
-        entry = {"name": name, "params": params}
-        sides = ["new"] + (["old"] if args.old else [])
-        for side in (sides if k % 2 == 0 else sides[::-1]):
-            checkout = args.new if side == "new" else args.old
-            entry[side] = measure(checkout, name, params)
-        results.append(entry)
-        shown = {s: round(entry[s]["cold"], 2) for s in sides}
-        print(f"[{time.perf_counter() - start:6.0f} s] "
-              f"{label(name, params)}: first fit {shown}", flush=True)
+    sides = ["new"] + (["old"] if args.old else [])
+    checkouts = {"new": args.new, "old": args.old}
+    with tempfile.TemporaryDirectory(prefix="install-") as builds:
+        build, installed = {}, {}
+        for side in sides:
+            installed[side] = Path(builds) / side
+            build[side] = install(checkouts[side], installed[side],
+                                  args.only)
+            if build[side] is None:
+                installed[side] = None
+            print(f"[{time.perf_counter() - start:6.0f} s] {side} built: "
+                  f"{build[side]}", flush=True)
+        for k, (name, params) in enumerate(cases(args.only)):
+            entry = {"name": name, "params": params}
+            for side in (sides if k % 2 == 0 else sides[::-1]):
+                entry[side] = measure(checkouts[side], installed[side],
+                                      name, params)
+            results.append(entry)
+            shown = {s: {key: round(v, 2) for key, v in entry[s].items()}
+                     for s in sides}
+            print(f"[{time.perf_counter() - start:6.0f} s] "
+                  f"{label(name, params)}: {shown}", flush=True)
     loads.append(load_average())
-    text = report(results, args.old, args.new, tuple(loads))
+    text = report(results, args.old, args.new, tuple(loads), build)
     print(text)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))

@@ -29,8 +29,10 @@ ALLOWED = {
     "river": {"river", "models", "registry"},
     "distributed": {"distributed", "models", "datasets", "utils",
                     "persistence", "registry"},
+    "precompile": {"precompile", "registry"},
     "cli": {"cli", "experiments", "models", "datasets", "bounds", "utils",
-            "persistence", "registry", "streaming", "distributed"},
+            "persistence", "registry", "streaming", "distributed",
+            "precompile"},
 }
 
 
@@ -167,3 +169,19 @@ def test_the_full_benchmark_run_writes_every_section():
     unrun = {p.stem for p in (ROOT / "benchmarks").glob("bench_*.py")
              if "--write" in p.read_text()} - set(run)
     assert unrun == set()
+
+
+def test_the_build_resolves_the_runtime_numba():
+    """setup.py's precompilation runs in the build's environment: it needs
+    what fitting imports, under the bounds the install resolves, so that
+    the numba that compiles is the numba that loads (else the cache is
+    ignored)."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    build = set(project["build-system"]["requires"])
+    runtime = set(project["project"]["dependencies"])
+    needed = {r for r in runtime if re.split(r"[<>=!~ ]", r)[0] in
+              ("numpy", "scipy", "numba", "scikit-learn", "joblib",
+               "threadpoolctl")}
+    assert len(needed) == 6 and needed <= build, sorted(needed - build)

@@ -473,6 +473,19 @@ def reproduce(args):
     return 0
 
 
+def precompile(args):
+    from .. import precompile as ahead
+
+    only = None
+    if args.only:
+        only = [registry_entry(registry.find_estimator, name).class_name
+                for name in args.only]
+    start = time.process_time()
+    ahead.precompile(only=only, verbose=True)
+    print(f"{time.process_time() - start:7.2f} s  in all (CPU)")
+    return 0
+
+
 def models(args):
     from .texts import cite_by_name
 

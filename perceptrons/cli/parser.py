@@ -317,6 +317,19 @@ def build_parser():
                    help="run nothing: render the report again from the "
                         "records in --output-dir")
 
+    p = _command(
+        sub, "precompile", commands.precompile,
+        "compile the estimators' loops into numba's cache",
+        "Compile the loops of every estimator's first fit (defaults, and the "
+        "kernel forms with an RBF kernel; dense float64 rows, two and three "
+        "classes) into numba's cache, so that a later process loads them "
+        "instead of compiling. The package's build does this once; run it "
+        "after an install that skipped it (PERCEPTRONS_PRECOMPILE=0) or "
+        "with NUMBA_CACHE_DIR pointing elsewhere.")
+    p.add_argument("--only", nargs="+", metavar="MODEL",
+                   help="only these models (names as `perceptrons models` "
+                        "lists them)")
+
     _command(sub, "models", commands.models,
              "list the available models and their parameters",
              "List the estimators usable with --model and their default "
