@@ -1,6 +1,15 @@
-"""What every test module shares: slow tests run on request only."""
+"""What every test module shares: slow tests run on request only; tests
+that read the shared data folder skip without it."""
 
 import pytest
+
+from tests._data_home import skip_without_data_home
+
+
+@pytest.fixture
+def data_home():
+    """:func:`tests._data_home.skip_without_data_home` as a fixture."""
+    skip_without_data_home()
 
 
 def pytest_collection_modifyitems(config, items):

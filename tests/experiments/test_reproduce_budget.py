@@ -23,7 +23,7 @@ def tiny(tmp_path_factory):
     return out, rb.run(options, TINY)
 
 
-def test_writes_the_report_tables_and_plot(tiny):
+def test_writes_the_report_tables_and_plot(tiny, data_home):
     out, res = tiny
     names = {p.name for p in res["files"]}
     assert {"reproduce_budget.md", "reproduce_budget_table3.csv",

@@ -15,6 +15,7 @@ import pytest
 from perceptrons.experiments import ballseptron, higher_order, pdm
 from perceptrons.experiments import khardon_wachman as kw
 from perceptrons.experiments.options import RunOptions
+from tests._data_home import skip_without_data_home
 from perceptrons.experiments.runner import run_reproduction
 
 REPORTS = Path(__file__).resolve().parents[2] / "reports"
@@ -84,6 +85,7 @@ def _run(name, out, **options):
 @pytest.fixture(scope="module")
 def serial(tmp_path_factory):
     """Every tiny reproduction run serially, and its time-free tables."""
+    skip_without_data_home()  # the Ballseptron's reads USPS
     out = {}
     for name in _tiny():
         where = tmp_path_factory.mktemp(name)
@@ -178,7 +180,7 @@ GOLDEN_CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(GOLDEN_CASES))
-def test_reports_render_as_before_the_runner(case, tmp_path):
+def test_reports_render_as_before_the_runner(case, tmp_path, data_home):
     # The same records give the same report as the code before the runner
     # (tests/experiments/golden/README.md); nothing is fitted.
     run, config, names = GOLDEN_CASES[case]
@@ -196,7 +198,8 @@ def test_reports_render_as_before_the_runner(case, tmp_path):
             name
 
 
-def test_higher_order_report_renders_again_from_its_records(tmp_path):
+def test_higher_order_report_renders_again_from_its_records(tmp_path,
+                                                             data_home):
     # The committed records of the full run (no refit: render only).
     src = REPORTS / "higher_order"
     (tmp_path / "higher_order_records.jsonl").write_bytes(
