@@ -348,13 +348,13 @@ def _cpu_model():
     return platform.processor() or "unknown"
 
 
-def _git_revision():
+def _git_revision(checkout=REPO_ROOT):
     try:
         sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"],
-                             cwd=REPO_ROOT, capture_output=True, text=True,
+                             cwd=checkout, capture_output=True, text=True,
                              check=True).stdout.strip()
         dirty = subprocess.run(["git", "status", "--porcelain", "perceptrons"],
-                               cwd=REPO_ROOT, capture_output=True, text=True,
+                               cwd=checkout, capture_output=True, text=True,
                                check=True).stdout.strip()
         return sha + (" + uncommitted changes under perceptrons/" if dirty
                       else "")

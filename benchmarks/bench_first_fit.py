@@ -59,8 +59,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import (REPO_ROOT, load_average, machine_description,  # noqa: E402
-                     md_table, write_section)
+from _common import (REPO_ROOT, _git_revision, load_average,  # noqa: E402
+                     machine_description, md_table, write_section)
 
 SECTION = "bench_first_fit"
 
@@ -209,7 +209,8 @@ def report(results, old, new, loads, build):
              + (f", CPU {built}" if built else "") + "), the empty-cache "
              "process's second fit, and a later process's first fit with "
              "the cache that process wrote. 200 x 5 rows, 3 classes."
-             + (f" Old: `{old}`, new: `{new}`." if has_old else ""), "",
+             + (f" Old: `{old}` ({_git_revision(old)}), new: "
+                f"{_git_revision(new)}." if has_old else ""), "",
              md_table(header, rows)]
     return "\n".join(lines)
 
