@@ -37,8 +37,9 @@ def precompile(package_root):
     print(f"perceptrons: compiling the loops into {package_root} "
           "(a few minutes; PERCEPTRONS_PRECOMPILE=0 skips)", file=sys.stderr,
           flush=True)
-    done = subprocess.run([sys.executable, "-m", "perceptrons.cli", "precompile"],
-                          env=env, cwd=package_root, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "perceptrons.cli", "precompile"], env=env,
+        cwd=package_root, check=False)
     if done.returncode != 0:
         print("perceptrons: WARNING: precompilation failed (exit "
               f"{done.returncode}); the first fit of each estimator will "

@@ -126,33 +126,34 @@ def run_child(checkout, name, params, cache_dir):
     return [float(v) for v in out.stdout.split()]
 
 
-def _copy_package(source_root, target_root):
+def _copy_package(source_root, target_root, leave_out):
     shutil.copytree(Path(source_root) / "perceptrons",
                     Path(target_root) / "perceptrons",
-                    ignore=shutil.ignore_patterns("*.pyc"))
+                    ignore=shutil.ignore_patterns(leave_out))
 
 
 def install(checkout, target_root, only=None):
     """The package of ``checkout`` put into ``target_root`` as the build
-    puts it (sources, then the build's precompilation beside them).
+    puts it (sources, then the build's precompilation beside them; of the
+    estimators ``only`` if given).
 
     Returns
     -------
     float or None
-        CPU seconds of the precompilation; None if the checkout has none.
+        CPU seconds of the precompilation; None (nothing put) if the
+        checkout has none.
     """
-    source = Path(checkout) / "perceptrons"
-    shutil.copytree(source, Path(target_root) / "perceptrons",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    if not (source / "precompile.py").exists():
+    if not (Path(checkout) / "perceptrons" / "precompile.py").exists():
         return None
+    _copy_package(checkout, target_root, "__pycache__")
     env = dict(os.environ, PYTHONPATH=str(target_root),
                PYTHONDONTWRITEBYTECODE="1")
     env.pop("NUMBA_CACHE_DIR", None)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     names = ["--only", *only] if only else []
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run([sys.executable, "-m", "perceptrons.cli", "precompile",
-                    *names], env=env, cwd=target_root, check=True, capture_output=True)
+                    *names], env=env, cwd=target_root, check=True,
+                   capture_output=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return ((after.ru_utime - before.ru_utime)
             + (after.ru_stime - before.ru_stime))
@@ -166,7 +167,7 @@ def measure(checkout, installed, name, params):
     out = {"import": imp, "cold": cold, "second": second, "warm": warm}
     if installed is not None:
         with tempfile.TemporaryDirectory(prefix="installed-") as root:
-            _copy_package(installed, root)
+            _copy_package(installed, root, "*.pyc")
             out["installed"] = run_child(root, name, params, None)[1]
     return out
 

@@ -88,7 +88,8 @@ def precompile(only=None, verbose=False):
                 est = cls(**params).fit(X, y)
                 est.predict(X)
                 est.decision_function(X)
-        label = f"{class_name}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
+        arguments = ", ".join(f"{k}={v!r}" for k, v in params.items())
+        label = f"{class_name}({arguments})"
         seconds[label] = time.process_time() - start
         if verbose:
             print(f"{seconds[label]:7.2f} s  {label}", flush=True)

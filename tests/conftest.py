@@ -9,7 +9,7 @@ from tests._data_home import skip_without_data_home
 @pytest.fixture
 def data_home():
     """:func:`tests._data_home.skip_without_data_home` as a fixture."""
-    skip_without_data_home()
+    return skip_without_data_home()
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,6 +1,7 @@
 """The Python code of the README, of the documentation's home page and of
-the user guide pages that hold whole examples runs as written: each document's blocks in order, in one namespace (as a reader
-pasting them into one session), from a folder of their own. A block that
+the user guide pages that hold whole examples runs as written: each
+document's blocks in order, in one namespace (as a reader pasting them
+into one session), from a folder of their own. A block that
 reads the data home (``find_data_file``) is skipped when there is none; the
 others need only the package and scikit-learn's bundled data."""
 

@@ -16,9 +16,10 @@ import pytest
 
 from perceptrons import registry
 from perceptrons.cli import main
-from perceptrons.datasets import get_data_home, load_svmlight
+from perceptrons.datasets import load_svmlight
 from perceptrons.persistence import load_model, read_header
 from tests import _registry as reg
+from tests._data_home import skip_without_data_home
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -407,11 +408,8 @@ def test_header_bomb_refused_without_reading_it(tmp_path, error_line):
 
 # ------------------------------------------------------ real data
 def _shared_file(*parts):
-    try:
-        path = get_data_home().joinpath(*parts)
-    except FileNotFoundError:
-        path = None
-    if path is None or not path.is_file():
+    path = skip_without_data_home().joinpath(*parts)
+    if not path.is_file():
         pytest.skip(f"{'/'.join(parts)} is not in the data home")
     return path
 

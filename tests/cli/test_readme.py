@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from perceptrons.cli import main
-from perceptrons.datasets import DATA_HOME_ENV, get_data_home
+from perceptrons.datasets import DATA_HOME_ENV
+from tests._data_home import skip_without_data_home
 from tests._readme import (DOCUMENTS, README, ROOT, perceptrons_commands,
                            shell_commands, split_commands)
 
@@ -40,10 +41,7 @@ def _commands(slow):
 def data_home(tmp_path, monkeypatch):
     """The data home named once, as the README says, and a working folder
     that is not the repository's parent."""
-    try:
-        home = get_data_home()
-    except FileNotFoundError:
-        pytest.skip("no data home")
+    home = skip_without_data_home()
     monkeypatch.setenv(DATA_HOME_ENV, str(home))
     monkeypatch.chdir(tmp_path)
     return home

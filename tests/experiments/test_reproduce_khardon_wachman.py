@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from perceptrons.datasets import get_data_home
 from perceptrons.experiments import khardon_wachman as rk
 from perceptrons.experiments._svm_baselines import L1_C_GRID, L2_LAMBDA_GRID
 from perceptrons.experiments.khardon_wachman import paper as rk_paper
 from perceptrons.experiments.khardon_wachman.studies import make_studies as kw_studies
 from perceptrons.experiments.options import RunOptions
+from tests._data_home import skip_without_data_home
 
 TINY = dataclasses.replace(
     rk.QUICK, uci=(), artificial=((50, 0.05, 0.1, 0), (50, 0.05, 0.25, 0)),
@@ -332,10 +332,7 @@ def _renders_again_from_committed_records(tmp_path, config, stem, names):
     render only) and compare ``names`` with the committed files, byte for
     byte. The studies are built from the data sets (their folds), so the
     data home is needed."""
-    try:
-        get_data_home()
-    except FileNotFoundError as exc:
-        pytest.skip(f"shared data not available: {exc}")
+    skip_without_data_home()
     src = (Path(__file__).resolve().parents[2] / "reports"
            / "khardon_wachman")
     with gzip.open(src / f"{stem}_records.jsonl.gz", "rb") as fh:

@@ -13,6 +13,7 @@ from perceptrons.experiments.pdm import report as rp_report
 from perceptrons.experiments.pdm import tasks as rp_tasks
 from perceptrons.experiments.options import RunOptions
 from perceptrons.experiments.report import rows
+from tests._data_home import skip_without_data_home
 
 
 def _toy(m=120, n=6, seed=0, noise=0.4):
@@ -336,12 +337,7 @@ def test_missing_data_set_is_reported(tmp_path):
 
 @pytest.mark.shared_data
 def test_quick_on_a9a_subsample(tmp_path):
-    from perceptrons.datasets import get_data_home
-
-    try:
-        get_data_home()
-    except Exception:  # noqa: BLE001
-        pytest.skip("shared data folder not found")
+    skip_without_data_home()
     res = _run(tmp_path, config=dataclasses.replace(
         rp.QUICK, n_rows=500, datasets=rp.DATASETS[:1]))
     info = rows(res["records"], kind="data")[0]

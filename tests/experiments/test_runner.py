@@ -15,8 +15,8 @@ import pytest
 from perceptrons.experiments import ballseptron, higher_order, pdm
 from perceptrons.experiments import khardon_wachman as kw
 from perceptrons.experiments.options import RunOptions
-from tests._data_home import skip_without_data_home
 from perceptrons.experiments.runner import run_reproduction
+from tests._data_home import skip_without_data_home
 
 REPORTS = Path(__file__).resolve().parents[2] / "reports"
 GOLDEN = Path(__file__).resolve().parent / "golden"
